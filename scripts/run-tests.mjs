@@ -1,0 +1,32 @@
+// Runs the compiled test files with Node's built-in test runner.
+// Usage: node scripts/run-tests.mjs [substring filter …]
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const testRoot = join(root, 'dist', 'test');
+const filters = process.argv.slice(2);
+
+function collect(dir) {
+  const files = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...collect(full));
+    else if (entry.name.endsWith('.test.js')) files.push(full);
+  }
+  return files;
+}
+
+const files = collect(testRoot)
+  .filter((file) => filters.length === 0 || filters.some((f) => relative(root, file).includes(f)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  cwd: root,
+});
+process.exit(result.status ?? 1);

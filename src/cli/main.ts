@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+import { clockFromEnv } from '../core/clock.js';
+import { isStwError, type StwError, UsageError } from '../core/errors.js';
+import { renderJson, type Streams } from '../core/output.js';
+import { toolVersion } from '../core/package.js';
+import { quote } from '../core/quote.js';
+import type { CommandContext, GroupSpec } from './command.js';
+import { hygieneGroup } from './groups/hygiene.js';
+import { taskGroup } from './groups/task.js';
+import { tidyGroup } from './groups/tidy.js';
+import { groupHelp, rootHelp } from './help.js';
+
+export const GROUPS: readonly GroupSpec[] = [hygieneGroup, tidyGroup, taskGroup];
+
+const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
+
+function statusFor(error: StwError): string {
+  if (error.exitCode === 2) return 'usage-error';
+  return error.name === 'RefusalError' ? 'refused' : 'failed';
+}
+
+/**
+ * Dispatches argv to a command and returns the exit code. Known errors become one
+ * line on stderr (and a JSON document on stdout under `--json`); anything else is a
+ * bug and is reported with its stack.
+ */
+export async function main(
+  argv: string[],
+  streams: Streams,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+): Promise<number> {
+  const wantsJson = argv.includes('--json');
+  try {
+    const [first, second, ...rest] = argv;
+    if (first === undefined || isHelpFlag(first)) {
+      streams.stdout.write(`${rootHelp(GROUPS, toolVersion())}\n`);
+      return 0;
+    }
+    if (first === '--version' || first === '-V') {
+      streams.stdout.write(`${toolVersion()}\n`);
+      return 0;
+    }
+    const group = GROUPS.find((candidate) => candidate.name === first);
+    if (group === undefined) {
+      if (first.startsWith('-')) throw new UsageError(`unknown option ${quote(first)}`, "run 'stw --help'");
+      throw new UsageError(`unknown command ${quote(first)}`, "run 'stw --help' for the list of commands");
+    }
+    if (second === undefined || isHelpFlag(second)) {
+      streams.stdout.write(`${groupHelp(group)}\n`);
+      return 0;
+    }
+    const command = group.commands.find((candidate) => candidate.name === second);
+    if (command === undefined) {
+      const what = second.startsWith('-') ? 'option' : 'command';
+      throw new UsageError(
+        `unknown ${what} ${quote(second)} for 'stw ${group.name}'`,
+        `run 'stw ${group.name} --help'`,
+      );
+    }
+    if (rest.some(isHelpFlag)) {
+      streams.stdout.write(`${command.help}\n`);
+      return 0;
+    }
+    const ctx: CommandContext = {
+      argv: rest,
+      cwd: process.cwd(),
+      env,
+      streams,
+      isInteractive: process.stdin.isTTY === true && streams.stdout.isTTY === true,
+      clock: clockFromEnv(env),
+      signal,
+    };
+    const module = await command.load();
+    return await module.run(ctx);
+  } catch (error) {
+    if (isStwError(error)) {
+      streams.stderr.write(`stw: ${error.message}\n`);
+      if (error instanceof UsageError && error.hint) streams.stderr.write(`hint: ${error.hint}\n`);
+      if (wantsJson) {
+        const body: Record<string, unknown> = { code: error.code, message: error.message };
+        if (error.details !== undefined) body['details'] = error.details;
+        streams.stdout.write(renderJson({ status: statusFor(error), error: body }));
+      }
+      return error.exitCode;
+    }
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    streams.stderr.write(
+      `stw: unexpected error — this is a bug; please report it with the command you ran.\n${stack}\n`,
+    );
+    return 1;
+  }
+}
+
+// The one place the process exits.
+const controller = new AbortController();
+let interrupts = 0;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    interrupts += 1;
+    controller.abort(sig);
+    if (interrupts > 1) process.exit(130);
+  });
+}
+const code = await main(
+  process.argv.slice(2),
+  { stdout: process.stdout, stderr: process.stderr },
+  process.env,
+  controller.signal,
+);
+process.exitCode = code;
+// Flush pending output before exiting, then exit even if a stray handle remains.
+process.stdout.write('', () => process.exit(code));

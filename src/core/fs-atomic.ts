@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** fsync a directory so that a rename or create inside it survives a crash. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch (error) {
+    // Some filesystems refuse fsync on a directory (EINVAL/EISDIR); the rename still happened.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+function tempNameFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+export interface WriteOptions {
+  mode?: number;
+  /** Test-only fault injection: called after the temp file is written, before the rename. */
+  beforeRename?: () => void | Promise<void>;
+}
+
+/**
+ * Replaces `path` atomically: write a temp file in the same directory, fsync it,
+ * rename it over the target, fsync the directory. A failure at any point leaves the
+ * previous content in place and removes the temp file.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: WriteOptions = {},
+): Promise<void> {
+  const temp = tempNameFor(path);
+  const handle = await open(temp, 'wx', options.mode ?? 0o644);
+  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await options.beforeRename?.();
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  await fsyncDir(dirname(path));
+}
+
+/**
+ * Creates `path` exclusively (fails with EEXIST if it exists), fsyncs it and its
+ * directory. For immutable records such as stored plans: written once, never rewritten.
+ */
+export async function writeFileExclusive(
+  path: string,
+  data: string | Uint8Array,
+  mode = 0o600,
+): Promise<void> {
+  const handle = await open(path, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(path).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  await fsyncDir(dirname(path));
+}
+
+export async function ensureDir(dir: string, mode?: number): Promise<void> {
+  await mkdir(dir, { recursive: true, ...(mode === undefined ? {} : { mode }) });
+}
+
+/**
+ * An append-only JSON-lines journal. Each record is one line written with O_APPEND and
+ * fsynced before `append` returns, so a record that was acknowledged survives a crash.
+ */
+export class Journal {
+  private constructor(
+    readonly path: string,
+    private fd: number | undefined,
+  ) {}
+
+  /** Opens (creating if needed) the journal for appending; fsyncs the directory on create. */
+  static async open(path: string, mode = 0o600): Promise<Journal> {
+    let created = false;
+    let fd: number;
+    try {
+      fd = openSync(
+        path,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
+        mode,
+      );
+      created = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    }
+    if (created) await fsyncDir(dirname(path));
+    return new Journal(path, fd);
+  }
+
+  append(record: unknown): void {
+    if (this.fd === undefined) throw new Error('journal is closed');
+    const line = `${JSON.stringify(record)}\n`;
+    const bytes = Buffer.from(line, 'utf8');
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset);
+    fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+export interface JournalContents<T = unknown> {
+  records: T[];
+  /** A final line without its newline: a write torn by a crash. It is reported, never trusted. */
+  tornTail: string | undefined;
+}
+
+/** Reads a journal. A missing file is an empty journal; a malformed complete line throws. */
+export async function readJournal<T = unknown>(path: string): Promise<JournalContents<T>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], tornTail: undefined };
+    throw error;
+  }
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  const records = lines.map((line, index) => {
+    try {
+      return JSON.parse(line) as T;
+    } catch {
+      throw new Error(`journal ${path}: line ${index + 1} is not valid JSON`);
+    }
+  });
+  return { records, tornTail: last === '' ? undefined : last };
+}
+
+/** Synchronous best-effort removal used only on cleanup paths. */
+export function unlinkQuiet(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}

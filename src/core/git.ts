@@ -1,0 +1,253 @@
+import { Deadline } from './deadline.js';
+import { OperationalError } from './errors.js';
+import { describeOutcome, type RunOptions, type RunResult, run } from './run.js';
+
+/**
+ * `-c` settings applied to every git call: no hooks, no fsmonitor daemon, no pager,
+ * no network protocols. They override anything in the repository's own config.
+ */
+export const HARDENED_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'core.pager=cat',
+  'core.untrackedCache=false',
+  'protocol.allow=never',
+  'gc.auto=0',
+  'maintenance.auto=false',
+];
+
+export type GitMode =
+  /** Observation: no system or global config at all. */
+  | 'observe'
+  /** A change made for the user (a commit): the user's identity from global config is kept. */
+  | 'user';
+
+/**
+ * The environment for a git child. Inherited `GIT_*` variables are dropped so that a
+ * caller running inside a hook (GIT_DIR, GIT_INDEX_FILE, …) cannot redirect us.
+ */
+export function hardenedGitEnv(
+  mode: GitMode = 'observe',
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (key.startsWith('GIT_')) continue;
+    if (key === 'PAGER' || key === 'LESS' || key === 'EDITOR' || key === 'VISUAL') continue;
+    env[key] = value;
+  }
+  if (mode === 'user') {
+    // Keep the user's identity sources, nothing else from the GIT_* namespace.
+    for (const key of [
+      'GIT_CONFIG_GLOBAL',
+      'GIT_AUTHOR_NAME',
+      'GIT_AUTHOR_EMAIL',
+      'GIT_COMMITTER_NAME',
+      'GIT_COMMITTER_EMAIL',
+      'GIT_AUTHOR_DATE',
+      'GIT_COMMITTER_DATE',
+    ]) {
+      const value = base[key];
+      if (value !== undefined) env[key] = value;
+    }
+  } else {
+    env['GIT_CONFIG_NOSYSTEM'] = '1';
+    env['GIT_CONFIG_GLOBAL'] = '/dev/null';
+  }
+  env['GIT_TERMINAL_PROMPT'] = '0';
+  env['GIT_OPTIONAL_LOCKS'] = '0';
+  env['GIT_NO_REPLACE_OBJECTS'] = '1';
+  env['GIT_PAGER'] = 'cat';
+  env['GIT_EDITOR'] = 'false';
+  env['GIT_ASKPASS'] = '';
+  env['SSH_ASKPASS'] = '';
+  env['LC_ALL'] = 'C';
+  env['LANG'] = 'C';
+  return env;
+}
+
+export interface GitOptions extends Omit<RunOptions, 'env'> {
+  cwd: string;
+  mode?: GitMode;
+  /** Extra environment on top of the hardened one (e.g. GIT_INDEX_FILE for a scratch index). */
+  extraEnv?: NodeJS.ProcessEnv;
+}
+
+/** The full argument vector for a hardened git call (exported for tests and diagnostics). */
+export function gitArgv(args: readonly string[]): string[] {
+  const argv: string[] = ['--no-pager', '--no-replace-objects'];
+  for (const setting of HARDENED_CONFIG) argv.push('-c', setting);
+  argv.push(...args);
+  return argv;
+}
+
+/** Runs git through the bounded runner with the hardened environment; returns the typed outcome. */
+export function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
+  const { mode, extraEnv, ...rest } = options;
+  const env = { ...hardenedGitEnv(mode), ...extraEnv };
+  return run('git', gitArgv(args), { ...rest, env });
+}
+
+/**
+ * Runs git and returns stdout, throwing an OperationalError for anything other than
+ * exit 0 with complete output. Use `git()` directly when a non-zero exit is an answer.
+ */
+export async function gitOk(args: readonly string[], options: GitOptions): Promise<Buffer> {
+  const result = await git(args, options);
+  if (result.kind === 'exited' && result.code === 0) return result.stdout;
+  throw new OperationalError('git-failed', describeOutcome(result, `git ${args[0] ?? ''}`.trim()), {
+    outcome: result.kind,
+  });
+}
+
+export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
+  return (await gitOk(args, options)).toString('utf8');
+}
+
+/** Splits NUL-separated output; a trailing terminator yields no empty last field. */
+export function splitNul(output: Buffer | string): string[] {
+  const text = typeof output === 'string' ? output : output.toString('utf8');
+  if (text === '') return [];
+  const fields = text.split('\0');
+  if (fields[fields.length - 1] === '') fields.pop();
+  return fields;
+}
+
+/** Splits output into records at `\0\0`-free record boundaries (`-z` lists where an empty field ends a record). */
+export function splitNulRecords(output: Buffer | string): string[][] {
+  const records: string[][] = [];
+  let current: string[] = [];
+  for (const field of (typeof output === 'string' ? output : output.toString('utf8')).split('\0')) {
+    if (field === '') {
+      if (current.length > 0) records.push(current);
+      current = [];
+    } else current.push(field);
+  }
+  if (current.length > 0) records.push(current);
+  return records;
+}
+
+export interface WorktreeRecord {
+  path: string;
+  /** Commit the worktree's HEAD points at; absent for a bare entry or an unborn branch. */
+  head: string | undefined;
+  /** Full ref name of the checked-out branch, or undefined when detached/bare. */
+  branch: string | undefined;
+  isDetached: boolean;
+  isBare: boolean;
+  /** `undefined` when not locked; the reason (possibly empty) when locked. */
+  locked: string | undefined;
+  /** `undefined` when not prunable; the reason (possibly empty) when prunable. */
+  prunable: string | undefined;
+  isMain: boolean;
+}
+
+/**
+ * Parses `git worktree list --porcelain -z`. Accepts `locked` and `prunable` both bare
+ * and with a reason; unknown keys are ignored so that newer git stays readable.
+ */
+export function parseWorktreeList(output: Buffer | string): WorktreeRecord[] {
+  return splitNulRecords(output).map((fields, index) => {
+    const record: WorktreeRecord = {
+      path: '',
+      head: undefined,
+      branch: undefined,
+      isDetached: false,
+      isBare: false,
+      locked: undefined,
+      prunable: undefined,
+      isMain: index === 0,
+    };
+    for (const field of fields) {
+      const space = field.indexOf(' ');
+      const key = space === -1 ? field : field.slice(0, space);
+      const value = space === -1 ? '' : field.slice(space + 1);
+      switch (key) {
+        case 'worktree':
+          record.path = value;
+          break;
+        case 'HEAD':
+          record.head = value;
+          break;
+        case 'branch':
+          record.branch = value;
+          break;
+        case 'detached':
+          record.isDetached = true;
+          break;
+        case 'bare':
+          record.isBare = true;
+          break;
+        case 'locked':
+          record.locked = value;
+          break;
+        case 'prunable':
+          record.prunable = value;
+          break;
+      }
+    }
+    return record;
+  });
+}
+
+export async function listWorktrees(
+  cwd: string,
+  deadline: Deadline = Deadline.none(),
+): Promise<WorktreeRecord[]> {
+  return parseWorktreeList(await gitOk(['worktree', 'list', '--porcelain', '-z'], { cwd, deadline }));
+}
+
+export interface RepoLayout {
+  /** The worktree root containing cwd (absent in a bare repository). */
+  toplevel: string | undefined;
+  gitDir: string;
+  commonDir: string;
+  isBare: boolean;
+  isShallow: boolean;
+  objectFormat: 'sha1' | 'sha256';
+}
+
+/** One call that locates the repository around `cwd`; undefined when cwd is not in one. */
+export async function discoverRepo(
+  cwd: string,
+  deadline: Deadline = Deadline.none(),
+): Promise<RepoLayout | undefined> {
+  const result = await git(
+    [
+      'rev-parse',
+      '--path-format=absolute',
+      '--is-bare-repository',
+      '--is-shallow-repository',
+      '--git-dir',
+      '--git-common-dir',
+      '--show-object-format',
+      '--show-toplevel',
+    ],
+    { cwd, deadline },
+  );
+  if (result.kind !== 'exited')
+    throw new OperationalError('git-failed', describeOutcome(result, 'git rev-parse'));
+  const lines = result.stdout.toString('utf8').split('\n');
+  const [bare, shallow, gitDir, commonDir, format, toplevel] = lines;
+  // rev-parse prints as it goes; --show-toplevel comes last because it dies outside a
+  // work tree (bare repository, inside .git), after the facts we need were printed.
+  if (result.code !== 0 && (format === undefined || format === '' || !gitDir)) return undefined;
+  return {
+    isBare: bare === 'true',
+    isShallow: shallow === 'true',
+    gitDir: gitDir ?? '',
+    commonDir: commonDir ?? '',
+    objectFormat: format === 'sha256' ? 'sha256' : 'sha1',
+    toplevel: bare === 'true' || !toplevel ? undefined : toplevel,
+  };
+}
+
+const OID_SHA1 = /^[0-9a-f]{40}$/;
+const OID_SHA256 = /^[0-9a-f]{64}$/;
+
+/** A full object id in either hash; never an abbreviation. */
+export function isFullOid(text: string, format?: 'sha1' | 'sha256'): boolean {
+  if (format === 'sha1') return OID_SHA1.test(text);
+  if (format === 'sha256') return OID_SHA256.test(text);
+  return OID_SHA1.test(text) || OID_SHA256.test(text);
+}

@@ -1,0 +1,19 @@
+/**
+ * SourceSteward's library API. Every function here returns data and never prints;
+ * the `stw` CLI is a thin layer over it.
+ */
+export { type Clock, clockFromEnv, fixedClock, formatInstant, systemClock } from './core/clock.js';
+export { Deadline } from './core/deadline.js';
+export {
+  ConfigError,
+  exitCodeFor,
+  OperationalError,
+  RefusalError,
+  StwError,
+  UsageError,
+  ValidationError,
+} from './core/errors.js';
+export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './core/fs-atomic.js';
+export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
+export { escapeText, quote } from './core/quote.js';
+export { type RunOptions, type RunResult, run } from './core/run.js';

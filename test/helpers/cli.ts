@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { testEnv } from './git-repo.js';
+import { CLI_PATH } from './paths.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+}
+
+/** Spawns the built `stw` with a minimal environment and NO_COLOR=1. */
+export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      cwd: options.cwd,
+      env: testEnv(options.env),
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs the CLI with --json and parses stdout, failing loudly if stdout is not pure JSON. */
+export async function runCliJson<T = Record<string, unknown>>(
+  args: string[],
+  options: CliOptions,
+): Promise<CliResult & { json: T }> {
+  const result = await runCli([...args, '--json'], options);
+  let json: T;
+  try {
+    json = JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+  return { ...result, json };
+}
