@@ -1,0 +1,290 @@
+/**
+ * The data contracts of docs hygiene (SPEC §2.2–2.7): configuration, the scanner's
+ * intermediate artifact, classifier proposals and report schema 1.0. `KIND_TABLE` and
+ * `deriveSafetyTier` are the single source of truth for edit kinds and safety tiers:
+ * import them, never restate them.
+ */
+
+// ── Configuration (.dochygiene.yml) ────────────────────────────────────────────
+
+export type ClassifierName = 'rules' | 'anthropic' | 'openai';
+
+export type LifecycleKind = 'keep' | 'temporary' | 'delete-once-served';
+
+export interface LifecycleRule {
+  name: string;
+  match: string;
+  type: 'file' | 'directory';
+  lifetime: LifecycleKind;
+  retain_recent: number;
+  max_age_days: number;
+  served_when_path?: string;
+  served_when?: string;
+  extract?: 'repo' | 'cross-repo';
+}
+
+export interface HygieneConfig {
+  scan: { globs: string[]; excluded_dirs: string[] };
+  reminder: { stale_after_days: number };
+  /** `null`: an `archive/` folder beside each file. */
+  archive: { dir: string | null };
+  context: { budget_tokens: number };
+  classifier: ClassifierName;
+  lifecycle: { rules: LifecycleRule[] };
+}
+
+/** Agent-context files Claude Code, Codex, Gemini, Cursor and Copilot load on every session. */
+export const AGENT_CONTEXT_GLOBS: readonly string[] = [
+  '**/CLAUDE.md',
+  '**/CLAUDE.local.md',
+  '**/AGENTS.md',
+  '**/GEMINI.md',
+  '.cursor/rules/*.mdc',
+  '.github/copilot-instructions.md',
+];
+
+export const DEFAULT_CONFIG: HygieneConfig = {
+  scan: {
+    globs: ['**/*.md', '**/*.mdc', ...AGENT_CONTEXT_GLOBS],
+    excluded_dirs: ['build', 'vendor', 'archive', 'graphify-out', '.dochygiene', 'node_modules', '.git'],
+  },
+  reminder: { stale_after_days: 7 },
+  archive: { dir: null },
+  context: { budget_tokens: 2000 },
+  classifier: 'rules',
+  lifecycle: { rules: [] },
+};
+
+// ── State (.dochygiene/state.json) ─────────────────────────────────────────────
+
+export interface HygieneState {
+  last_check: string | null;
+  last_clean: string | null;
+  last_reminded: string | null;
+}
+
+// ── Scanner artifact (stw hygiene scan) ────────────────────────────────────────
+
+export const SIGNAL_NAMES = [
+  'broken_reference',
+  'version_skew',
+  'edit_recency_vs_churn',
+  'stale_name_location',
+  'archive_to_live_ratio',
+  'frontmatter_marker',
+  'append_only_growth',
+  'duplicate_content',
+  'context_weight',
+] as const;
+export type SignalName = (typeof SIGNAL_NAMES)[number];
+
+export interface Signal {
+  name: SignalName;
+  /** 1-based line the signal points at, when it points at one. */
+  line?: number;
+  detail: string;
+  /** What a classifier needs to propose an exact edit without re-reading git. */
+  data?: Record<string, unknown>;
+}
+
+export interface ExcludedPath {
+  path: string;
+  /** e.g. frozen, dochygiene-ignore, append-only-log, tool-state, excluded-dir, binary, not-utf8, symlink-outside-root. */
+  reason: string;
+  detail?: string;
+}
+
+export interface ScanArtifact {
+  project_root: string;
+  scope_globs: string[];
+  excluded_dirs: string[];
+  files_scanned: number;
+  /** Every scanned path, project-root-relative, `/`-separated, sorted. */
+  shortlist: string[];
+  /** Path → its signals (only signal-bearing paths appear). */
+  signals: Record<string, Signal[]>;
+  excluded: ExcludedPath[];
+  /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
+  unavailable?: { signal: SignalName; reason: string }[];
+}
+
+// ── Categories, edit kinds, tiers (report schema 1.0) ──────────────────────────
+
+export const STALE_SUBTYPES = [
+  'orphaned',
+  'superseded',
+  'completed-in-place',
+  'duplicated',
+  'contradicted',
+  'dangling-reference',
+  'expired',
+  'served',
+] as const;
+export const BLOAT_SUBTYPES = ['distill', 'split', 'redundant'] as const;
+export type StaleSubtype = (typeof STALE_SUBTYPES)[number];
+export type BloatSubtype = (typeof BLOAT_SUBTYPES)[number];
+export type Category = { class: 'stale'; subtype: StaleSubtype } | { class: 'bloat'; subtype: BloatSubtype };
+
+export type OpType = 'deterministic' | 'generative';
+export type SafetyTier = 'auto' | 'confirm';
+/** `judged` = the evidence rests on a judgment, not a computed fact (e.g. lifecycle `served_when`). */
+export type Evidence = 'deterministic' | 'judged';
+
+export const EDIT_KINDS = [
+  'delete-range',
+  'replace-text',
+  'dedupe',
+  'move-to-archive',
+  'insert-frontmatter',
+  'delete-path',
+] as const;
+export type EditKind = (typeof EDIT_KINDS)[number];
+
+export interface KindInfo {
+  /** Carries `anchor` and `expected_sha256`. */
+  hasAnchor: boolean;
+  /** Kind-specific fields that must be present. */
+  fields: readonly string[];
+  isDestructive: boolean;
+  /** `runtime`: decided when the entry is made and re-verified at apply time (§2.11). */
+  isReversible: boolean | 'runtime';
+}
+
+export const KIND_TABLE: Readonly<Record<EditKind, KindInfo>> = {
+  'delete-range': { hasAnchor: true, fields: [], isDestructive: true, isReversible: false },
+  'replace-text': {
+    hasAnchor: true,
+    fields: ['match', 'replacement'],
+    isDestructive: false,
+    isReversible: true,
+  },
+  dedupe: { hasAnchor: true, fields: ['canonical_ref'], isDestructive: false, isReversible: true },
+  'move-to-archive': { hasAnchor: false, fields: ['dest_path'], isDestructive: false, isReversible: true },
+  'insert-frontmatter': {
+    hasAnchor: false,
+    fields: ['key', 'value'],
+    isDestructive: false,
+    isReversible: true,
+  },
+  'delete-path': { hasAnchor: false, fields: ['recursive'], isDestructive: true, isReversible: 'runtime' },
+};
+
+/** A generative op rewrites prose in a tracked file: not destructive, reversible through git. */
+export const GENERATIVE_FLAGS = { isDestructive: false, isReversible: true } as const;
+
+/**
+ * The only place a safety tier is made (SPEC §2.5): generative → confirm; judged
+ * evidence → confirm; destructive and irreversible → confirm; else auto.
+ */
+export function deriveSafetyTier(
+  opType: OpType,
+  isDestructive: boolean,
+  isReversible: boolean,
+  evidence: Evidence,
+): SafetyTier {
+  if (opType === 'generative') return 'confirm';
+  if (evidence === 'judged') return 'confirm';
+  if (isDestructive && !isReversible) return 'confirm';
+  return 'auto';
+}
+
+export interface Anchor {
+  /** 1-based, inclusive. */
+  start_line: number;
+  end_line: number;
+}
+
+/** An exact edit as a report carries it; `expected_sha256` is set for anchored kinds only. */
+export interface ExactEdit {
+  kind: EditKind;
+  anchor?: Anchor;
+  /** sha256 (hex) of the whole file's bytes at check time. */
+  expected_sha256?: string;
+  match?: string;
+  replacement?: string;
+  canonical_ref?: string;
+  dest_path?: string;
+  key?: string;
+  value?: string;
+  recursive?: boolean;
+}
+
+export interface TokenEstimate {
+  raw_tokens: number;
+  /** 1 for always-loaded agent context (and what it imports), 0 for other docs. */
+  injection_frequency: number;
+  weighted_tokens: number;
+}
+
+export interface LifecycleInfo {
+  rule: string;
+  lifetime: LifecycleKind;
+  /** Whether the path was tracked and clean at check time (re-verified at apply). */
+  tracked: boolean;
+  dirty: boolean;
+  age_days?: number;
+  served_when?: string;
+}
+
+export interface Entry {
+  id: string;
+  path: string;
+  category: Category;
+  signals: Signal[];
+  op: string;
+  op_type: OpType;
+  exact_edit?: ExactEdit;
+  is_destructive: boolean;
+  is_reversible: boolean;
+  safety_tier: SafetyTier;
+  token_estimate: TokenEstimate;
+  confidence: number;
+  /** That file's hash instant. */
+  generated_at: string;
+  why?: string;
+  lifecycle?: LifecycleInfo;
+}
+
+export interface Report {
+  schema_version: '1.0';
+  tool_version: string;
+  /** The run instant; also becomes `last_check`. */
+  generated_at: string;
+  scan: {
+    project_root: string;
+    scope_globs: string[];
+    excluded_dirs: string[];
+    files_scanned: number;
+    category_filter: string | null;
+    /** The tokenizer that counted `raw_tokens`, e.g. "gpt-tokenizer/o200k_base". */
+    tokenizer?: string;
+  };
+  shortlist: string[];
+  entries: Entry[];
+  totals?: {
+    /** Σ weighted_tokens: tokens saved per agent session if every entry is applied. */
+    tokens_saved_per_session: number;
+  };
+}
+
+/** The evidence behind an entry: judged only when it rests on a lifecycle `served_when` judgment. */
+export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
+  return entry.lifecycle?.served_when !== undefined ? 'judged' : 'deterministic';
+}
+
+// ── Classifier proposals (SPEC §2.6) ───────────────────────────────────────────
+
+/** What a classifier may author: never a guarded field. */
+export interface Proposal {
+  path: string;
+  category: Category;
+  signals: Signal[];
+  op: string;
+  op_type: OpType;
+  /** A skeleton: kind, anchor and kind fields — no `expected_sha256`. */
+  exact_edit?: Omit<ExactEdit, 'expected_sha256'>;
+  /** For generative ops: the span whose tokens would be saved. Not persisted in the report. */
+  reducible_range?: Anchor;
+  confidence: number;
+  why?: string;
+}
