@@ -104,6 +104,11 @@ export interface ScanArtifact {
   /** Path → its signals (only signal-bearing paths appear). */
   signals: Record<string, Signal[]>;
   excluded: ExcludedPath[];
+  /**
+   * Paths an agent loads on every session: the agent-context files and the files they
+   * `@import` (up to four hops). Drives `injection_frequency`.
+   */
+  agent_context?: string[];
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
   unavailable?: { signal: SignalName; reason: string }[];
 }
