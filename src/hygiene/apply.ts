@@ -38,6 +38,11 @@ export interface ApplyOptions {
   only?: readonly string[];
   faults?: ApplyFaults;
   deadline?: Deadline;
+  /**
+   * The environment whose user git config applies to `git mv` (as it would to the
+   * user's own `git mv`); default: this process's.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 export type FileStatus = 'applied' | 'unchanged' | 'skipped' | 'failed';
@@ -78,6 +83,28 @@ export interface ApplyResult {
 
 const entryKind = (entry: Entry): EditKind | 'generative' =>
   entry.op_type === 'generative' ? 'generative' : (entry.exact_edit?.kind ?? 'generative');
+
+// What a git call made for the user takes from the caller's environment.
+const USER_ENV_KEYS = [
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'EMAIL',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+];
+
+/** The extra environment for `git(…, {mode: 'user'})` so the caller's identity and config apply. */
+export function userGitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+  const picked: NodeJS.ProcessEnv = {};
+  if (env === undefined) return picked;
+  for (const key of USER_ENV_KEYS) if (env[key] !== undefined) picked[key] = env[key];
+  return picked;
+}
 
 /** A root-relative POSIX path that stays inside the root and out of `.git` and `.dochygiene`. */
 export function isSafeRelativePath(path: string): boolean {
@@ -183,7 +210,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   for (const [path, entries] of groupByPath(selected)) {
     let outcome: Transaction;
     if (failed) outcome = skip('not-attempted', 'an earlier file failed');
-    else outcome = await fileTransaction(root, realRoot, path, entries, deadline, faults);
+    else outcome = await fileTransaction(root, realRoot, path, entries, deadline, faults, options.env);
     if (outcome.status === 'failed') failed = true;
     const file: FileOutcome = { path, status: outcome.status, entries: entries.map((entry) => entry.id) };
     if (outcome.status === 'skipped' || outcome.status === 'failed') {
@@ -218,6 +245,7 @@ async function fileTransaction(
   entries: Entry[],
   deadline: Deadline,
   faults: ApplyFaults | undefined,
+  env: NodeJS.ProcessEnv | undefined,
 ): Promise<Transaction> {
   if (!isSafeRelativePath(path))
     return skip('unsafe-path', 'the path is not a plain path inside the project');
@@ -244,7 +272,7 @@ async function fileTransaction(
     return skip('not-a-regular-file', 'the path is not a regular file (a symlink or folder)');
 
   if (first.exact_edit?.kind === 'move-to-archive')
-    return moveTransaction(root, realRoot, path, first, deadline, faults);
+    return moveTransaction(root, realRoot, path, first, deadline, faults, env);
 
   const bytes = await readFile(absolute);
   const text = bytes.toString('utf8');
@@ -280,6 +308,7 @@ async function moveTransaction(
   entry: Entry,
   deadline: Deadline,
   faults: ApplyFaults | undefined,
+  env: NodeJS.ProcessEnv | undefined,
 ): Promise<Transaction> {
   const destination = entry.exact_edit?.dest_path;
   if (typeof destination !== 'string') return skip('invalid-entry', `${entry.id} lacks exact_edit.dest_path`);
@@ -312,7 +341,8 @@ async function moveTransaction(
   const moved = await git(['mv', '--', path, destination], {
     cwd: root,
     deadline,
-    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
+    mode: 'user',
+    extraEnv: { ...userGitEnv(env), GIT_LITERAL_PATHSPECS: '1' },
   });
   if (moved.kind !== 'exited' || moved.code !== 0) {
     await removeCreatedDirs(root, createdDirs);

@@ -37,13 +37,14 @@ export type TextEditResult =
 
 interface Line {
   body: string;
-  /** '\n', '\r\n', '\r', or '' for a last line without a line break. */
+  /** '\n', '\r\n', or '' for a last line without a line break. */
   eol: string;
 }
 
 const BOM = '\uFEFF';
-// markdown-it (and so the scanner's line numbers) treats CRLF, CR and LF as line breaks.
-const LINE_BREAK = /\r\n|\r|\n/g;
+// Anchors count lines as the scanner and validator do: a line ends at LF (a CR before it
+// belongs to the line break); a final newline ends the last line rather than starting one.
+const LINE_BREAK = /\r?\n/g;
 
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -66,11 +67,11 @@ function joinLines(lines: readonly Line[]): string {
   return text;
 }
 
-const endsWithLineBreak = (text: string) => text.endsWith('\n') || text.endsWith('\r');
+const endsWithLineBreak = (text: string) => text.endsWith('\n');
 
 function stripFinalLineBreak(text: string): string {
   if (text.endsWith('\r\n')) return text.slice(0, -2);
-  if (endsWithLineBreak(text)) return text.slice(0, -1);
+  if (text.endsWith('\n')) return text.slice(0, -1);
   return text;
 }
 
@@ -112,8 +113,8 @@ export function incompatibility(entries: readonly Entry[]): string | undefined {
  * Applies the text edits of one file (`delete-range`, `replace-text`, `dedupe`,
  * `insert-frontmatter`) to `text`, all or nothing. Anchored edits go in descending
  * `start_line` order against the original line numbers; `insert-frontmatter` is applied
- * last and re-derived from the edited text. A BOM, each line's own line break (CRLF, CR,
- * LF) and a missing final newline are preserved. Every anchored entry's
+ * last and re-derived from the edited text. A BOM, each line's own line break and a
+ * missing final newline are preserved (CRLF and LF). Every anchored entry's
  * `expected_sha256` must be the sha256 of `text`'s UTF-8 bytes.
  */
 export function applyEditsToText(text: string, entries: readonly Entry[]): TextEditResult {
