@@ -47,7 +47,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     typeof report === 'object' && report !== null
       ? (report as { scan?: { project_root?: unknown } }).scan?.project_root
       : undefined;
-  const projectRoot = typeof root === 'string' && (await isDirectory(root)) ? root : undefined;
+  const rootPath = typeof root === 'string' && root !== '' ? resolve(ctx.cwd, root) : undefined;
+  const projectRoot = rootPath !== undefined && (await isDirectory(rootPath)) ? rootPath : undefined;
   const violations = validateReport(report, projectRoot === undefined ? {} : { projectRoot });
   const valid = violations.length === 0;
   const entries = (report as { entries?: unknown } | null)?.entries;
