@@ -159,10 +159,13 @@ export class StateStore {
       await rename(this.stagedJson, this.reportJsonPath);
       await fsyncDir(this.dir);
     } catch (error) {
-      if (!faults.simulateCrash) await this.recover();
+      // If the rollback itself fails, the leftovers still mark the write as uncommitted and
+      // the next writeReport finishes the rollback; the caller hears the original error.
+      if (!faults.simulateCrash) await this.recover().catch(() => {});
       throw error;
     }
-    await this.recover();
+    // Committed. Removing the backups is tidying: if it fails, the next write does it.
+    await this.recover().catch(() => {});
   }
 
   /**
