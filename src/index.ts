@@ -17,6 +17,23 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export {
+  type ApplyOptions,
+  type ApplyResult,
+  applyEditsToText,
+  applyReport,
+  type EntryOutcome,
+  type FileOutcome,
+} from './hygiene/apply.js';
+export {
+  type CleanOptions,
+  type CleanPlan,
+  type CleanResult,
+  clean,
+  cleanupMessage,
+  type PlanCleanOptions,
+  planClean,
+} from './hygiene/clean.js';
 export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
 export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';

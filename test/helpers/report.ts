@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Category,
@@ -110,4 +110,28 @@ export function makeReport(root: string, entries: Entry[], extra: Partial<Report
     shortlist: [...new Set(entries.map((entry) => entry.path))].sort(),
     entries,
   };
+}
+
+/** Writes `report` as the project's `.dochygiene/report.json` (what `check` leaves behind). */
+export function writeProjectReport(root: string, report: Report): void {
+  mkdirSync(join(root, '.dochygiene'), { recursive: true });
+  writeFileSync(join(root, '.dochygiene', 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** Every file under `dir` except `.git/`, as path → bytes (symlinks as their target), for byte-exact comparisons. */
+export function snapshotTree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (path === '.git') continue;
+      if (entry.isSymbolicLink()) files.set(path, `symlink:${readlinkSync(join(dir, path))}`);
+      else if (entry.isDirectory()) {
+        files.set(`${path}/`, 'dir');
+        walk(path);
+      } else files.set(path, readFileSync(join(dir, path)).toString('base64'));
+    }
+  };
+  walk('');
+  return files;
 }
