@@ -59,13 +59,13 @@ export type GatePrompt = (ctx: CommandContext, entries: PlannedEntry[]) => Promi
  * The gate (SPEC §2.10 step 2): off a terminal the flags decide; on a terminal the batch
  * list does, and the plan is remade with the user's choices as approvals and rejections.
  */
-export async function gatedPlan(
+export async function gatePlan(
   ctx: CommandContext,
+  plan: CleanPlan,
   options: PlanCleanOptions,
   dryRun: boolean,
   prompt: GatePrompt = askGate,
 ): Promise<CleanPlan> {
-  const plan = await planClean(options);
   if (!ctx.isInteractive || dryRun) return plan;
   const offered = plan.entries.filter((e) => e.decision === 'approved' || e.decision === 'needs-approval');
   if (offered.length === 0) return plan;
@@ -83,6 +83,16 @@ export async function gatedPlan(
     approve: [...new Set([...(options.approve ?? []), ...approve])].filter((id) => !reject.includes(id)),
     reject: [...new Set([...(options.reject ?? []), ...reject])],
   });
+}
+
+/** `planClean`, then the gate. */
+export async function gatedPlan(
+  ctx: CommandContext,
+  options: PlanCleanOptions,
+  dryRun: boolean,
+  prompt: GatePrompt = askGate,
+): Promise<CleanPlan> {
+  return gatePlan(ctx, await planClean(options), options, dryRun, prompt);
 }
 
 const OUTCOME_LABEL: Record<CleanResult['entries'][number]['outcome'], string> = {
