@@ -1,5 +1,5 @@
-import { lstat, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, realpath, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../core/errors.js';
@@ -100,13 +100,24 @@ export async function loadReportFor(root: string): Promise<Report> {
       violations,
     );
   const report = value as Report;
-  if (report.scan.project_root !== root)
+  if (!(await isSameRoot(report.scan.project_root, root)))
     throw new RefusalError(
       'foreign-report',
       `the report was made for ${JSON.stringify(report.scan.project_root)}, not this project; run 'stw hygiene check' here`,
       { report_root: report.scan.project_root, project_root: root },
     );
   return report;
+}
+
+/** Whether a report's `scan.project_root` names `root` (relative: against `root`; through symlinks). */
+export async function isSameRoot(reportRoot: string, root: string): Promise<boolean> {
+  const named = resolve(root, reportRoot);
+  if (named === root) return true;
+  try {
+    return (await realpath(named)) === root;
+  } catch {
+    return false;
+  }
 }
 
 /** Paths (of `paths`) that git tracks in the index. */

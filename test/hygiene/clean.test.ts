@@ -185,6 +185,18 @@ describe('clean', () => {
     );
   });
 
+  it('on a dirty tree where nothing applies, leaves no checkpoint behind (HEAD and index as before)', async () => {
+    const repo = project({ ...standardDocs, 'src/w.txt': '1\n' }, standardEntries);
+    writeFileSync(repo.path('src/w.txt'), '2\n');
+    repo.git(['add', 'src/w.txt']);
+    writeFileSync(repo.path('docs/guide.md'), 'changed after check\n');
+    const before = fingerprint(repo);
+    const result = await clean({ cwd: repo.dir, reject: ['dup', 'frz'], clock, env });
+    assert.equal(result.status, 'partial');
+    assert.equal(result.commit, undefined);
+    assert.deepEqual(fingerprint(repo), before);
+  });
+
   it('a failure half-way on a clean tree leaves worktree, index and HEAD byte for byte as before', async () => {
     const repo = project(standardDocs, standardEntries);
     repo.write({ 'scratch.md': 'untracked\n' });

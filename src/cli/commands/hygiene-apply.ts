@@ -4,6 +4,7 @@ import { RefusalError, UsageError, ValidationError } from '../../core/errors.js'
 import { Output } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { applyReport } from '../../hygiene/apply.js';
+import { isSameRoot } from '../../hygiene/clean.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
 import type { Report } from '../../hygiene/types.js';
 import { validateReport } from '../../hygiene/validate.js';
@@ -45,7 +46,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
   const report = value as Report;
   const root = await resolveProjectRoot(ctx.cwd);
-  if (report.scan.project_root !== root)
+  if (!(await isSameRoot(report.scan.project_root, root)))
     throw new RefusalError(
       'foreign-report',
       `the report was made for ${quote(report.scan.project_root)}, not ${quote(root)}`,
