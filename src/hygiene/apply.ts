@@ -38,6 +38,8 @@ export interface ApplyOptions {
   only?: readonly string[];
   faults?: ApplyFaults;
   deadline?: Deadline;
+  /** Checked between files: once aborted (or the deadline passed), the run stops as a failure. */
+  signal?: AbortSignal;
   /**
    * The environment whose user git config applies to `git mv` (as it would to the
    * user's own `git mv`); default: this process's.
@@ -52,7 +54,7 @@ export interface FileOutcome {
   status: FileStatus;
   /** The entries on this file that were part of the run, in report order. */
   entries: string[];
-  reason?: SkipReason | 'write-failed' | 'git-mv-failed';
+  reason?: SkipReason | 'write-failed' | 'git-mv-failed' | 'cancelled';
   detail?: string;
   /** For a move: where the file went. */
   moved_to?: string;
@@ -184,7 +186,7 @@ type Transaction =
       moved?: { to: string; createdDirs: string[] };
     }
   | { status: 'skipped'; reason: SkipReason; detail: string }
-  | { status: 'failed'; reason: 'write-failed' | 'git-mv-failed'; detail: string };
+  | { status: 'failed'; reason: 'write-failed' | 'git-mv-failed' | 'cancelled'; detail: string };
 
 const skip = (reason: SkipReason, detail: string): Transaction => ({ status: 'skipped', reason, detail });
 
@@ -210,6 +212,12 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   for (const [path, entries] of groupByPath(selected)) {
     let outcome: Transaction;
     if (failed) outcome = skip('not-attempted', 'an earlier file failed');
+    else if (options.signal?.aborted || deadline.isExpired)
+      outcome = {
+        status: 'failed',
+        reason: 'cancelled',
+        detail: options.signal?.aborted ? 'interrupted before this file' : 'out of time before this file',
+      };
     else outcome = await fileTransaction(root, realRoot, path, entries, deadline, faults, options.env);
     if (outcome.status === 'failed') failed = true;
     const file: FileOutcome = { path, status: outcome.status, entries: entries.map((entry) => entry.id) };

@@ -280,6 +280,8 @@ export interface CleanOptions extends PlanCleanOptions {
   env?: NodeJS.ProcessEnv;
   /** A plan already made (and shown to the user) by `planClean` with the same options. */
   plan?: CleanPlan;
+  /** Interrupt (SIGINT): checked between files; an interrupted run is rolled back. */
+  signal?: AbortSignal;
   /** Test-only failure injection. */
   faults?: CleanFaults;
 }
@@ -458,6 +460,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       only: plan.apply,
       deadline,
       env: options.env,
+      ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
     });
     if (applied.status === 'failed') {

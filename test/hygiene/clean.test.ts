@@ -256,6 +256,23 @@ describe('clean', () => {
     assert.equal(repo.status(), status);
   });
 
+  it('an interrupt between files rolls the run back', async () => {
+    const repo = project(standardDocs, standardEntries);
+    const before = fingerprint(repo);
+    const controller = new AbortController();
+    await assert.rejects(
+      clean({
+        cwd: repo.dir,
+        clock,
+        env,
+        signal: controller.signal,
+        faults: { beforeWrite: () => controller.abort() },
+      }),
+      /rolled back.*interrupted/,
+    );
+    assert.deepEqual(fingerprint(repo), before);
+  });
+
   it('a failure at the commit step restores a git mv (destination and new folders removed)', async () => {
     const repo = project({ 'docs/old.md': 'old\n', 'docs/keep.md': 'k\nx\n' }, (root) => [
       makeEntry(root, {

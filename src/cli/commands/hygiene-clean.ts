@@ -148,7 +148,14 @@ export async function run(ctx: CommandContext): Promise<number> {
   const dryRun = values['dry-run'] === true;
   const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
   const plan = await gatedPlan(ctx, options, dryRun);
-  const result = await clean({ ...options, plan, dryRun, clock: ctx.clock, env: ctx.env });
+  const result = await clean({
+    ...options,
+    plan,
+    dryRun,
+    clock: ctx.clock,
+    env: ctx.env,
+    signal: ctx.signal,
+  });
   out.result(result, (style) => renderClean(result, style));
   return cleanExitCode(result);
 }
