@@ -40,6 +40,8 @@ export interface ApplyOptions {
   deadline?: Deadline;
   /** Checked between files: once aborted (or the deadline passed), the run stops as a failure. */
   signal?: AbortSignal;
+  /** Decide every file's outcome (guards, conflicts, destinations) but write and move nothing. */
+  dryRun?: boolean;
   /**
    * The environment whose user git config applies to `git mv` (as it would to the
    * user's own `git mv`); default: this process's.
@@ -218,7 +220,12 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
         reason: 'cancelled',
         detail: options.signal?.aborted ? 'interrupted before this file' : 'out of time before this file',
       };
-    else outcome = await fileTransaction(root, realRoot, path, entries, deadline, faults, options.env);
+    else
+      outcome = await fileTransaction(
+        { root, realRoot, deadline, faults, env: options.env, dryRun: options.dryRun === true },
+        path,
+        entries,
+      );
     if (outcome.status === 'failed') failed = true;
     const file: FileOutcome = { path, status: outcome.status, entries: entries.map((entry) => entry.id) };
     if (outcome.status === 'skipped' || outcome.status === 'failed') {
@@ -246,15 +253,17 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   return result;
 }
 
-async function fileTransaction(
-  root: string,
-  realRoot: string,
-  path: string,
-  entries: Entry[],
-  deadline: Deadline,
-  faults: ApplyFaults | undefined,
-  env: NodeJS.ProcessEnv | undefined,
-): Promise<Transaction> {
+interface TransactionContext {
+  root: string;
+  realRoot: string;
+  deadline: Deadline;
+  faults: ApplyFaults | undefined;
+  env: NodeJS.ProcessEnv | undefined;
+  dryRun: boolean;
+}
+
+async function fileTransaction(tx: TransactionContext, path: string, entries: Entry[]): Promise<Transaction> {
+  const { root, realRoot, faults } = tx;
   if (!isSafeRelativePath(path))
     return skip('unsafe-path', 'the path is not a plain path inside the project');
   const incompatible = incompatibility(entries);
@@ -279,8 +288,7 @@ async function fileTransaction(
   if (!stats.isFile())
     return skip('not-a-regular-file', 'the path is not a regular file (a symlink or folder)');
 
-  if (first.exact_edit?.kind === 'move-to-archive')
-    return moveTransaction(root, realRoot, path, first, deadline, faults, env);
+  if (first.exact_edit?.kind === 'move-to-archive') return moveTransaction(tx, path, first);
 
   const bytes = await readFile(absolute);
   const text = bytes.toString('utf8');
@@ -295,6 +303,7 @@ async function fileTransaction(
   const edited = applyEditsToText(text, entries);
   if ('skip' in edited) return skip(edited.skip, edited.detail);
   if (edited.text === text) return { status: 'unchanged', unchanged: entries.map((entry) => entry.id) };
+  if (tx.dryRun) return { status: 'applied', unchanged: edited.unchanged };
 
   try {
     // Read again just before writing: an edit made while we worked must not be overwritten.
@@ -309,15 +318,8 @@ async function fileTransaction(
   return { status: 'applied', unchanged: edited.unchanged, wrote: path };
 }
 
-async function moveTransaction(
-  root: string,
-  realRoot: string,
-  path: string,
-  entry: Entry,
-  deadline: Deadline,
-  faults: ApplyFaults | undefined,
-  env: NodeJS.ProcessEnv | undefined,
-): Promise<Transaction> {
+async function moveTransaction(tx: TransactionContext, path: string, entry: Entry): Promise<Transaction> {
+  const { root, realRoot, deadline, faults, env } = tx;
   const destination = entry.exact_edit?.dest_path;
   if (typeof destination !== 'string') return skip('invalid-entry', `${entry.id} lacks exact_edit.dest_path`);
   if (!isSafeRelativePath(destination) || destination === path)
@@ -329,6 +331,7 @@ async function moveTransaction(
   if (!(await isTracked(root, path, deadline)))
     return skip('untracked', 'the file is not tracked by git; it has no history to restore from');
 
+  if (tx.dryRun) return { status: 'applied', unchanged: [], moved: { to: destination, createdDirs: [] } };
   const createdDirs: string[] = [];
   try {
     let missing = dirname(absoluteDestination);

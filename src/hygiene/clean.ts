@@ -419,11 +419,24 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
           ? 'rejected'
           : 'needs-approval';
 
-  if (options.dryRun || plan.apply.length === 0) {
+  if (plan.apply.length === 0) {
     const entries = plan.entries.map((entry) => ({ ...entry, outcome: gateOutcome(entry) }));
     const counts = countOutcomes(entries);
     const status = options.dryRun ? 'dry-run' : counts.skipped > 0 ? 'partial' : 'nothing';
     return { status, ...base, entries, files: [], counts };
+  }
+  if (options.dryRun) {
+    // Every guard runs (hash, conflicts, destinations); nothing is written or moved.
+    const simulated = await applyReport({
+      root,
+      report,
+      only: plan.apply,
+      deadline,
+      env: options.env,
+      dryRun: true,
+    });
+    const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
+    return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
   }
 
   // Pre-flight (step 3), all before the first change.
@@ -475,17 +488,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move]);
 
     const appliedIds = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
-    const unchangedIds = new Set(applied.entries.filter((e) => e.status === 'unchanged').map((e) => e.id));
-    const skippedReasons = new Map(
-      applied.entries.filter((e) => e.status === 'skipped').map((e) => [e.id, e.reason ?? 'skipped']),
-    );
-    const entries = plan.entries.map((entry): CleanEntryOutcome => {
-      if (appliedIds.has(entry.id)) return { ...entry, outcome: 'applied' };
-      if (unchangedIds.has(entry.id)) return { ...entry, outcome: 'unchanged' };
-      const reason = skippedReasons.get(entry.id);
-      if (reason !== undefined) return { ...entry, decision: 'skipped', reason, outcome: 'skipped' };
-      return { ...entry, outcome: gateOutcome(entry) };
-    });
+    const entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
     const counts = countOutcomes(entries);
     const files = applied.files;
     const changedFiles = files.filter((file) => file.status === 'applied').length;
@@ -555,6 +558,23 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       },
     );
   }
+}
+
+/** Each planned entry's final word: the applier's outcome where it ran, else the gate's decision. */
+function mergeOutcomes(
+  planned: readonly PlannedEntry[],
+  applied: ApplyResult,
+  gateOutcome: (entry: PlannedEntry) => CleanEntryOutcome['outcome'],
+  appliedAs: 'applied' | 'would-apply',
+): CleanEntryOutcome[] {
+  const byId = new Map(applied.entries.map((entry) => [entry.id, entry]));
+  return planned.map((entry): CleanEntryOutcome => {
+    const ran = byId.get(entry.id);
+    if (ran === undefined) return { ...entry, outcome: gateOutcome(entry) };
+    if (ran.status === 'applied') return { ...entry, outcome: appliedAs };
+    if (ran.status === 'unchanged') return { ...entry, outcome: 'unchanged' };
+    return { ...entry, decision: 'skipped', reason: ran.reason ?? ran.status, outcome: 'skipped' };
+  });
 }
 
 async function headOid(root: string, deadline: Deadline): Promise<string> {

@@ -389,15 +389,20 @@ describe('clean', () => {
     assert.equal(read(repo, 'loose.md'), 'a\nb\n');
   });
 
-  it('--dry-run changes nothing, not even state', async () => {
+  it('--dry-run runs every guard, changes nothing, not even state', async () => {
     const repo = project(standardDocs, standardEntries);
-    writeFileSync(repo.path('docs/guide.md'), 'Guide\nsee [old](old.md)\n');
+    writeFileSync(repo.path('docs/notes.md'), 'Notes\nduplicate paragraph, edited\n');
     const before = fingerprint(repo);
     const result = await clean({ cwd: repo.dir, approve: ['del'], dryRun: true, clock, env });
     assert.equal(result.status, 'dry-run');
     assert.deepEqual(
-      result.entries.map((e) => e.outcome),
-      ['would-apply', 'would-apply', 'would-apply', 'would-apply'],
+      result.entries.map((e) => [e.id, e.outcome, e.reason]),
+      [
+        ['del', 'would-apply', undefined],
+        ['fix', 'would-apply', undefined],
+        ['dup', 'skipped', 'content-changed-since-check'],
+        ['frz', 'would-apply', undefined],
+      ],
     );
     assert.deepEqual(fingerprint(repo), before);
   });
