@@ -198,6 +198,53 @@ describe('planTidy (library)', () => {
     }
   });
 
+  it('a listing over the output bound falls back to chunked reads, with the same decisions', async () => {
+    const repo = makeRepo();
+    try {
+      const at = repo.head();
+      repo.commit('ahead', { 'a.txt': 'a\n' });
+      makeBranches(
+        repo,
+        Array.from({ length: 30 }, (_, i) => `topic/x-${String(i).padStart(3, '0')}`),
+        at,
+      );
+      const normal = await planTidy({ path: repo.dir, base: 'refs/heads/main', clock });
+      const small = await planTidy({
+        path: repo.dir,
+        base: 'refs/heads/main',
+        clock,
+        bounds: { ...DEFAULT_PLAN_BOUNDS, maxOutputBytes: 1200 },
+      });
+      assert.equal(small.exitCode, 0, small.plan.refusal?.message);
+      assert.deepEqual(small.plan, normal.plan);
+      assert.ok(small.gitCalls > normal.gitCalls, `${small.gitCalls} vs ${normal.gitCalls} calls`);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('an annotated tag as base is peeled to its commit', async () => {
+    const repo = makeRepo();
+    try {
+      repo.branch('merged');
+      const tip = repo.commit('release', { 'a.txt': 'a\n' });
+      repo.git(['tag', '-a', '-m', 'v1', 'v1']);
+      repo.git(['tag', '-a', '-m', 'outer', 'v1-outer', 'refs/tags/v1']);
+      for (const base of ['refs/tags/v1', 'refs/tags/v1-outer']) {
+        const { plan, exitCode } = await planTidy({ path: repo.dir, base, clock });
+        assert.equal(exitCode, 0, plan.refusal?.message);
+        assert.deepEqual(plan.base, { selector: base, ref: base, oid: tip });
+        assert.equal(target(plan, 'refs/heads/merged').decision, 'delete');
+      }
+      const blob = repo.git(['hash-object', '-w', '--stdin'], { input: 'not a commit\n' });
+      repo.git(['update-ref', 'refs/tags/blob', blob]);
+      const notCommit = await planTidy({ path: repo.dir, base: 'refs/tags/blob', clock });
+      assert.equal(notCommit.plan.refusal?.code, 'base-unresolved');
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   it('a worktree path with control characters is quoted in human output', async () => {
     const repo = makeRepo();
     const wt = `${repo.dir}-\u001b[31mred\nline`;
