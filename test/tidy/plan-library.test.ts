@@ -43,6 +43,50 @@ describe('planTidy (library)', () => {
     }
   });
 
+  it('does not believe an info/grafts file that fakes ancestry', async () => {
+    const repo = makeRepo();
+    try {
+      const c0 = repo.head();
+      repo.git(['checkout', '-q', '-b', 'topic']);
+      const topic = repo.commit('unmerged work', { 't.txt': 't\n' });
+      repo.checkout('main');
+      const tip = repo.commit('main work', { 'm.txt': 'm\n' });
+      repo.write({ '.git/info/grafts': `${tip} ${c0} ${topic}\n` });
+      // Sanity: plain git (even with replace objects off) believes the graft file.
+      execFileSync('git', ['merge-base', '--is-ancestor', topic, 'refs/heads/main'], {
+        cwd: repo.dir,
+        env: testEnv({ GIT_NO_REPLACE_OBJECTS: '1' }),
+        stdio: 'ignore',
+      });
+      const { plan } = await planTidy({ path: repo.dir, base: 'refs/heads/main', clock });
+      assert.deepEqual(target(plan, 'refs/heads/topic').reasons, ['not-integrated']);
+      assert.equal(target(plan, 'refs/heads/topic').decision, 'retain');
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('an aborted signal reports the plan incomplete (cancelled)', async () => {
+    const repo = makeRepo();
+    try {
+      const controller = new AbortController();
+      controller.abort();
+      const { plan, exitCode } = await planTidy({
+        path: repo.dir,
+        base: 'refs/heads/main',
+        clock,
+        signal: controller.signal,
+      });
+      assert.equal(exitCode, 1);
+      checkedPlan(plan);
+      assert.equal(plan.status, 'incomplete');
+      assert.equal(plan.refusal?.code, 'cancelled');
+      assert.deepEqual(plan.targets, []);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   it('plans a SHA-256 repository with 64-hex object ids', async () => {
     const repo = makeRepo({ objectFormat: 'sha256' });
     try {
