@@ -17,3 +17,4 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export { type ScanOptions, scan } from './hygiene/scan/index.js';
