@@ -829,7 +829,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   for (const path of [...signals.keys()].sort(cmp)) {
     signalsOut[path] = signals
       .get(path)!
-      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || cmp(a.name, b.name) || cmp(a.detail, b.detail));
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || cmp(a.name, b.name)); // stable: source order within a line
   }
   progress(`scanned ${shortlist.length} docs`);
   return {
