@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { OperationalError } from '../../core/errors.js';
 import { git, splitNul } from '../../core/git.js';
@@ -99,7 +99,8 @@ export function readDoc(root: string, realRoot: string, rel: string): ReadOutcom
     if (stat.isSymbolicLink()) {
       const real = realpathSync(full);
       const inside = relative(realRoot, real);
-      if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || inside.startsWith(sep))
+      if (inside === '') return { kind: 'skip', reason: 'not-a-file' };
+      if (inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside))
         return { kind: 'skip', reason: 'symlink-outside-root', detail: real };
       stat = lstatSync(real);
     }
