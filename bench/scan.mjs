@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -233,10 +234,17 @@ async function main() {
     const artifact = await scan({ root: ${JSON.stringify(REPO)}, config: DEFAULT_CONFIG });
     const ms = performance.now() - t0;
     writeFileSync(${JSON.stringify(artifactFile)}, JSON.stringify(artifact));
-    console.log(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS }));`;
+    // CPU seconds of this process and of the git children it waited for (Linux /proc).
+    let cpuTicks = null;
+    try {
+      const f = (await import('node:fs')).readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+      cpuTicks = { self: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+    } catch {}
+    console.log(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS, cpuTicks }));`;
   const lib = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   if (lib.status !== 0) throw new Error(`scan failed:\n${lib.stderr}`);
-  const { ms, maxRssKb } = JSON.parse(lib.stdout.trim().split('\n').pop());
+  const { ms, maxRssKb, cpuTicks } = JSON.parse(lib.stdout.trim().split('\n').pop());
+  const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   const artifact = JSON.parse(readFileSync(artifactFile, 'utf8'));
   const found = new Set();
   let suggested = 0;
@@ -285,8 +293,16 @@ async function main() {
 
   console.log('');
   console.log(
-    `stw hygiene scan (library): ${(ms / 1000).toFixed(2)} s wall, peak RSS ${(maxRssKb / 1024).toFixed(0)} MiB`,
+    `machine: ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} (wall times stretch under load)`,
   );
+  console.log(
+    `stw hygiene scan (library): ${(ms / 1000).toFixed(2)} s wall, peak RSS ${(maxRssKb / 1024).toFixed(0)} MiB (node)`,
+  );
+  if (cpuTicks)
+    console.log(
+      `  CPU: ${(cpuTicks.self / hz).toFixed(2)} s node + ${(cpuTicks.children / hz).toFixed(2)} s git ` +
+        '(the git history pass runs alongside the Markdown pass)',
+    );
   console.log(`stw hygiene scan --json (CLI): ${(cliMs / 1000).toFixed(2)} s wall`);
   console.log(`  files scanned ${artifact.files_scanned}; signals ${JSON.stringify(counts)}`);
   console.log(`  recall on planted broken links: ${pct(stwRecall)}`);

@@ -264,7 +264,25 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     docs.set(file, doc);
     return doc;
   };
-  for (const file of candidates) considerDoc(file);
+  // The history pass starts now and overlaps the Markdown pass. Changes read before the docs
+  // are known wait in `early` as small records; the history text itself is never held.
+  const early: HistoryChange[] = [];
+  let consume: ((change: HistoryChange) => void) | undefined;
+  const historyRun = inRepo
+    ? streamHistory(
+        toplevel!,
+        (change) => {
+          if (consume) consume(change);
+          else early.push(change);
+        },
+        { ...gitOpts, ...(options.signal ? { signal: options.signal } : {}) },
+      )
+    : undefined;
+  for (let i = 0; i < candidates.length; i++) {
+    considerDoc(candidates[i]!);
+    // Yield now and then so that the history stream is read while the docs are parsed.
+    if (historyRun && i % 64 === 63) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 
   // ── Resolution ────────────────────────────────────────────────────────────
   const exists = (path: string): boolean =>
@@ -373,6 +391,20 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     progress('reading history');
     let batch: HistoryChange[] = [];
     let batchCommit = -1;
+    // Referenced paths among a changed path and its folders; cached per distinct path.
+    const refAncestors = new Map<string, string[]>();
+    const ancestorsOf = (path: string): string[] => {
+      let list = refAncestors.get(path);
+      if (list === undefined) {
+        list = [];
+        for (let p = path; ; p = dirOf(p)) {
+          if (referencedBy.has(p)) list.push(p);
+          if (p === '') break;
+        }
+        refAncestors.set(path, list);
+      }
+      return list;
+    };
     const flush = () => {
       // Close the docs this commit touched first: a change in the same commit is not "since".
       for (const c of batch) {
@@ -380,8 +412,8 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
       }
       for (const c of batch) {
         const lines = (c.added ?? 0) + (c.deleted ?? 0);
-        for (let p = c.path; ; p = dirOf(p)) {
-          for (const d of referencedBy.get(p) ?? []) {
+        for (const p of ancestorsOf(c.path)) {
+          for (const d of referencedBy.get(p)!) {
             if (lastCommit.has(d)) continue;
             let s = churn.get(d);
             if (!s) {
@@ -395,40 +427,40 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
             s.lines += lines;
             s.paths.add(p);
           }
-          if (p === '') break;
         }
       }
       batch = [];
     };
-    const outcome = await streamHistory(
-      toplevel!,
-      (change) => {
-        let path = change.path;
-        let from = change.from;
-        if (prefix !== '') {
-          if (!path.startsWith(prefix)) return;
-          path = path.slice(prefix.length);
-          from = from?.startsWith(prefix) ? from.slice(prefix.length) : undefined;
+    const onChange = (change: HistoryChange) => {
+      let path = change.path;
+      let from = change.from;
+      if (prefix !== '') {
+        if (!path.startsWith(prefix)) return;
+        path = path.slice(prefix.length);
+        from = from?.startsWith(prefix) ? from.slice(prefix.length) : undefined;
+      }
+      if (from !== undefined && !renames.has(from)) renames.set(from, path);
+      if (change.commit !== batchCommit) {
+        flush();
+        batchCommit = change.commit;
+      }
+      change.path = path;
+      batch.push(change);
+      if (docs.has(path)) {
+        // Growth counts commits to the doc under its current name.
+        let g = growth.get(path);
+        if (!g) {
+          g = { commits: 0, appendOnly: 0 };
+          growth.set(path, g);
         }
-        if (from !== undefined && !renames.has(from)) renames.set(from, path);
-        if (change.commit !== batchCommit) {
-          flush();
-          batchCommit = change.commit;
-        }
-        batch.push({ ...change, path });
-        if (docs.has(path)) {
-          // Growth counts commits to the doc under its current name.
-          let g = growth.get(path);
-          if (!g) {
-            g = { commits: 0, appendOnly: 0 };
-            growth.set(path, g);
-          }
-          g.commits++;
-          if (change.deleted === 0 && (change.added ?? 0) > 0) g.appendOnly++;
-        }
-      },
-      { ...gitOpts, ...(options.signal ? { signal: options.signal } : {}) },
-    );
+        g.commits++;
+        if (change.deleted === 0 && (change.added ?? 0) > 0) g.appendOnly++;
+      }
+    };
+    for (const change of early) onChange(change);
+    early.length = 0;
+    consume = onChange;
+    const outcome = await historyRun!;
     flush();
     if (!outcome.ok) {
       // An unborn branch has no history to read; anything else is a failure to read it.
