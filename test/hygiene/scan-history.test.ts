@@ -192,6 +192,26 @@ describe('stw hygiene scan', () => {
     assert.deepEqual(byGlob.json.shortlist, ['README.md', 'notes/c.md']);
   });
 
+  it('reads .dochygiene.yml and refuses a bad one with exit 1', async () => {
+    const repo = repoWith({
+      '.dochygiene.yml': 'scan:\n  excluded_dirs: [notes]\ncontext:\n  budget_tokens: 5\n',
+      'CLAUDE.md': '# Claude\n\nAlways run the whole test suite before committing anything.\n',
+      'notes/a.md': '# A\n',
+    });
+    const ok = await runCliJson<ScanArtifact>(['hygiene', 'scan'], { cwd: repo.dir });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(ok.json.shortlist, ['CLAUDE.md']);
+    assert.deepEqual(ok.json.excluded_dirs, ['notes']);
+    assert.deepEqual(
+      ok.json.signals['CLAUDE.md']?.map((s) => [s.name, s.data?.['budget']]),
+      [['context_weight', 5]],
+    );
+    repo.write({ '.dochygiene.yml': 'scan:\n  globz: []\n' });
+    const bad = await runCli(['hygiene', 'scan'], { cwd: repo.dir });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /globz/);
+  });
+
   it('rejects unknown flags with exit 2', async () => {
     const repo = repoWith({ 'README.md': '# R\n' });
     const result = await runCli(['hygiene', 'scan', '--bogus'], { cwd: repo.dir });

@@ -1,10 +1,12 @@
+import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { discoverRepo } from '../../core/git.js';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
+import { loadConfig } from '../../hygiene/config.js';
+import { resolveProjectRoot } from '../../hygiene/project.js';
 import { isPartialScan, scan } from '../../hygiene/scan/index.js';
-import { DEFAULT_CONFIG, type ScanArtifact } from '../../hygiene/types.js';
+import type { ScanArtifact } from '../../hygiene/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 
@@ -67,11 +69,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     json: { type: 'boolean' },
   });
   const out = new Output(values.json === true, ctx.streams, ctx.env);
-  const root = (await discoverRepo(ctx.cwd))?.toplevel ?? ctx.cwd;
-  const scopes = many(values.scope).map((scope) => toRootScope(root, ctx.cwd, scope));
+  const root = await resolveProjectRoot(ctx.cwd);
+  const config = await loadConfig(root);
+  const cwd = realpathSync(ctx.cwd);
+  const scopes = many(values.scope).map((scope) => toRootScope(root, cwd, scope));
   const artifact = await scan({
     root,
-    config: DEFAULT_CONFIG,
+    config,
     scopes,
     signal: ctx.signal,
     onProgress: (message) => out.progress(`stw: ${message}`),
