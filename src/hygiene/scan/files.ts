@@ -105,6 +105,8 @@ export function readDoc(root: string, realRoot: string, rel: string): ReadOutcom
       stat = lstatSync(real);
     }
   } catch (error) {
+    // Tracked but deleted in the work tree: nothing to scan.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'skip', reason: 'not-a-file' };
     return { kind: 'skip', reason: 'unreadable', detail: (error as Error).message };
   }
   if (!stat.isFile()) return { kind: 'skip', reason: 'not-a-file' };

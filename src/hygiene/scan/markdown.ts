@@ -91,7 +91,7 @@ if (referenceRule) {
 const HTML_ATTR = /\b(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
 const HTML_ANCHOR = /\b(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi;
 const IMPORT = /(?:^|\s)@([^\s`'"<>()[\]{}]+)/g;
-const CODE_PATH = /^(?:\.{1,2}\/)?[A-Za-z0-9_@][\w@.+-]*(?:\/[\w@.+-]+)+\.[A-Za-z0-9]{1,10}$/;
+const CODE_PATH = /^(?:\.{1,2}\/)?[A-Za-z0-9_][\w@.+-]*(?:\/[\w@.+-]+)+\.[A-Za-z0-9]{1,10}$/;
 const TASK = /^\[([ xX])\]\s/;
 const BODY_STATUS = /^[\s*_>#]*status[\s*_]*:[\s*_]*([A-Za-z][A-Za-z-]*)/i;
 
