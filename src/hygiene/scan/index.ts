@@ -5,7 +5,6 @@ import picomatch from 'picomatch';
 import { formatInstant } from '../../core/clock.js';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
-import { countTokens } from '../tokens.js';
 import {
   AGENT_CONTEXT_GLOBS,
   type ExcludedPath,
@@ -256,7 +255,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     const doc: Doc = {
       path: file,
       text: read.text,
-      lines: read.text.split('\n'),
+      lines: parsed.lines,
       parsed,
       isAgentContext: isAgentContextPath(file),
       ...(importedBy !== undefined ? { importedBy } : {}),
@@ -388,7 +387,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   if (!inRepo) markUnavailable(EXPECTED_UNAVAILABLE.notRepo);
   else {
     const head = repo?.isShallow ? 'shallow' : 'full';
-    progress('reading history');
+    progress(`reading history (${early.length} file changes already read)`);
     let batch: HistoryChange[] = [];
     let batchCommit = -1;
     // Referenced paths among a changed path and its folders; cached per distinct path.
@@ -814,6 +813,8 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
 
   // context_weight
   const budget = config.context.budget_tokens;
+  // The tokenizer's tables are large: load them only when there is agent context to count.
+  const { countTokens } = agentContext.size > 0 ? await import('../tokens.js') : { countTokens: () => 0 };
   const injectedTokens = new Map<string, number>();
   const tokensOf = (doc: Doc): number => {
     let tokens = injectedTokens.get(doc.path);

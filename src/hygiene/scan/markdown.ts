@@ -33,6 +33,8 @@ export interface DocBlock {
 }
 
 export interface ParsedDoc {
+  /** The file's lines (split at `\n`). */
+  lines: string[];
   frontmatter: Frontmatter;
   /** GitHub heading slugs and explicit HTML anchors (`id`, `name`). */
   anchors: Set<string>;
@@ -317,6 +319,7 @@ export function parseMarkdown(text: string): ParsedDoc {
   refs.sort((a, b) => a.line - b.line);
 
   return {
+    lines,
     frontmatter,
     anchors,
     refs,
