@@ -119,6 +119,26 @@ describe('history pass', () => {
     );
   });
 
+  it('scans a folder inside a repository with paths and history relative to it', async () => {
+    const repo = repoWith({ 'site/index.md': '# Index\n\n[guide](old/guide.md)\n', 'site/old/guide.md': '# Guide\n' });
+    repo.move('move', 'site/old/guide.md', 'site/new/guide.md');
+    const artifact = await scanDir(join(repo.dir, 'site'));
+    assert.deepEqual(artifact.shortlist, ['index.md', 'new/guide.md']);
+    assert.deepEqual(artifact.unavailable, []);
+    assert.deepEqual(brief(signalsOf(artifact, 'index.md', 'broken_reference')), [
+      {
+        line: 3,
+        data: {
+          target: 'old/guide.md',
+          kind: 'link',
+          suggested_target: 'new/guide.md',
+          suggested_path: 'new/guide.md',
+          suggested_by: 'rename-history',
+        },
+      },
+    ]);
+  });
+
   it('scans a repository without commits', async () => {
     const repo = makeRepo({ initialCommit: false });
     cleanups.push(() => repo.cleanup());
