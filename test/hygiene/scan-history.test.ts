@@ -120,7 +120,10 @@ describe('history pass', () => {
   });
 
   it('scans a folder inside a repository with paths and history relative to it', async () => {
-    const repo = repoWith({ 'site/index.md': '# Index\n\n[guide](old/guide.md)\n', 'site/old/guide.md': '# Guide\n' });
+    const repo = repoWith({
+      'site/index.md': '# Index\n\n[guide](old/guide.md)\n',
+      'site/old/guide.md': '# Guide\n',
+    });
     repo.move('move', 'site/old/guide.md', 'site/new/guide.md');
     const artifact = await scanDir(join(repo.dir, 'site'));
     assert.deepEqual(artifact.shortlist, ['index.md', 'new/guide.md']);
