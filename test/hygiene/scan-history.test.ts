@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { schemaValidator } from '../../src/core/schema.js';
-import { HISTORY_SIGNALS } from '../../src/hygiene/scan/index.js';
+import { EXPECTED_UNAVAILABLE, HISTORY_SIGNALS } from '../../src/hygiene/scan/index.js';
 import type { ScanArtifact } from '../../src/hygiene/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo, testEnv } from '../helpers/git-repo.js';
@@ -77,9 +77,9 @@ describe('history pass', () => {
       assert.equal(moved?.data?.['suggested_target'], 'src/new.ts');
       counts.push(wrapper.calls().length);
     }
-    // rev-parse (CLI and scan), ls-files twice, one log: a constant, whatever the file count.
+    // rev-parse (CLI and scan), ls-files twice, config, one log: a constant, whatever the file count.
     assert.equal(counts[0], counts[1]);
-    assert.ok(counts[0]! <= 5, `${counts[0]} git calls`);
+    assert.ok(counts[0]! <= 6, `${counts[0]} git calls`);
   });
 
   it('scans a shallow clone and lists the history signals as unavailable', async () => {
@@ -98,6 +98,21 @@ describe('history pass', () => {
         { target: 'gone0.md', kind: 'link' },
         { target: 'src/old.ts', kind: 'code-path' },
       ],
+    );
+  });
+
+  it('does not read history in a partial clone (it would fetch contents)', async () => {
+    const origin = docsRepo(2);
+    origin.git(['config', 'uploadpack.allowFilter', 'true']);
+    const clone = join(tempDir('stw-partial-'), 'clone');
+    execFileSync('git', ['clone', '-q', '--filter=blob:none', `file://${origin.dir}`, clone], {
+      env: testEnv(),
+    });
+    const artifact = await scanDir(clone);
+    assert.deepEqual(artifact.shortlist, ['docs/d0.md', 'docs/d1.md']);
+    assert.deepEqual(
+      artifact.unavailable,
+      HISTORY_SIGNALS.map((signal) => ({ signal, reason: EXPECTED_UNAVAILABLE.partialClone })),
     );
   });
 

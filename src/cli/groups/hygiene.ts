@@ -88,7 +88,7 @@ export const hygieneGroup: GroupSpec = {
         '.dochygiene.yml sets scan.globs, scan.excluded_dirs and context.budget_tokens',
         '(≈ tokens an agent-context file may cost before context_weight fires).',
         '',
-        'In a shallow clone or outside a repository the scan still runs; the history',
+        'In a shallow or partial clone, or outside a repository, the scan still runs; the history',
         'signals are listed as unavailable with the reason.',
         '',
         'Options:',

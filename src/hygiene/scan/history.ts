@@ -93,3 +93,26 @@ export async function streamHistory(
   if (rest !== '') field(rest);
   return { ok: true, commits: commit + 1 };
 }
+
+/**
+ * True in a partial (e.g. blobless) clone: reading history with line counts would make git
+ * fetch missing contents from the promisor remote, so the scan does not read it.
+ */
+export async function isPartialClone(root: string, deadline?: Deadline): Promise<boolean> {
+  // Older git marks the promisor remote; newer git also sets extensions.partialClone.
+  const result = await git(
+    ['config', '--get-regexp', '^(extensions\\.partialclone|remote\\..*\\.promisor)$'],
+    {
+      cwd: root,
+      ...(deadline ? { deadline } : {}),
+    },
+  );
+  if (result.kind !== 'exited' || result.code !== 0) return false;
+  return result.stdout
+    .toString('utf8')
+    .split('\n')
+    .some((line) => {
+      const [key = '', value = ''] = line.split(' ', 2);
+      return key.startsWith('extensions.') ? value.trim() !== '' : value.trim() === 'true';
+    });
+}

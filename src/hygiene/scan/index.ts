@@ -14,7 +14,7 @@ import {
   type SignalName,
 } from '../types.js';
 import { listFiles, readDoc } from './files.js';
-import { type HistoryChange, streamHistory } from './history.js';
+import { type HistoryChange, isPartialClone, streamHistory } from './history.js';
 import { readVersionFacts, VersionMatcher } from './manifests.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './markdown.js';
 
@@ -48,6 +48,7 @@ export const EXPECTED_UNAVAILABLE = {
   notRepo: 'not a git repository',
   shallow: 'shallow clone: history is truncated',
   noCommits: 'no commits yet',
+  partialClone: 'partial clone: file contents are fetched on demand, so history is not read',
 } as const;
 
 /** True when a history signal is missing because reading history failed (timeout, truncation, git error). */
@@ -164,7 +165,10 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   const dirNames = new Set(excludedDirs.filter((d) => !d.includes('/')));
   const dirPaths = excludedDirs.filter((d) => d.includes('/'));
   progress('listing files');
-  const listing = await listFiles(root, inRepo, new Set([...dirNames, '.git']), options.deadline);
+  const [listing, partialClone] = await Promise.all([
+    listFiles(root, inRepo, new Set([...dirNames, '.git']), options.deadline),
+    inRepo ? isPartialClone(root, options.deadline) : Promise.resolve(false),
+  ]);
   const files = listing.files;
   const fileSet = new Set(files);
   const dirSet = new Set<string>(['']);
@@ -267,16 +271,17 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   // are known wait in `early` as small records; the history text itself is never held.
   const early: HistoryChange[] = [];
   let consume: ((change: HistoryChange) => void) | undefined;
-  const historyRun = inRepo
-    ? streamHistory(
-        toplevel!,
-        (change) => {
-          if (consume) consume(change);
-          else early.push(change);
-        },
-        { ...gitOpts, ...(options.signal ? { signal: options.signal } : {}) },
-      )
-    : undefined;
+  const historyRun =
+    inRepo && !partialClone
+      ? streamHistory(
+          toplevel!,
+          (change) => {
+            if (consume) consume(change);
+            else early.push(change);
+          },
+          { ...gitOpts, ...(options.signal ? { signal: options.signal } : {}) },
+        )
+      : undefined;
   for (let i = 0; i < candidates.length; i++) {
     considerDoc(candidates[i]!);
     // Yield now and then so that the history stream is read while the docs are parsed.
@@ -385,6 +390,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   // ── One history pass ──────────────────────────────────────────────────────
   let historyOk = false;
   if (!inRepo) markUnavailable(EXPECTED_UNAVAILABLE.notRepo);
+  else if (partialClone) markUnavailable(EXPECTED_UNAVAILABLE.partialClone);
   else {
     const head = repo?.isShallow ? 'shallow' : 'full';
     progress(`reading history (${early.length} file changes already read)`);
