@@ -61,6 +61,10 @@ interface DefinitionHit {
 }
 
 const md = new MarkdownIt({ html: true, linkify: false });
+// Keep link destinations as written (after unescaping): no percent-encoding or punycode, which
+// also costs a URL parse per link.
+md.normalizeLink = (url: string) => url;
+md.normalizeLinkText = (text: string) => text;
 // Reference definitions vanish into env.references; wrap the rule to record where each was written.
 // (markdown-it keeps its rules on `__rules__`, which its typings do not expose.)
 const referenceRule = (
@@ -71,12 +75,17 @@ if (referenceRule) {
   md.block.ruler.at(
     'reference',
     (state: StateBlock, startLine: number, endLine: number, silent: boolean) => {
-      const env = state.env as { references?: Record<string, { href: string }>; defs?: DefinitionHit[] };
-      const before = env.references ? Object.keys(env.references).length : 0;
+      const env = state.env as {
+        references?: Record<string, { href: string }>;
+        defs?: DefinitionHit[];
+        refCount?: number;
+      };
       const matched = original(state, startLine, endLine, silent);
       if (matched && !silent && env.references) {
+        // Keys are only counted on a match (once per definition), never on every paragraph.
         const keys = Object.keys(env.references);
-        if (keys.length > before) {
+        if (keys.length > (env.refCount ?? 0)) {
+          env.refCount = keys.length;
           const ref = env.references[keys[keys.length - 1]!];
           if (ref) {
             env.defs ??= [];
@@ -206,7 +215,9 @@ export function parseMarkdown(text: string): ParsedDoc {
     const map = token.map;
     if (map && token.level === 0 && TOP_BLOCKS.has(token.type)) {
       // An *_open token's map covers the whole block up to its close.
-      const normalized = normalizeBlock(lines, map[0], map[1]);
+      let raw = 0;
+      for (let l = map[0]; l < map[1] && raw < MIN_DUPLICATE_CHARS; l++) raw += (lines[l] ?? '').length;
+      const normalized = raw >= MIN_DUPLICATE_CHARS ? normalizeBlock(lines, map[0], map[1]) : '';
       if (normalized.length >= MIN_DUPLICATE_CHARS) {
         blocks.push({
           start: map[0] + 1,
