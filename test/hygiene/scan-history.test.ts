@@ -125,6 +125,13 @@ describe('history pass', () => {
     writeFileSync(join(dir, 'node_modules', 'pkg', 'README.md'), '[x](nowhere.md)\n');
     const artifact = await scanDir(dir);
     assert.deepEqual(artifact.shortlist, ['docs/a.md', 'docs/b.md']);
+    assert.deepEqual(artifact.excluded, [
+      {
+        path: 'node_modules',
+        reason: 'excluded-dir',
+        detail: 'scan.excluded_dirs entry "node_modules"; not entered',
+      },
+    ]);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/a.md', 'broken_reference')), [
       { line: 3, data: { target: 'gone.md', kind: 'link' } },
     ]);

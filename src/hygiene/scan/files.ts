@@ -13,6 +13,8 @@ export interface FileListing {
   files: string[];
   /** Ignored files and directories git reports (`dir/` for a directory), for the exclusion list. */
   ignored: string[];
+  /** Directories the walk did not enter (outside a repository only). */
+  skippedDirs: string[];
   source: 'git' | 'walk';
 }
 
@@ -27,7 +29,10 @@ export async function listFiles(
   skipDirs: ReadonlySet<string>,
   deadline?: Deadline,
 ): Promise<FileListing> {
-  if (!inRepo) return { files: walk(root, skipDirs), ignored: [], source: 'walk' };
+  if (!inRepo) {
+    const skippedDirs: string[] = [];
+    return { files: walk(root, skipDirs, skippedDirs), ignored: [], skippedDirs, source: 'walk' };
+  }
   const options = { cwd: root, maxBytes: LIST_MAX_BYTES, ...(deadline ? { deadline } : {}) };
   const [listed, ignored] = await Promise.all([
     git(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], options),
@@ -49,11 +54,12 @@ export async function listFiles(
   return {
     files: splitNul(listed.stdout),
     ignored: ignored.kind === 'exited' && ignored.code === 0 ? splitNul(ignored.stdout) : [],
+    skippedDirs: [],
     source: 'git',
   };
 }
 
-function walk(root: string, skipDirs: ReadonlySet<string>): string[] {
+function walk(root: string, skipDirs: ReadonlySet<string>, skipped: string[]): string[] {
   const out: string[] = [];
   const stack: string[] = [''];
   while (stack.length > 0) {
@@ -68,6 +74,7 @@ function walk(root: string, skipDirs: ReadonlySet<string>): string[] {
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) {
         if (!skipDirs.has(entry.name)) stack.push(child);
+        else if (entry.name !== '.git') skipped.push(child);
       } else if (entry.isFile() || entry.isSymbolicLink()) out.push(child);
     }
   }

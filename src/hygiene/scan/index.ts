@@ -216,6 +216,14 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     if (!inScope(file)) continue;
     candidates.push(file);
   }
+  for (const dir of listing.skippedDirs) {
+    if (dir === '.dochygiene')
+      collapsed.set(dir, { reason: 'tool-state', count: -1, detail: 'the tool’s own state' });
+    else {
+      const name = dir.slice(dir.lastIndexOf('/') + 1);
+      collapsed.set(dir, { reason: 'excluded-dir', count: -1, detail: `scan.excluded_dirs entry "${name}"` });
+    }
+  }
   for (const path of listing.ignored) {
     if (!path.endsWith('/') && inGlobs(path) && inScope(path) && !excludedDirOf(path))
       excluded.push({ path, reason: 'git-ignored' });
@@ -859,7 +867,11 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     excluded.push({
       path: dir,
       reason: entry.reason,
-      detail: `${entry.detail}; ${entry.count} matching file${entry.count === 1 ? '' : 's'}`,
+      // count -1: a folder the walk outside a repository never entered.
+      detail:
+        entry.count < 0
+          ? `${entry.detail}; not entered`
+          : `${entry.detail}; ${entry.count} matching file${entry.count === 1 ? '' : 's'}`,
     });
   }
   excluded.sort((a, b) => cmp(a.path, b.path) || cmp(a.reason, b.reason));
