@@ -37,6 +37,7 @@ export {
 export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
 export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
+export { type ScanOptions, scan } from './hygiene/scan/index.js';
 export {
   GITIGNORE_LINE,
   parseState,
