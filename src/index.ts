@@ -17,3 +17,12 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
+export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
+export {
+  type CategoryFilter,
+  findProposalConflicts,
+  parseCategoryFilter,
+  parseProposals,
+} from './hygiene/proposals.js';
+export { renderReportMarkdown } from './hygiene/report-md.js';
