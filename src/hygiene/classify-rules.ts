@@ -6,7 +6,8 @@
  *
  * Precedence per file, so that no two proposals conflict at apply time (SPEC §2.9):
  *   1. superseded → move-to-archive (the file moves whole; nothing else is proposed);
- *   2. orphaned → delete-range of the whole file (covers every line; nothing else);
+ *   2. orphaned → delete-range of the whole file (covers every line; nothing else),
+ *      unless a completed marker says to keep it as a frozen record (step 3);
  *   3. in-place deterministic edits: insert-frontmatter (completed), dedupe blocks,
  *      replace-text (dangling references, version skew) — an anchor that overlaps one
  *      already taken is dropped (the next check re-proposes it);
@@ -88,6 +89,8 @@ export function occursOnlyAsToken(line: string, target: string): boolean {
 }
 
 const PLAIN_VERSION = /^v?\d+(\.\d+){0,3}$/;
+/** A manifest version with at most one leading operator; group 1 is its floor (`^5.9.3` → `5.9.3`). */
+const SINGLE_BOUND = /^(?:\^|~|>=|=|v)?(\d+(?:\.\d+){0,3})$/;
 
 function archiveDest(path: string, config: HygieneConfig): string {
   const name = posix.basename(path);
@@ -146,7 +149,9 @@ function orphanedProposal(ctx: FileContext): Proposal | undefined {
       STALE_NAME_REASONS.has(str(s.data?.['reason']) ?? '') &&
       s.data?.['inbound_references'] === 0,
   );
+  // A completed doc is frozen as a record rather than deleted (non-destructive first).
   if (trigger === undefined || ctx.isAgentContext || ctx.lines.length === 0) return undefined;
+  if (ctx.signals.some(isCompletedMarker)) return undefined;
   const n = ctx.lines.length;
   return {
     path: ctx.path,
@@ -231,19 +236,21 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
       const actual = str(signal.data?.['actual']);
       const subject = str(signal.data?.['subject']) ?? 'version';
       const manifest = str(signal.data?.['manifest']) ?? 'the manifest';
-      // Only a plain version replaces a plain version; a range (^1.2, >=20) is left to a person.
-      if (match === undefined || stated === undefined || actual === undefined) continue;
-      if (!PLAIN_VERSION.test(actual) || !PLAIN_VERSION.test(stated)) continue;
+      // The replacement is the lowest version the manifest allows (`^5.9.3`, `>=20.19` → their
+      // floor); a compound range (`>=2 <3`, `1.x || 2.x`) is left to a person.
+      const floor = actual === undefined ? undefined : SINGLE_BOUND.exec(actual.trim())?.[1];
+      if (match === undefined || stated === undefined || floor === undefined) continue;
+      if (!PLAIN_VERSION.test(stated)) continue;
       const first = match.indexOf(stated);
       if (first === -1 || match.indexOf(stated, first + 1) !== -1 || !text.includes(match)) continue;
-      const replacement = match.slice(0, first) + actual + match.slice(first + stated.length);
+      const replacement = match.slice(0, first) + floor + match.slice(first + stated.length);
       if (replacement === match || !free(anchor)) continue;
       taken.push(anchor);
       out.push({
         path: ctx.path,
         category: { class: 'stale', subtype: 'contradicted' },
         signals: [signal],
-        op: `Update the stated ${subject} version ${stated} on line ${line} to ${actual}, as ${manifest} says.`,
+        op: `Update the stated ${subject} version ${stated} on line ${line} to ${floor}, as ${manifest} requires (${actual}).`,
         op_type: 'deterministic',
         exact_edit: { kind: 'replace-text', anchor, match, replacement },
         confidence: 0.7,

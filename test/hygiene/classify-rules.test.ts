@@ -266,7 +266,7 @@ describe('classifyWithRules', () => {
     );
   });
 
-  it('fixes a plain version skew and leaves a range to a person', () => {
+  it('fixes a version skew with the manifest floor and leaves a compound range to a person', () => {
     const skew = (stated: string, actual: string, match: string): Signal => ({
       name: 'version_skew',
       line: 1,
@@ -274,10 +274,19 @@ describe('classifyWithRules', () => {
       data: { subject: 'Node.js', stated, actual, manifest: 'package.json', match },
     });
     const proposals = classify(
-      { 'a.md': [skew('18', '20', 'Node 18')], 'b.md': [skew('18', '>=20.19', 'Node 18')] },
-      { 'a.md': 'Requires Node 18 or later.\n', 'b.md': 'Requires Node 18 or later.\n' },
+      {
+        'a.md': [skew('18', '20', 'Node 18')],
+        'b.md': [skew('18', '>=20 <23', 'Node 18')],
+        'c.md': [skew('18', '>=20.19.0', 'Node 18')],
+      },
+      {
+        'a.md': 'Requires Node 18 or later.\n',
+        'b.md': 'Requires Node 18 or later.\n',
+        'c.md': 'Requires Node 18 or later.\n',
+      },
     );
-    assert.equal(proposals.length, 1);
+    assert.equal(proposals.length, 2);
+    assert.equal(proposals[1]!.exact_edit?.replacement, 'Node 20.19.0');
     assert.deepEqual(proposals[0]!.category, { class: 'stale', subtype: 'contradicted' });
     assert.deepEqual(proposals[0]!.exact_edit, {
       kind: 'replace-text',
@@ -311,6 +320,15 @@ describe('classifyWithRules', () => {
             data: { marker: 'status', value: 'superseded' },
           },
         ],
+        // a completed doc in a stale location is frozen, not deleted
+        'plans/done.md': [
+          {
+            name: 'stale_name_location',
+            detail: 'plans',
+            data: { reason: 'location', inbound_references: 0 },
+          },
+          { name: 'frontmatter_marker', detail: 'done', data: { marker: 'status', value: 'done' } },
+        ],
         // orphaned (whole-file delete) wins over in-place edits
         'plans/two.md': [
           broken(1, 'a.md'),
@@ -333,11 +351,12 @@ describe('classifyWithRules', () => {
           },
         ],
       },
-      { 'plans/one.md': text, 'plans/two.md': text, 'three.md': text },
+      { 'plans/one.md': text, 'plans/two.md': text, 'plans/done.md': text, 'three.md': text },
     );
     assert.deepEqual(
       proposals.map((p) => [p.path, p.category.subtype, p.exact_edit?.kind ?? 'generative']),
       [
+        ['plans/done.md', 'completed-in-place', 'insert-frontmatter'],
         ['plans/one.md', 'superseded', 'move-to-archive'],
         ['plans/two.md', 'orphaned', 'delete-range'],
         ['three.md', 'completed-in-place', 'insert-frontmatter'],
@@ -345,7 +364,7 @@ describe('classifyWithRules', () => {
         ['three.md', 'dangling-reference', 'replace-text'],
       ],
     );
-    assert.deepEqual(proposals[4]!.exact_edit?.anchor, { start_line: 1, end_line: 1 });
+    assert.deepEqual(proposals[5]!.exact_edit?.anchor, { start_line: 1, end_line: 1 });
   });
 
   it('is deterministic, never conflicts, and only anchors inside the file (property)', () => {
