@@ -18,11 +18,27 @@ export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from '
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
 export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
+export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
 export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
+export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
 export {
   type CategoryFilter,
   findProposalConflicts,
   parseCategoryFilter,
   parseProposals,
 } from './hygiene/proposals.js';
+export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
 export { renderReportMarkdown } from './hygiene/report-md.js';
+export {
+  GITIGNORE_LINE,
+  parseState,
+  STATE_DIR,
+  StateStore,
+  type WriteReportFaults,
+} from './hygiene/state-store.js';
+export {
+  countLines,
+  REPORT_SCHEMA_FILE,
+  type ValidateReportOptions,
+  validateReport,
+} from './hygiene/validate.js';
