@@ -111,14 +111,25 @@ interface FileContext {
   reservedDests: Set<string>;
 }
 
+function isOlderSibling(signal: Signal): boolean {
+  return (
+    signal.name === 'stale_name_location' &&
+    str(signal.data?.['reason']) === 'older-version' &&
+    str(signal.data?.['newer_sibling']) !== undefined
+  );
+}
+
+function isUnreferencedStaleName(signal: Signal): boolean {
+  return (
+    signal.name === 'stale_name_location' &&
+    STALE_NAME_REASONS.has(str(signal.data?.['reason']) ?? '') &&
+    signal.data?.['inbound_references'] === 0
+  );
+}
+
 function supersededProposal(ctx: FileContext): Proposal | undefined {
   const marker = ctx.signals.find(isSupersededMarker);
-  const sibling = ctx.signals.find(
-    (s) =>
-      s.name === 'stale_name_location' &&
-      str(s.data?.['reason']) === 'older-version' &&
-      str(s.data?.['newer_sibling']) !== undefined,
-  );
+  const sibling = ctx.signals.find(isOlderSibling);
   const trigger = marker ?? sibling;
   if (trigger === undefined || ctx.isAgentContext) return undefined;
   const dest = archiveDest(ctx.path, ctx.config);
@@ -134,7 +145,8 @@ function supersededProposal(ctx: FileContext): Proposal | undefined {
   return {
     path: ctx.path,
     category: { class: 'stale', subtype: 'superseded' },
-    signals: [trigger],
+    // Every signal that supports the move is its evidence, in scanner order.
+    signals: ctx.signals.filter((signal) => isSupersededMarker(signal) || isOlderSibling(signal)),
     op: `Move the superseded doc to ${dest}${why}.`,
     op_type: 'deterministic',
     exact_edit: { kind: 'move-to-archive', dest_path: dest },
@@ -143,12 +155,7 @@ function supersededProposal(ctx: FileContext): Proposal | undefined {
 }
 
 function orphanedProposal(ctx: FileContext): Proposal | undefined {
-  const trigger = ctx.signals.find(
-    (s) =>
-      s.name === 'stale_name_location' &&
-      STALE_NAME_REASONS.has(str(s.data?.['reason']) ?? '') &&
-      s.data?.['inbound_references'] === 0,
-  );
+  const trigger = ctx.signals.find(isUnreferencedStaleName);
   // A completed doc is frozen as a record rather than deleted (non-destructive first).
   if (trigger === undefined || ctx.isAgentContext || ctx.lines.length === 0) return undefined;
   if (ctx.signals.some(isCompletedMarker)) return undefined;
@@ -156,7 +163,7 @@ function orphanedProposal(ctx: FileContext): Proposal | undefined {
   return {
     path: ctx.path,
     category: { class: 'stale', subtype: 'orphaned' },
-    signals: [trigger],
+    signals: ctx.signals.filter(isUnreferencedStaleName),
     op: `Delete all ${n} line${n === 1 ? '' : 's'} of this doc: nothing links to it and it sits in a stale location.`,
     op_type: 'deterministic',
     exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: n } },
@@ -176,8 +183,8 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     out.push({
       path: ctx.path,
       category: { class: 'stale', subtype: 'completed-in-place' },
-      signals: [completed],
-      op: 'Freeze the completed doc with frontmatter `hygiene: frozen` so it stays as a record and is no longer scanned.',
+      signals: ctx.signals.filter(isCompletedMarker),
+      op: 'Freeze the completed doc with frontmatter hygiene: frozen, so it stays as a record and is no longer scanned.',
       op_type: 'deterministic',
       exact_edit: { kind: 'insert-frontmatter', key: 'hygiene', value: 'frozen' },
       confidence: 0.8,
