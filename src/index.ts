@@ -29,6 +29,7 @@ export {
 } from './hygiene/proposals.js';
 export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
 export { renderReportMarkdown } from './hygiene/report-md.js';
+export { type ScanOptions, scan } from './hygiene/scan/index.js';
 export {
   GITIGNORE_LINE,
   parseState,
@@ -42,3 +43,17 @@ export {
   type ValidateReportOptions,
   validateReport,
 } from './hygiene/validate.js';
+export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
+export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';
+export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';
+export { checkStateDir, readPlanRecord, type StoredPlan, writePlanRecord } from './tidy/store.js';
+export {
+  boundsFromEnv,
+  DEFAULT_APPLY_BOUNDS,
+  DEFAULT_PLAN_BOUNDS,
+  type PlanTarget,
+  REASON_CODES,
+  type ReasonCode,
+  type TidyBounds,
+  type TidyPlanV1,
+} from './tidy/types.js';
