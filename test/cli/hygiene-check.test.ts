@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -34,6 +35,7 @@ describe('stw hygiene check', () => {
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
     assert.match(result.stdout, /add this line to \.gitignore[^\n]*\n {2}\.dochygiene\//);
+    assert.doesNotMatch(result.stdout, /^Scope:/m, 'no scope line when the check was not narrowed');
     assert.equal(existsSync(join(repo.dir, '.gitignore')), false, '.gitignore is never created or edited');
 
     const validated = await runCli(['hygiene', 'validate', '.dochygiene/report.json'], { cwd: repo.dir });
@@ -73,6 +75,12 @@ describe('stw hygiene check', () => {
     assert.equal(result.json['category_filter'], 'orphaned');
     const report = JSON.parse(readFileSync(join(repo.dir, '.dochygiene', 'report.json'), 'utf8'));
     assert.deepEqual(report.shortlist, ['docs/plans/done.md', 'docs/plans/idea.md']);
+    const human = await runCli(['hygiene', 'check', '--scope', 'docs/plans', '--category', 'stale'], {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^Scope: docs\/plans\/\*\*; category: stale\.$/m);
     assert.deepEqual(
       report.entries.map((e: { path: string }) => e.path),
       ['docs/plans/idea.md'],
@@ -89,6 +97,49 @@ describe('stw hygiene check', () => {
     const outside = await runCli(['hygiene', 'check', '--scope', '/'], { cwd: repo.dir, env });
     assert.equal(outside.code, 2);
     assert.match(outside.stderr, /outside the project root/);
+  });
+
+  it('writes a valid report but exits 1 (partial) when history cannot be read, proposing nothing that needs it', async () => {
+    const moved = makeRepo();
+    try {
+      // Two files named setup.md: only git history can tell which one the link meant.
+      moved.commit('docs', {
+        'docs/setup.md': '# Setup\n',
+        'docs/guide.md': '# Guide\n\nSee [setup](setup.md).\n',
+        'tools/setup.md': '# Tool setup\n',
+      });
+      moved.move('move', 'docs/setup.md', 'docs/start/setup.md');
+      const healthy = await runCliJson(['hygiene', 'check'], { cwd: moved.dir, env });
+      assert.equal(healthy.code, 0, healthy.stderr);
+      const withHistory = JSON.parse(readFileSync(join(moved.dir, '.dochygiene', 'report.json'), 'utf8'));
+      assert.deepEqual(
+        withHistory.entries.map((e: { exact_edit?: { replacement?: string } }) => e.exact_edit?.replacement),
+        ['start/setup.md'],
+      );
+
+      // A git that fails `git log`: the rename evidence is gone, so no link fix is proposed.
+      const bin = join(makeTempDir('stw-gitwrap-'), 'bin');
+      mkdirSync(bin);
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        join(bin, 'git'),
+        `#!/bin/sh\nfor a in "$@"; do [ "$a" = log ] && { echo "fatal: injected" >&2; exit 128; }; done\nexec '${realGit}' "$@"\n`,
+      );
+      chmodSync(join(bin, 'git'), 0o755);
+      const partial = await runCliJson(['hygiene', 'check'], {
+        cwd: moved.dir,
+        env: { ...env, PATH: `${bin}:${process.env['PATH']}` },
+      });
+      assert.equal(partial.code, 1);
+      assert.equal(partial.json['status'], 'partial');
+      assert.match(partial.stderr, /the scan is incomplete/);
+      const report = JSON.parse(readFileSync(join(moved.dir, '.dochygiene', 'report.json'), 'utf8'));
+      assert.deepEqual(report.entries, []);
+      const validated = await runCli(['hygiene', 'validate', '.dochygiene/report.json'], { cwd: moved.dir });
+      assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+    } finally {
+      moved.cleanup();
+    }
   });
 
   it('--help tells what it does', async () => {

@@ -24,14 +24,14 @@ function toRootScope(root: string, cwd: string, scope: string): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export function renderCheckSummary(result: CheckResult): string {
+/** The human summary; the scope line appears only when the user narrowed the check. */
+export function renderCheckSummary(result: CheckResult, narrowed: boolean): string {
   const { report, summary } = result;
   const lines = [
     `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'candidate')} (${summary.auto} auto, ${summary.confirm} need confirmation), ${summary.cleared} cleared; ≈${summary.tokens_saved_per_session} tokens saved per agent session if all are applied.`,
   ];
-  if (report.scan.scope_globs.length > 0 || report.scan.category_filter !== null) {
-    const scope =
-      report.scan.scope_globs.length > 0 ? report.scan.scope_globs.map(quote).join(', ') : 'everything';
+  if (narrowed) {
+    const scope = report.scan.scope_globs.map(quote).join(', ');
     lines.push(`Scope: ${scope}; category: ${report.scan.category_filter ?? 'all'}.`);
   }
   lines.push(`Report: ${quote(result.reportMdPath)}`, `        ${quote(result.reportJsonPath)}`);
@@ -82,7 +82,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       report_md: result.reportMdPath,
       gitignore_line: result.gitignoreLine ?? null,
     },
-    () => renderCheckSummary(result),
+    () => renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
   );
   if (result.partial) {
     out.diag('stw: the scan is incomplete: history could not be read, so history-based signals are missing');
