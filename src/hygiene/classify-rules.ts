@@ -19,7 +19,7 @@
  */
 import { posix } from 'node:path';
 import { splitLines } from './line-span.js';
-import { findProposalConflicts } from './proposals.js';
+import { findProposalConflicts, isSafeRelativePath } from './proposals.js';
 import type { Anchor, HygieneConfig, Proposal, ScanArtifact, Signal } from './types.js';
 
 /** Reads a project-relative file's text; `undefined` (or a throw) when it cannot be read. */
@@ -134,7 +134,10 @@ function supersededProposal(ctx: FileContext): Proposal | undefined {
   if (trigger === undefined || ctx.isAgentContext) return undefined;
   const dest = archiveDest(ctx.path, ctx.config);
   // Never guess another name: an occupied destination means no proposal.
-  if (dest === ctx.path || ctx.reservedDests.has(dest) || ctx.exists(dest)) return undefined;
+  // An archive.dir that leads out of the project cannot be honoured either.
+  if (!isSafeRelativePath(dest) || dest === ctx.path || ctx.reservedDests.has(dest) || ctx.exists(dest)) {
+    return undefined;
+  }
   ctx.reservedDests.add(dest);
   const by =
     marker !== undefined

@@ -168,6 +168,10 @@ describe('classifyWithRules', () => {
       occupied.map((p) => p.path),
       ['notes-old.md'],
     );
+    const outside = classify(signals, texts, {
+      config: { ...DEFAULT_CONFIG, archive: { dir: '../elsewhere' } },
+    });
+    assert.deepEqual(outside, [], 'an archive.dir outside the project is never proposed');
   });
 
   it('never sends two files to the same archive path', () => {

@@ -3,11 +3,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import type { Clock } from '../../src/core/clock.js';
 import { UsageError, ValidationError } from '../../src/core/errors.js';
-import { finalizeReport } from '../../src/hygiene/finalize.js';
+import { assignEntryIds, finalizeReport } from '../../src/hygiene/finalize.js';
 import { countTokens, TOKENIZER_NAME } from '../../src/hygiene/tokens.js';
-import type { Proposal, ScanArtifact } from '../../src/hygiene/types.js';
+import type { Entry, Proposal, ScanArtifact } from '../../src/hygiene/types.js';
+import { validateReport } from '../../src/hygiene/validate.js';
 import { makeTempDir } from '../helpers/git-repo.js';
 
 /** A clock that advances one second per reading, to show which reading stamped what. */
@@ -336,6 +338,114 @@ describe('finalizeReport', () => {
         clock: tickingClock(),
       }),
       /proposals\[3\]\.path: cannot read "docs\/gone\.md" \(ENOENT\)/,
+    );
+  });
+
+  it('resolves an id collision deterministically', () => {
+    const base = (path: string): Entry =>
+      ({
+        id: '',
+        path,
+        category: { class: 'stale', subtype: 'completed-in-place' },
+        exact_edit: { kind: 'insert-frontmatter', key: 'hygiene', value: 'frozen' },
+      }) as Entry;
+    const entries = [base('a.md'), base('a.md'), base('b.md')];
+    assignEntryIds(entries);
+    assert.match(entries[0]!.id, /^[0-9a-f]{8}$/);
+    assert.equal(entries[1]!.id, `${entries[0]!.id}-2`);
+    assert.notEqual(entries[2]!.id, entries[0]!.id);
+  });
+
+  it('always produces a report that validateReport accepts (property)', async () => {
+    const kinds = [
+      'delete-range',
+      'replace-text',
+      'dedupe',
+      'move-to-archive',
+      'insert-frontmatter',
+      'generative',
+    ] as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            lines: fc.integer({ min: 1, max: 30 }),
+            kind: fc.constantFrom(...kinds),
+            start: fc.nat(),
+            length: fc.nat(),
+            alwaysLoaded: fc.boolean(),
+          }),
+          { minLength: 0, maxLength: 6 },
+        ),
+        async (specs) => {
+          const dir = makeTempDir();
+          try {
+            const proposals: Proposal[] = [];
+            const shortlist: string[] = [];
+            const agentContext: string[] = [];
+            specs.forEach((spec, i) => {
+              const path = `d${i}.md`;
+              const text = Array.from({ length: spec.lines }, (_, n) => `line ${n} of [doc](x${n}.md)`).join(
+                '\n',
+              );
+              writeFileSync(join(dir, path), `${text}\n`);
+              shortlist.push(path);
+              if (spec.alwaysLoaded) agentContext.push(path);
+              const start = 1 + (spec.start % spec.lines);
+              const end = Math.min(spec.lines, start + (spec.length % 5));
+              const anchor = { start_line: start, end_line: end };
+              const common = { path, signals: [], op: 'Do it.', confidence: 0.5 };
+              if (spec.kind === 'generative') {
+                proposals.push({
+                  ...common,
+                  category: { class: 'bloat', subtype: 'distill' },
+                  op_type: 'generative',
+                  reducible_range: anchor,
+                });
+                return;
+              }
+              const edit =
+                spec.kind === 'replace-text'
+                  ? {
+                      kind: spec.kind,
+                      anchor: { start_line: start, end_line: start },
+                      match: `x${start - 1}.md`,
+                      replacement: 'y.md',
+                    }
+                  : spec.kind === 'dedupe'
+                    ? { kind: spec.kind, anchor, canonical_ref: 'canon.md#L1-L2' }
+                    : spec.kind === 'delete-range'
+                      ? { kind: spec.kind, anchor }
+                      : spec.kind === 'move-to-archive'
+                        ? { kind: spec.kind, dest_path: `archive/${path}` }
+                        : { kind: spec.kind, key: 'hygiene', value: 'frozen' };
+              proposals.push({
+                ...common,
+                category: { class: 'stale', subtype: 'orphaned' },
+                op_type: 'deterministic',
+                exact_edit: edit,
+              });
+            });
+            const report = await finalizeReport({
+              artifact: {
+                ...artifact,
+                project_root: dir,
+                shortlist,
+                files_scanned: shortlist.length,
+                agent_context: agentContext,
+              },
+              proposals,
+              generatedAt: '2026-03-01T10:00:00Z',
+              clock: tickingClock(),
+            });
+            assert.deepEqual(validateReport(report, { projectRoot: dir }), []);
+            assert.equal(report.entries.length, proposals.length);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });
