@@ -78,11 +78,11 @@ describe('classifier goldens', () => {
         }
         assert.deepEqual(artifact.shortlist, expected.shortlist);
 
-        // (2) the expected report is schema-valid
-        const validated = await runCli(['hygiene', 'validate', join(dir, 'expected.json')], {
-          cwd: repo.dir,
-        });
+        // (2) the expected report is valid; its scan.project_root is "input", so from the case
+        // folder its anchors are also checked against the files in input/
+        const validated = await runCli(['hygiene', 'validate', 'expected.json', '--json'], { cwd: dir });
         assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+        assert.match(String(JSON.parse(validated.stdout).lines_checked_against), /input$/);
 
         // (3) a fresh check agrees on the stable fields
         const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
