@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import type { Deadline } from '../core/deadline.js';
-import { ConfigError, UsageError, ValidationError } from '../core/errors.js';
+import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { classifyWithRules } from './classify-rules.js';
 import { loadConfig } from './config.js';
 import { finalizeReport } from './finalize.js';
@@ -168,6 +168,10 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const json = `${JSON.stringify(report, null, 2)}\n`;
   await validateOnScratch(json, artifact.project_root);
   const md = renderReportMarkdown(report);
+  // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
+  if (options.signal?.aborted === true) {
+    throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');
+  }
 
   const store = new StateStore(root);
   await store.writeReport(json, md);

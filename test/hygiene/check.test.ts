@@ -245,6 +245,20 @@ describe('runCheck', () => {
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
   });
 
+  it('writes nothing when cancelled', async () => {
+    const repo = track(fixtureRepo());
+    const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const before = readFileSync(good.reportJsonPath);
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(
+      runCheck({ cwd: repo.dir, clock: fixedClock(LATER), signal: controller.signal }),
+      /cancelled/,
+    );
+    assert.deepEqual(readFileSync(good.reportJsonPath), before);
+    assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
+  });
+
   it('refuses a model classifier this release does not ship, unless proposals are given', async () => {
     const repo = track(makeRepo());
     repo.commit('config', { '.dochygiene.yml': 'classifier: anthropic\n' });
