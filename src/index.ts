@@ -17,9 +17,26 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export {
+  type CheckOptions,
+  type CheckResult,
+  type CheckSummary,
+  readProposalsFile,
+  runCheck,
+  summarizeReport,
+} from './hygiene/check.js';
+export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
 export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
+export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
+export {
+  type CategoryFilter,
+  findProposalConflicts,
+  parseCategoryFilter,
+  parseProposals,
+} from './hygiene/proposals.js';
 export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
+export { renderReportMarkdown } from './hygiene/report-md.js';
 export { type ScanOptions, scan } from './hygiene/scan/index.js';
 export {
   GITIGNORE_LINE,
