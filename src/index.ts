@@ -26,6 +26,15 @@ export {
   type FileOutcome,
 } from './hygiene/apply.js';
 export {
+  type CheckOptions,
+  type CheckResult,
+  type CheckSummary,
+  readProposalsFile,
+  runCheck,
+  summarizeReport,
+} from './hygiene/check.js';
+export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
+export {
   type CleanOptions,
   type CleanPlan,
   type CleanResult,
@@ -35,8 +44,16 @@ export {
   planClean,
 } from './hygiene/clean.js';
 export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
+export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
+export {
+  type CategoryFilter,
+  findProposalConflicts,
+  parseCategoryFilter,
+  parseProposals,
+} from './hygiene/proposals.js';
 export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
+export { renderReportMarkdown } from './hygiene/report-md.js';
 export { type ScanOptions, scan } from './hygiene/scan/index.js';
 export {
   GITIGNORE_LINE,
