@@ -62,6 +62,7 @@ export {
   StateStore,
   type WriteReportFaults,
 } from './hygiene/state-store.js';
+export { type SweepOptions, type SweepResult, sweep } from './hygiene/sweep.js';
 export {
   countLines,
   REPORT_SCHEMA_FILE,
