@@ -14,7 +14,7 @@ import {
   userGitEnv,
 } from './apply.js';
 import { resolveProjectRoot } from './project.js';
-import { StateStore } from './state-store.js';
+import { STATE_DIR, StateStore } from './state-store.js';
 import type { EditKind, Entry, Report, SafetyTier } from './types.js';
 import { validateReport } from './validate.js';
 
@@ -131,12 +131,12 @@ async function trackedPaths(
   return new Set(splitNul(out));
 }
 
-async function readGit(args: string[], root: string, deadline: Deadline): Promise<string> {
+async function readGit(args: string[], root: string, deadline: Deadline, literal = true): Promise<string> {
   const result = await git(args, {
     cwd: root,
     deadline,
     maxBytes: 64 * 1024 * 1024,
-    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
+    extraEnv: { GIT_LITERAL_PATHSPECS: literal ? '1' : '0' },
   });
   if (result.kind === 'exited' && result.code === 0) return result.stdout.toString('utf8');
   throw new OperationalError('git-failed', describeOutcome(result, `git ${args[0]}`));
@@ -388,13 +388,18 @@ function commitDates(env: NodeJS.ProcessEnv | undefined, clock: Clock): NodeJS.P
   };
 }
 
+/** What the run changed before applying anything, so it can be undone exactly. */
 interface Checkpoint {
   /** HEAD before the run. */
   head: string;
   /** The user's index before the run, as a tree (restored exactly on rollback). */
   indexTree: string;
-  wip: string;
+  /** The WIP commit of the user's tracked changes, when the tree was dirty. */
+  wip?: string;
 }
+
+// The tool's own state never enters a commit, even where a user has (wrongly) tracked it.
+const OUTSIDE_STATE = [':(top)', `:(top,exclude)${STATE_DIR}`];
 
 /**
  * Applies the approved entries and makes exactly one cleanup commit (SPEC §2.10 steps
@@ -444,24 +449,48 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   await checkIdentity(root, options.env, deadline);
   const dates = commitDates(options.env, options.clock);
   const dirty =
-    (await readGit(['status', '--porcelain=v1', '-z', '--untracked-files=no'], root, deadline)) !== '';
+    (await readGit(
+      ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--', ...OUTSIDE_STATE],
+      root,
+      deadline,
+      false,
+    )) !== '';
+  const stagedState =
+    (await readGit(['diff', '--cached', '--name-only', '-z', '--', STATE_DIR], root, deadline)) !== '';
   let checkpoint: Checkpoint | undefined;
-  if (dirty) {
+  if (dirty || stagedState) {
     const indexTree = expectOk(
       await userGit(['write-tree'], root, options.env, deadline),
       'git write-tree',
     ).trim();
-    expectOk(
-      await userGit(
-        ['commit', '-q', '-a', '--no-verify', '-m', WIP_MESSAGE],
-        root,
-        options.env,
-        deadline,
-        dates,
-      ),
-      'git commit (WIP checkpoint)',
-    );
-    checkpoint = { head: repo.head, indexTree, wip: await headOid(root, deadline) };
+    checkpoint = { head: repo.head, indexTree };
+    try {
+      if (stagedState)
+        expectOk(await userGit(['reset', '-q', '--', STATE_DIR], root, options.env, deadline), 'git reset');
+      if (dirty) {
+        // Like `commit -a`, but never the tool's state.
+        expectOk(
+          await userGit(['add', '-u', '--', ...OUTSIDE_STATE], root, options.env, deadline, {
+            GIT_LITERAL_PATHSPECS: '0',
+          }),
+          'git add -u',
+        );
+        expectOk(
+          await userGit(
+            ['commit', '-q', '--no-verify', '-m', WIP_MESSAGE],
+            root,
+            options.env,
+            deadline,
+            dates,
+          ),
+          'git commit (WIP checkpoint)',
+        );
+        checkpoint.wip = await headOid(root, deadline);
+      }
+    } catch (error) {
+      await unwindCheckpoint(root, options.env, deadline, checkpoint).catch(() => {});
+      throw error;
+    }
   }
   const baseline = checkpoint?.wip ?? repo.head;
 
@@ -533,7 +562,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       message,
       counts,
     };
-    if (checkpoint !== undefined) result.wip_commit = checkpoint.wip;
+    if (checkpoint?.wip !== undefined) result.wip_commit = checkpoint.wip;
     // Step 8: the stamp is the commit's own time, written only now that the commit exists.
     const seconds = Number((await readGit(['show', '-s', '--format=%ct', commit], root, deadline)).trim());
     result.last_clean = formatInstant(new Date(seconds * 1000));
@@ -548,12 +577,12 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       'clean-failed',
       restored.ok
         ? `cleanup failed and was rolled back; nothing changed (${reason})`
-        : `cleanup failed (${reason}) and the rollback did not finish (${restored.problem}); your work is in commit ${checkpoint?.wip ?? baseline}`,
+        : `cleanup failed (${reason}) and the rollback did not finish (${restored.problem}); your work is in commit ${baseline}`,
       {
         reason,
         rolled_back: restored.ok,
         baseline,
-        ...(checkpoint ? { wip_commit: checkpoint.wip, original_head: checkpoint.head } : {}),
+        ...(checkpoint?.wip ? { wip_commit: checkpoint.wip, original_head: checkpoint.head } : {}),
         files: applied?.files ?? [],
       },
     );
@@ -603,10 +632,11 @@ async function unwindCheckpoint(
   deadline: Deadline,
   checkpoint: Checkpoint,
 ): Promise<void> {
-  expectOk(
-    await userGit(['reset', '-q', '--soft', checkpoint.head], root, env, deadline),
-    'git reset --soft',
-  );
+  if (checkpoint.wip !== undefined && (await headOid(root, deadline)) !== checkpoint.head)
+    expectOk(
+      await userGit(['reset', '-q', '--soft', checkpoint.head], root, env, deadline),
+      'git reset --soft',
+    );
   expectOk(await userGit(['read-tree', checkpoint.indexTree], root, env, deadline), 'git read-tree');
 }
 

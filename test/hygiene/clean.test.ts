@@ -197,6 +197,41 @@ describe('clean', () => {
     assert.deepEqual(fingerprint(repo), before);
   });
 
+  it('never commits .dochygiene/, not even when the user tracks it and has changes to it staged', async () => {
+    const repo = project({ ...standardDocs, 'src/w.txt': '1\n' }, standardEntries);
+    repo.git(['add', '.dochygiene']);
+    repo.commit('oops, tracked the tool state');
+    const start = repo.head();
+    writeFileSync(repo.path('src/w.txt'), '2\n');
+    writeFileSync(
+      repo.path('.dochygiene/report.json'),
+      `${read(repo, '.dochygiene/report.json').trimEnd()}\n\n`,
+    );
+    repo.git(['add', '.dochygiene/report.json']);
+    const result = await clean({ cwd: repo.dir, clock, env });
+    assert.equal(result.status, 'committed');
+    assert.equal(repo.git(['rev-parse', 'HEAD~2']), start);
+    assert.equal(repo.git(['show', '--name-only', '--format=', 'HEAD~1']), 'src/w.txt');
+    assert.equal(repo.git(['log', '--format=', '--name-only', `${start}..HEAD`, '--', '.dochygiene']), '');
+  });
+
+  it('with only tracked tool state staged, unstages it on the way and puts it back when nothing applies', async () => {
+    const repo = project(standardDocs, standardEntries);
+    repo.git(['add', '.dochygiene']);
+    repo.commit('tracked tool state');
+    writeFileSync(
+      repo.path('.dochygiene/report.json'),
+      `${read(repo, '.dochygiene/report.json').trimEnd()}\n\n`,
+    );
+    repo.git(['add', '.dochygiene/report.json']);
+    writeFileSync(repo.path('docs/guide.md'), 'changed\n');
+    repo.git(['commit', '-qm', 'guide', '--', 'docs/guide.md']);
+    const before = fingerprint(repo);
+    const result = await clean({ cwd: repo.dir, reject: ['dup', 'frz'], clock, env });
+    assert.equal(result.status, 'partial');
+    assert.deepEqual(fingerprint(repo), before);
+  });
+
   it('a failure half-way on a clean tree leaves worktree, index and HEAD byte for byte as before', async () => {
     const repo = project(standardDocs, standardEntries);
     repo.write({ 'scratch.md': 'untracked\n' });
