@@ -18,6 +18,14 @@ export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from '
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
 export {
+  type ApplyOptions,
+  type ApplyResult,
+  applyEditsToText,
+  applyReport,
+  type EntryOutcome,
+  type FileOutcome,
+} from './hygiene/apply.js';
+export {
   type CheckOptions,
   type CheckResult,
   type CheckSummary,
@@ -26,6 +34,15 @@ export {
   summarizeReport,
 } from './hygiene/check.js';
 export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
+export {
+  type CleanOptions,
+  type CleanPlan,
+  type CleanResult,
+  clean,
+  cleanupMessage,
+  type PlanCleanOptions,
+  planClean,
+} from './hygiene/clean.js';
 export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
 export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
@@ -45,6 +62,7 @@ export {
   StateStore,
   type WriteReportFaults,
 } from './hygiene/state-store.js';
+export { type SweepOptions, type SweepResult, sweep } from './hygiene/sweep.js';
 export {
   countLines,
   REPORT_SCHEMA_FILE,
