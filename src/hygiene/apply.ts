@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, realpath, rmdir } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rmdir, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Deadline } from '../core/deadline.js';
 import { RefusalError } from '../core/errors.js';
@@ -60,6 +60,8 @@ export interface FileOutcome {
   detail?: string;
   /** For a move: where the file went. */
   moved_to?: string;
+  /** A delete-range removed every line: the file itself was deleted (staged as a removal). */
+  removed?: true;
 }
 
 export interface EntryOutcome {
@@ -185,6 +187,7 @@ type Transaction =
       status: 'applied' | 'unchanged';
       unchanged: string[];
       wrote?: string;
+      removed?: true;
       moved?: { to: string; createdDirs: string[] };
     }
   | { status: 'skipped'; reason: SkipReason; detail: string }
@@ -233,6 +236,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
       file.detail = outcome.detail;
     } else {
       if (outcome.wrote !== undefined) result.stage.push(outcome.wrote);
+      if (outcome.removed) file.removed = true;
       if (outcome.moved !== undefined) {
         file.moved_to = outcome.moved.to;
         result.staged_by_move.push(path, outcome.moved.to);
@@ -303,7 +307,15 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   const edited = applyEditsToText(text, entries);
   if ('skip' in edited) return skip(edited.skip, edited.detail);
   if (edited.text === text) return { status: 'unchanged', unchanged: entries.map((entry) => entry.id) };
-  if (tx.dryRun) return { status: 'applied', unchanged: edited.unchanged };
+  // A delete-range over every line (an orphaned doc) deletes the file rather than leaving
+  // an empty one; only a tracked file, so the deletion is recoverable from history.
+  const removesFile =
+    edited.text.replace(/^\uFEFF/, '') === '' &&
+    entries.some((entry) => entry.exact_edit?.kind === 'delete-range');
+  if (removesFile && !(await isTracked(root, path, tx.deadline)))
+    return skip('untracked', 'the file is not tracked by git; deleting it could not be undone');
+  if (tx.dryRun)
+    return { status: 'applied', unchanged: edited.unchanged, ...(removesFile ? { removed: true } : {}) };
 
   try {
     // Read again just before writing: an edit made while we worked must not be overwritten.
@@ -311,11 +323,18 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
     if (!again.equals(bytes))
       return skip('content-changed-since-check', 'the file changed while the cleanup ran');
     await faults?.beforeWrite?.(path);
-    await writeFileAtomic(absolute, edited.text, { mode: stats.mode & 0o7777 });
+    if (removesFile) await unlink(absolute);
+    else await writeFileAtomic(absolute, edited.text, { mode: stats.mode & 0o7777 });
   } catch (error) {
     return { status: 'failed', reason: 'write-failed', detail: (error as Error).message };
   }
-  return { status: 'applied', unchanged: edited.unchanged, wrote: path };
+  // `git add -- path` stages a deleted tracked file as a removal, so it joins `stage`.
+  return {
+    status: 'applied',
+    unchanged: edited.unchanged,
+    wrote: path,
+    ...(removesFile ? { removed: true } : {}),
+  };
 }
 
 async function moveTransaction(tx: TransactionContext, path: string, entry: Entry): Promise<Transaction> {

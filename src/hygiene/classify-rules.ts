@@ -167,7 +167,7 @@ function orphanedProposal(ctx: FileContext): Proposal | undefined {
     path: ctx.path,
     category: { class: 'stale', subtype: 'orphaned' },
     signals: ctx.signals.filter(isUnreferencedStaleName),
-    op: `Delete all ${n} line${n === 1 ? '' : 's'} of this doc: nothing links to it and it sits in a stale location.`,
+    op: `Delete this doc (all ${n} line${n === 1 ? '' : 's'}): nothing links to it and it sits in a stale location.`,
     op_type: 'deterministic',
     exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: n } },
     confidence: 0.6,

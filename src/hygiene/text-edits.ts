@@ -147,6 +147,11 @@ export function applyEditsToText(text: string, entries: readonly Entry[]): TextE
   const hasBom = text.startsWith(BOM);
   const body = hasBom ? text.slice(1) : text;
   let lines = splitLines(body);
+  // Edit as if the file ended with a line break, and take that break off again at the end:
+  // a file without a final newline then gets exactly the edits it would get with one.
+  const lacksFinalBreak = body !== '' && !endsWithLineBreak(body);
+  const last = lines[lines.length - 1];
+  if (lacksFinalBreak && last !== undefined) lines[lines.length - 1] = { ...last, eol: dominantEol(lines) };
   const ordered = [...anchored].sort(
     (a, b) => b.exact_edit!.anchor!.start_line - a.exact_edit!.anchor!.start_line,
   );
@@ -171,8 +176,7 @@ export function applyEditsToText(text: string, entries: readonly Entry[]): TextE
     edited = result.text;
   }
 
-  // Deleting a file's last lines must not add a final newline the file never had.
-  if (body !== '' && !endsWithLineBreak(body)) edited = stripFinalLineBreak(edited);
+  if (lacksFinalBreak) edited = stripFinalLineBreak(edited);
   return { text: (hasBom ? BOM : '') + edited, unchanged };
 }
 

@@ -182,6 +182,29 @@ describe('applyReport', () => {
     assert.equal(repo.git(['status', '--porcelain', '--untracked-files=all']), ' M a.md');
   });
 
+  it('a delete-range over every line deletes a tracked file; an untracked one is skipped', async () => {
+    const repo = docsRepo({ 'plans/old.md': '\uFEFFone\r\ntwo' });
+    repo.write({ 'plans/scratch.md': 'x\n' });
+    const report = makeReport(repo.dir, [
+      makeEntry(repo.dir, { id: 'old', path: 'plans/old.md', kind: 'delete-range', anchor: [1, 2] }),
+      makeEntry(repo.dir, { id: 'scratch', path: 'plans/scratch.md', kind: 'delete-range', anchor: [1, 1] }),
+    ]);
+    const dry = await applyReport({ root: repo.dir, report, env, dryRun: true });
+    assert.equal(dry.files[0]?.removed, true);
+    assert.ok(existsSync(repo.path('plans/old.md')), 'a dry run deletes nothing');
+    const result = await applyReport({ root: repo.dir, report, env });
+    assert.deepEqual(
+      result.files.map((file) => [file.path, file.status, file.reason ?? file.removed]),
+      [
+        ['plans/old.md', 'applied', true],
+        ['plans/scratch.md', 'skipped', 'untracked'],
+      ],
+    );
+    assert.deepEqual(result.stage, ['plans/old.md']);
+    assert.equal(existsSync(repo.path('plans/old.md')), false);
+    assert.equal(read(repo, 'plans/scratch.md'), 'x\n');
+  });
+
   it('does not overwrite a file that changes while the run is under way', async () => {
     const repo = docsRepo({ 'a.md': 'a\nx\n', 'b.md': 'b\nx\n' });
     const report = makeReport(

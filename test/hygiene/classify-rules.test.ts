@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import fc from 'fast-check';
 import { classifyWithRules, occursOnlyAsToken } from '../../src/hygiene/classify-rules.js';
 import { lineCount } from '../../src/hygiene/line-span.js';
 import { findProposalConflicts, parseProposals } from '../../src/hygiene/proposals.js';
@@ -10,6 +9,7 @@ import {
   type ScanArtifact,
   type Signal,
 } from '../../src/hygiene/types.js';
+import { fc } from '../helpers/property.js';
 
 function artifact(signals: Record<string, Signal[]>, extra: Partial<ScanArtifact> = {}): ScanArtifact {
   const shortlist = [...new Set([...Object.keys(signals), ...(extra.shortlist ?? [])])].sort();

@@ -342,6 +342,39 @@ describe('clean', () => {
     assert.deepEqual(fingerprint(repo), before);
   });
 
+  it('an approved delete-range over every line removes the file in the one commit', async () => {
+    const repo = project({ 'docs/plans/old.md': 'one\ntwo\n', 'docs/keep.md': 'k\n' }, (root) => [
+      makeEntry(root, { id: 'orphan', path: 'docs/plans/old.md', kind: 'delete-range', anchor: [1, 2] }),
+    ]);
+    const result = await clean({ cwd: repo.dir, clock, env, approve: ['orphan'] });
+    assert.equal(result.status, 'committed');
+    assert.equal(existsSync(repo.path('docs/plans/old.md')), false);
+    assert.equal(repo.git(['show', '--name-status', '--format=', 'HEAD']), 'D\tdocs/plans/old.md');
+    assert.equal(count(repo), 3);
+  });
+
+  it('a failure at the commit step brings a whole-file delete back', async () => {
+    const repo = project({ 'docs/plans/old.md': 'one\ntwo\n' }, (root) => [
+      makeEntry(root, { id: 'orphan', path: 'docs/plans/old.md', kind: 'delete-range', anchor: [1, 2] }),
+    ]);
+    const before = fingerprint(repo);
+    await assert.rejects(
+      clean({
+        cwd: repo.dir,
+        clock,
+        env,
+        approve: ['orphan'],
+        faults: {
+          beforeCommit: () => {
+            throw new Error('commit refused (simulated)');
+          },
+        },
+      }),
+      /rolled back/,
+    );
+    assert.deepEqual(fingerprint(repo), before);
+  });
+
   it('stages a git mv destination once: the commit records a rename', async () => {
     const repo = project({ 'docs/old.md': 'old plan\n' }, (root) => [
       makeEntry(root, {

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import fc from 'fast-check';
 import type { Clock } from '../../src/core/clock.js';
 import { UsageError, ValidationError } from '../../src/core/errors.js';
 import { assignEntryIds, finalizeReport } from '../../src/hygiene/finalize.js';
@@ -11,6 +10,7 @@ import { countTokens, TOKENIZER_NAME } from '../../src/hygiene/tokens.js';
 import type { Entry, Proposal, ScanArtifact } from '../../src/hygiene/types.js';
 import { validateReport } from '../../src/hygiene/validate.js';
 import { makeTempDir } from '../helpers/git-repo.js';
+import { fc } from '../helpers/property.js';
 
 /** A clock that advances one second per reading, to show which reading stamped what. */
 function tickingClock(start = '2026-03-01T10:00:00Z'): Clock & { readings: number } {

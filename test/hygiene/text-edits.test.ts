@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import fc from 'fast-check';
 import { applyEditsToText, dedupeLine, splitLines } from '../../src/hygiene/text-edits.js';
 import type { Entry } from '../../src/hygiene/types.js';
+import { fc } from '../helpers/property.js';
 import { type EntrySpec, makeEntry } from '../helpers/report.js';
 
 const entry = (text: string, spec: Omit<EntrySpec, 'text' | 'path'> & { path?: string }): Entry =>
