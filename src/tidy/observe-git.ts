@@ -1,0 +1,538 @@
+/**
+ * The Git observation behind `tidy plan` (and apply's revalidation): repository layout,
+ * base, branch tips, object types, native ancestry and worktrees, read with a bounded
+ * number of hardened git calls (never one per branch), each capped at the output bound
+ * and sharing one deadline. Tips, base and worktrees are read twice; anything that
+ * changed between the reads is reported so that the decision retains it as uncertain.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { RefusalError } from '../core/errors.js';
+import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../core/git.js';
+import { describeOutcome, type RunResult } from '../core/run.js';
+import {
+  IncompleteObservationError,
+  type ObjectFormat,
+  type ObserveContext,
+  type ObserveRequest,
+  type TidyBackend,
+} from './types.js';
+
+export interface GitLayout {
+  /** PATH resolved through symlinks. */
+  path: string;
+  toplevel: string | undefined;
+  gitDir: string;
+  commonDir: string;
+  isBare: boolean;
+  isShallow: boolean;
+  objectFormat: ObjectFormat;
+}
+
+export interface ResolvedBase {
+  selector: string;
+  /** Full ref name, or null when the selector is an object id. */
+  ref: string | null;
+  /** The base commit (a tag base is peeled to its commit). */
+  oid: string;
+}
+
+export interface BranchTip {
+  ref: string;
+  oid: string;
+  /** Target of a symbolic branch ref, or null. */
+  symref: string | null;
+}
+
+export interface ObservedBranch extends BranchTip {
+  /** Object type of the tip; null when the object is missing. */
+  objectType: string | null;
+  /** Listed by `for-each-ref --merged=<base>`: the tip is reachable from the base commit. */
+  isMerged: boolean;
+  /** The tip (or its existence) differed between the first and the second read. */
+  changed: boolean;
+}
+
+export interface GitObservation {
+  layout: GitLayout;
+  /** e.g. "2.39.5"; null when `git version` printed something unexpected. */
+  gitVersion: string | null;
+  base: ResolvedBase;
+  selection: { mode: 'explicit' | 'all-local-branches'; refs: string[] };
+  worktrees: WorktreeRecord[];
+  /** Selected branches in target order (explicit order, or refname order for all). */
+  branches: ObservedBranch[];
+  /** The base resolved to a different commit on the second read. */
+  baseChanged: boolean;
+  /** The worktree list differed between the two reads. */
+  worktreesChanged: boolean;
+  /** Number of git processes this observation ran. */
+  gitCalls: number;
+}
+
+export interface GitCallContext extends ObserveContext {
+  cwd: string;
+  /** Incremented per git process (for the bounded-calls test and the benchmark). */
+  counter?: { calls: number };
+}
+
+// ---------------------------------------------------------------------------
+// Bounded calls
+
+/** Runs one hardened git call under the output bound and the shared deadline. */
+export async function observeGitRaw(
+  args: readonly string[],
+  ctx: GitCallContext,
+  label: string,
+  input?: string,
+): Promise<RunResult & { kind: 'exited' }> {
+  if (ctx.counter) ctx.counter.calls += 1;
+  const result = await git(args, {
+    cwd: ctx.cwd,
+    deadline: ctx.deadline,
+    maxBytes: ctx.bounds.maxOutputBytes,
+    signal: ctx.signal,
+    ...(input === undefined ? {} : { input }),
+  });
+  switch (result.kind) {
+    case 'exited':
+      return result;
+    case 'truncated':
+      throw new IncompleteObservationError(
+        'output-bound-exceeded',
+        `${label} produced more than ${result.limit} bytes; evidence is incomplete`,
+      );
+    case 'timed-out':
+      throw new IncompleteObservationError(
+        'deadline',
+        `${label} ran past the deadline; evidence is incomplete`,
+      );
+    case 'cancelled':
+      throw new IncompleteObservationError('cancelled', `${label} was cancelled`);
+    case 'not-found':
+      throw new IncompleteObservationError('git-not-found', 'git is not installed or not on PATH');
+    default:
+      throw new IncompleteObservationError('git-failed', describeOutcome(result, label));
+  }
+}
+
+/** Like observeGitRaw, but a non-zero exit is a failure too. */
+export async function observeGitOk(
+  args: readonly string[],
+  ctx: GitCallContext,
+  label: string,
+  input?: string,
+): Promise<string> {
+  const result = await observeGitRaw(args, ctx, label, input);
+  if (result.code !== 0) throw new IncompleteObservationError('git-failed', describeOutcome(result, label));
+  return result.stdout.toString('utf8');
+}
+
+/** Splits items into chunks whose summed cost stays within budget (one item may exceed it alone). */
+export function chunkByCost<T>(items: readonly T[], cost: (item: T) => number, budget: number): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let used = 0;
+  for (const item of items) {
+    const c = cost(item);
+    if (current.length > 0 && used + c > budget) {
+      chunks.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(item);
+    used += c;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+function lines(text: string): string[] {
+  const out = text.split('\n');
+  if (out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+function malformed(label: string, detail: string): IncompleteObservationError {
+  return new IncompleteObservationError('malformed-output', `${label}: unexpected output (${detail})`);
+}
+
+// ---------------------------------------------------------------------------
+// Selection checks (pure)
+
+const FORBIDDEN_REF_CHARS = /[\u0000-\u0020\u007f~^:?*[\\]/;
+
+/**
+ * A full ref name that git would accept (the rules of `git check-ref-format`), checked
+ * in-process so that a glob, revset or option-like text never reaches git.
+ */
+export function isValidFullRefName(name: string): boolean {
+  if (!name.startsWith('refs/')) return false;
+  if (FORBIDDEN_REF_CHARS.test(name)) return false;
+  if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
+  if (name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) return false;
+  for (const component of name.split('/')) {
+    if (component === '' || component.startsWith('.') || component.endsWith('.lock')) return false;
+  }
+  return true;
+}
+
+/** The UTF-8 byte length of text. */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** Refuses text over the path/selector bound before anything else runs. */
+export function checkTextBound(label: string, text: string, maxBytes: number): void {
+  const size = utf8Bytes(text);
+  if (size > maxBytes)
+    throw new RefusalError('bound-exceeded', `${label} is ${size} bytes; the bound is ${maxBytes} bytes`);
+}
+
+/**
+ * Validates explicit `--ref` values: full `refs/heads/…` names, literal, no duplicates.
+ * Existence is checked against the repository later (`unknown-ref`).
+ */
+export function checkExplicitRefs(refs: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const ref of refs) {
+    if (!ref.startsWith('refs/'))
+      throw new RefusalError(
+        'short-selector',
+        `--ref ${JSON.stringify(ref)} is not a full ref name; give it as refs/heads/… (names are never guessed)`,
+      );
+    if (!isValidFullRefName(ref))
+      throw new RefusalError(
+        'invalid-ref',
+        `--ref ${JSON.stringify(ref)} is not a valid literal ref name (globs, revsets and patterns are not accepted)`,
+      );
+    if (!ref.startsWith('refs/heads/') || ref === 'refs/heads/')
+      throw new RefusalError(
+        'not-a-branch',
+        `--ref ${JSON.stringify(ref)} is not a local branch (refs/heads/…)`,
+      );
+    if (seen.has(ref))
+      throw new RefusalError('duplicate-ref', `--ref ${JSON.stringify(ref)} is given more than once`);
+    seen.add(ref);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Observation steps (each exported for apply's revalidation)
+
+/** Resolves PATH and locates the repository around it. */
+export async function discoverGitLayout(path: string, ctx: ObserveContext): Promise<GitLayout> {
+  let resolved: string;
+  try {
+    resolved = await realpath(path);
+    if (!(await stat(resolved)).isDirectory())
+      throw new RefusalError('not-a-repository', `${JSON.stringify(path)} is not a directory`);
+  } catch (error) {
+    if (error instanceof RefusalError) throw error;
+    throw new RefusalError('path-not-found', `${JSON.stringify(path)} does not exist`);
+  }
+  let layout: Awaited<ReturnType<typeof discoverRepo>>;
+  try {
+    layout = await discoverRepo(resolved, ctx.deadline);
+  } catch (error) {
+    throw new IncompleteObservationError('git-failed', (error as Error).message);
+  }
+  if (layout === undefined)
+    throw new RefusalError('not-a-repository', `${JSON.stringify(resolved)} is not inside a git repository`);
+  if (!layout.gitDir || !layout.commonDir) throw malformed('git rev-parse', 'no git dir');
+  return { path: resolved, ...layout };
+}
+
+/** `git version` → "2.39.5" (null if unrecognised). */
+export async function readGitVersion(ctx: GitCallContext): Promise<string | null> {
+  const text = await observeGitOk(['version'], ctx, 'git version');
+  const match = /^git version (\S+)/.exec(text);
+  return match?.[1] ?? null;
+}
+
+/**
+ * Resolves `--base`: a full ref name or a full object id of the repository's format,
+ * peeled to a commit. Short names, abbreviated ids and revsets are refused, never guessed.
+ */
+export async function resolveBase(
+  selector: string,
+  objectFormat: ObjectFormat,
+  ctx: GitCallContext,
+): Promise<ResolvedBase> {
+  let ref: string | null = null;
+  let oid: string;
+  if (selector.startsWith('refs/')) {
+    if (!isValidFullRefName(selector))
+      throw new RefusalError(
+        'invalid-selector',
+        `--base ${JSON.stringify(selector)} is not a valid literal ref name`,
+      );
+    const text = await observeGitOk(
+      ['for-each-ref', '--format=%(objectname)%00%(refname)', '--', selector],
+      ctx,
+      'git for-each-ref (base)',
+    );
+    const row = lines(text)
+      .map((line) => line.split('\0'))
+      .find((fields) => fields[1] === selector);
+    if (row === undefined)
+      throw new RefusalError('base-unresolved', `--base ${JSON.stringify(selector)} does not exist`);
+    ref = selector;
+    oid = row[0] ?? '';
+    if (!isFullOid(oid, objectFormat)) throw malformed('git for-each-ref (base)', 'object id');
+  } else if (isFullOid(selector, objectFormat)) {
+    oid = selector;
+  } else if (/^[0-9a-fA-F]+$/.test(selector)) {
+    throw new RefusalError(
+      'short-selector',
+      `--base ${JSON.stringify(selector)} is not a full ${objectFormat} object id (${objectFormat === 'sha1' ? 40 : 64} lowercase hex digits); abbreviations are not accepted`,
+    );
+  } else {
+    throw new RefusalError(
+      'short-selector',
+      `--base ${JSON.stringify(selector)} is not a full ref name or object id; give e.g. refs/heads/main (names are never guessed)`,
+    );
+  }
+  const peeled = await observeGitRaw(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${oid}^{commit}`],
+    ctx,
+    'git rev-parse (base)',
+  );
+  if (peeled.code !== 0)
+    throw new RefusalError(
+      'base-unresolved',
+      `--base ${JSON.stringify(selector)} does not resolve to a commit in this repository`,
+    );
+  const commit = peeled.stdout.toString('utf8').trim();
+  if (!isFullOid(commit, objectFormat)) throw malformed('git rev-parse (base)', 'object id');
+  return { selector, ref, oid: commit };
+}
+
+/** Every local branch's full name, in refname order. Refuses past the entry bound. */
+export async function listLocalBranchNames(ctx: GitCallContext): Promise<string[]> {
+  const text = await observeGitOk(
+    ['for-each-ref', '--format=%(refname)', 'refs/heads/'],
+    ctx,
+    'git for-each-ref (branches)',
+  );
+  const names = lines(text);
+  for (const name of names)
+    if (!name.startsWith('refs/heads/')) throw malformed('git for-each-ref', 'ref name');
+  if (names.length > ctx.bounds.maxEntries)
+    throw new RefusalError(
+      'bound-exceeded',
+      `the repository has ${names.length} local branches; the bound is ${ctx.bounds.maxEntries} entries (select with --ref)`,
+    );
+  return names;
+}
+
+function oidLength(format: ObjectFormat): number {
+  return format === 'sha1' ? 40 : 64;
+}
+
+/**
+ * Reads the tips of the named refs with `for-each-ref` (exact names as patterns), in
+ * chunks sized to keep each call's output under the bound. Names that do not exist
+ * are absent from the result.
+ */
+export async function readBranchTips(
+  names: readonly string[],
+  objectFormat: ObjectFormat,
+  ctx: GitCallContext,
+): Promise<Map<string, BranchTip>> {
+  const tips = new Map<string, BranchTip>();
+  const wanted = new Set(names);
+  // A row is oid, symref target, name; the symref target is unknown in advance, so budget
+  // for a name-sized one and keep half the bound as headroom.
+  const budget = Math.max(1, Math.floor(ctx.bounds.maxOutputBytes / 2));
+  const chunks = chunkByCost(names, (name) => oidLength(objectFormat) + 4 + 2 * utf8Bytes(name), budget);
+  for (const chunk of chunks) {
+    const text = await observeGitOk(
+      ['for-each-ref', '--format=%(objectname)%00%(symref)%00%(refname)', '--', ...chunk],
+      ctx,
+      'git for-each-ref (tips)',
+    );
+    for (const line of lines(text)) {
+      const fields = line.split('\0');
+      if (fields.length !== 3) throw malformed('git for-each-ref (tips)', 'field count');
+      const [oid, symref, ref] = fields as [string, string, string];
+      if (!wanted.has(ref)) continue; // a pattern also matches names below it
+      if (!isFullOid(oid, objectFormat)) throw malformed('git for-each-ref (tips)', 'object id');
+      tips.set(ref, { ref, oid, symref: symref === '' ? null : symref });
+    }
+  }
+  return tips;
+}
+
+/** Object types of the given ids via `cat-file --batch-check`; a missing object maps to null. */
+export async function readObjectTypes(
+  oids: readonly string[],
+  objectFormat: ObjectFormat,
+  ctx: GitCallContext,
+): Promise<Map<string, string | null>> {
+  const types = new Map<string, string | null>();
+  const unique = [...new Set(oids)];
+  const budget = Math.max(1, Math.floor(ctx.bounds.maxOutputBytes / 2));
+  for (const chunk of chunkByCost(unique, () => oidLength(objectFormat) + 16, budget)) {
+    const text = await observeGitOk(
+      ['cat-file', '--batch-check=%(objectname) %(objecttype)'],
+      ctx,
+      'git cat-file --batch-check',
+      `${chunk.join('\n')}\n`,
+    );
+    const rows = lines(text);
+    if (rows.length !== chunk.length) throw malformed('git cat-file', 'row count');
+    rows.forEach((row, index) => {
+      const [oid, type] = row.split(' ');
+      if (oid === undefined || oid !== chunk[index] || type === undefined)
+        throw malformed('git cat-file', 'row');
+      types.set(oid, type === 'missing' ? null : type);
+    });
+  }
+  return types;
+}
+
+/**
+ * The names among the selected refs whose tips are reachable from the base commit, by
+ * native ancestry (`for-each-ref --merged`, one traversal per call; replace objects and
+ * grafts are off in the hardened environment). `names` undefined → all local branches.
+ */
+export async function readMergedNames(
+  baseOid: string,
+  names: readonly string[] | undefined,
+  ctx: GitCallContext,
+): Promise<Set<string>> {
+  const merged = new Set<string>();
+  const patterns =
+    names === undefined
+      ? [['refs/heads/']]
+      : chunkByCost(names, (n) => utf8Bytes(n) + 1, ctx.bounds.maxOutputBytes / 2);
+  const wanted = names === undefined ? undefined : new Set(names);
+  for (const chunk of patterns) {
+    const text = await observeGitOk(
+      ['for-each-ref', `--merged=${baseOid}`, '--format=%(refname)', '--', ...chunk],
+      ctx,
+      'git for-each-ref --merged',
+    );
+    for (const name of lines(text)) {
+      if (wanted !== undefined && !wanted.has(name)) continue;
+      merged.add(name);
+    }
+  }
+  return merged;
+}
+
+/** `git worktree list --porcelain -z`, bounded. */
+export async function readWorktrees(ctx: GitCallContext): Promise<WorktreeRecord[]> {
+  const result = await observeGitRaw(['worktree', 'list', '--porcelain', '-z'], ctx, 'git worktree list');
+  if (result.code !== 0)
+    throw new IncompleteObservationError('git-failed', describeOutcome(result, 'git worktree list'));
+  return parseWorktreeList(result.stdout);
+}
+
+function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+// ---------------------------------------------------------------------------
+// The whole observation
+
+/**
+ * Observes a Git repository for a tidy plan. Throws RefusalError for selection
+ * problems (unknown/duplicate/short/non-branch refs, unresolved base, bounds) and
+ * IncompleteObservationError when evidence could not be read completely.
+ */
+export async function observeGit(
+  request: ObserveRequest,
+  ctx: ObserveContext & { counter?: { calls: number } },
+): Promise<GitObservation> {
+  const { bounds } = ctx;
+  checkTextBound('PATH', request.path, bounds.maxTextBytes);
+  checkTextBound('--base', request.baseSelector, bounds.maxTextBytes);
+  for (const ref of request.refs ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
+  if (request.refs !== undefined) {
+    checkExplicitRefs(request.refs);
+    if (request.refs.length > bounds.maxEntries)
+      throw new RefusalError(
+        'bound-exceeded',
+        `${request.refs.length} refs selected; the bound is ${bounds.maxEntries} entries`,
+      );
+  }
+
+  const counter = ctx.counter ?? { calls: 0 };
+  counter.calls += 1; // discoverRepo
+  const layout = await discoverGitLayout(request.path, ctx);
+  const call: GitCallContext = { ...ctx, cwd: layout.path, counter };
+  const format = layout.objectFormat;
+
+  const [gitVersion, base, worktrees, allNames] = await Promise.all([
+    readGitVersion(call),
+    resolveBase(request.baseSelector, format, call),
+    readWorktrees(call),
+    request.refs === undefined ? listLocalBranchNames(call) : Promise.resolve(undefined),
+  ]);
+  const names = allNames ?? [...(request.refs ?? [])];
+  if (names.length + worktrees.length > bounds.maxEntries)
+    throw new RefusalError(
+      'bound-exceeded',
+      `${names.length} branches and ${worktrees.length} worktrees observed; the bound is ${bounds.maxEntries} entries`,
+    );
+
+  const tips = await readBranchTips(names, format, call);
+  if (request.refs !== undefined) {
+    const unknown = names.find((name) => !tips.has(name));
+    if (unknown !== undefined)
+      throw new RefusalError(
+        'unknown-ref',
+        `--ref ${JSON.stringify(unknown)} does not exist in this repository`,
+      );
+  }
+  const present = names.filter((name) => tips.has(name));
+
+  const [types, merged] = await Promise.all([
+    readObjectTypes(
+      present.map((name) => tips.get(name)!.oid),
+      format,
+      call,
+    ),
+    readMergedNames(base.oid, request.refs === undefined ? undefined : present, call),
+  ]);
+
+  // Second read: anything that moved while we looked is retained as uncertain.
+  const [tipsAgain, baseAgain, worktreesAgain] = await Promise.all([
+    readBranchTips(present, format, call),
+    resolveBase(request.baseSelector, format, call).catch(() => undefined),
+    readWorktrees(call),
+  ]);
+
+  const branches: ObservedBranch[] = present.map((name) => {
+    const tip = tips.get(name)!;
+    const again = tipsAgain.get(name);
+    return {
+      ...tip,
+      objectType: types.get(tip.oid) ?? null,
+      isMerged: merged.has(name),
+      changed: again === undefined || again.oid !== tip.oid || again.symref !== tip.symref,
+    };
+  });
+
+  return {
+    layout,
+    gitVersion,
+    base,
+    selection: {
+      mode: request.refs === undefined ? 'all-local-branches' : 'explicit',
+      refs: present,
+    },
+    worktrees,
+    branches,
+    baseChanged: baseAgain === undefined || baseAgain.oid !== base.oid,
+    worktreesChanged: !sameWorktrees(worktrees, worktreesAgain),
+    gitCalls: counter.calls,
+  };
+}
+
+/** The Git backend behind the seam. */
+export const gitBackend: TidyBackend<GitObservation> = {
+  name: 'git',
+  observe: (request, ctx) => observeGit(request, ctx),
+};

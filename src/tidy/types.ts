@@ -1,0 +1,293 @@
+/**
+ * Tidy data contracts: plan schema v1, the closed reason set (SPEC §3.1), bounds
+ * (SPEC §3.4) and the backend seam. Shared by `tidy plan` and `tidy apply`.
+ */
+import type { Deadline } from '../core/deadline.js';
+import { OperationalError } from '../core/errors.js';
+
+/** The closed reason set, in the order reasons are listed on a target. */
+export const REASON_CODES = [
+  'integrated',
+  'not-integrated',
+  'is-base',
+  'checked-out',
+  'worktree-head',
+  'workspace-revision',
+  'conflicted',
+  'remote-associated',
+  'uncertain',
+  'unsupported',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** Reasons the Git backend can produce (the others are jj-only). */
+export const GIT_REASON_CODES: readonly ReasonCode[] = [
+  'integrated',
+  'not-integrated',
+  'is-base',
+  'checked-out',
+  'worktree-head',
+  'uncertain',
+  'unsupported',
+];
+
+/** Reasons that block deletion even of an integrated target. */
+export const BLOCKER_REASONS = ['is-base', 'checked-out', 'worktree-head'] as const;
+export type BlockerReason = (typeof BLOCKER_REASONS)[number];
+
+export type Decision = 'delete' | 'retain';
+export type PlanStatus = 'complete' | 'refused' | 'incomplete';
+export type ObjectFormat = 'sha1' | 'sha256';
+export type BackendName = 'git' | 'jj';
+
+/** Capability limits every Git plan states. */
+export const GIT_PLAN_LIMITS: readonly string[] = [
+  'native ancestry only: squash/patch equivalence not evaluated',
+  'forge (pull request) state not consulted; no network',
+  'remote branches and upstream configuration not considered',
+  'replace objects and grafts ignored',
+  'observation is a sample, not a transaction: apply revalidates each action',
+];
+
+/** How the Git backend establishes ancestry (recorded on each target). */
+export const GIT_ANCESTRY_METHOD = 'git for-each-ref --merged';
+
+// ---------------------------------------------------------------------------
+// Bounds
+
+export interface TidyBounds {
+  /** Total budget for the whole command, shared by every native call. */
+  deadlineMs: number;
+  /** Cap on each native call's stdout and stderr. */
+  maxOutputBytes: number;
+  /** Cap on an encoded plan/result/record. */
+  maxRecordBytes: number;
+  /** Cap on observed entries (refs, worktrees) in aggregate. */
+  maxEntries: number;
+  /** Cap on paths and selectors, in UTF-8 bytes. */
+  maxTextBytes: number;
+  /** Cap on ids (plan ids, object ids), in bytes. */
+  maxIdBytes: number;
+}
+
+export const DEFAULT_PLAN_BOUNDS: Readonly<TidyBounds> = Object.freeze({
+  deadlineMs: 10_000,
+  maxOutputBytes: 65_536,
+  maxRecordBytes: 1_048_576,
+  maxEntries: 1024,
+  maxTextBytes: 4096,
+  maxIdBytes: 128,
+});
+
+export const DEFAULT_APPLY_BOUNDS: Readonly<TidyBounds> = Object.freeze({
+  ...DEFAULT_PLAN_BOUNDS,
+  deadlineMs: 60_000,
+});
+
+const BOUND_KEYS: readonly (keyof TidyBounds)[] = [
+  'deadlineMs',
+  'maxOutputBytes',
+  'maxRecordBytes',
+  'maxEntries',
+  'maxTextBytes',
+  'maxIdBytes',
+];
+
+/**
+ * The bounds for a command. TEST-ONLY: when `STW_TEST_HOOKS=1`, the JSON object in
+ * `STW_TEST_TIDY_BOUNDS` overrides any subset of the keys so tests can force bounds low.
+ * Not a user feature and not documented for users.
+ */
+export function boundsFromEnv(
+  env: NodeJS.ProcessEnv,
+  defaults: Readonly<TidyBounds> = DEFAULT_PLAN_BOUNDS,
+): TidyBounds {
+  const bounds: TidyBounds = { ...defaults };
+  if (env['STW_TEST_HOOKS'] !== '1') return bounds;
+  const raw = env['STW_TEST_TIDY_BOUNDS'];
+  if (raw === undefined || raw === '') return bounds;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('STW_TEST_TIDY_BOUNDS is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw new Error('STW_TEST_TIDY_BOUNDS is not an object');
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!(BOUND_KEYS as readonly string[]).includes(key))
+      throw new Error(`STW_TEST_TIDY_BOUNDS: unknown key ${key}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw new Error(`STW_TEST_TIDY_BOUNDS: ${key} must be a non-negative integer`);
+    bounds[key as keyof TidyBounds] = value;
+  }
+  return bounds;
+}
+
+// ---------------------------------------------------------------------------
+// Plan schema v1 (schemas/tidy-plan-v1.schema.json)
+
+export interface PlanRepository {
+  /** PATH as given, resolved through symlinks. */
+  path: string;
+  /** The worktree root containing PATH; null in a bare repository. */
+  toplevel: string | null;
+  git_dir: string;
+  common_dir: string;
+  object_format: ObjectFormat;
+  is_shallow: boolean;
+}
+
+export interface PlanBackend {
+  name: BackendName;
+  /** The native tool's version, e.g. "2.39.5"; null when it could not be read. */
+  version: string | null;
+}
+
+export interface PlanBase {
+  /** The selector exactly as given. */
+  selector: string;
+  /** The full ref name when the selector is a ref; null for an object id selector. */
+  ref: string | null;
+  /** The base commit; null only when the plan was refused before it resolved. */
+  oid: string | null;
+}
+
+export interface PlanSelection {
+  mode: 'explicit' | 'all-local-branches';
+  /** Selected full ref names, in target order. */
+  refs: string[];
+}
+
+export interface PlanWorktree {
+  path: string;
+  head: string | null;
+  branch: string | null;
+  detached: boolean;
+  bare: boolean;
+  /** null when not locked; the reason ("" when none given) when locked. */
+  locked: string | null;
+  /** null when not prunable; git's reason when prunable. */
+  prunable: string | null;
+  is_main: boolean;
+}
+
+export interface PlanBlocker {
+  reason: BlockerReason;
+  /** The worktree that holds the target, or null (is-base). */
+  worktree: string | null;
+}
+
+export interface PlanEvidence {
+  /** true / false from native ancestry; null when not established (uncertain/unsupported). */
+  ancestor_of_base: boolean | null;
+  method: string;
+  /** The tip's object type; null when the object is missing. */
+  object_type: string | null;
+  /** The ref a symbolic branch points to, or null. */
+  symref_target: string | null;
+  /** Why the evidence is uncertain or unsupported (one line each); empty otherwise. */
+  notes: string[];
+}
+
+export interface PlanTarget {
+  ref: string;
+  oid: string;
+  decision: Decision;
+  reasons: ReasonCode[];
+  evidence: PlanEvidence;
+  blockers: PlanBlocker[];
+}
+
+export interface PlanEffect {
+  action_id: number;
+  type: 'delete-ref';
+  ref: string;
+  old_oid: string;
+  /** `refs/stw-recovery/<plan_id>/<action_id>`; null in a stateless plan. */
+  recovery_ref: string | null;
+}
+
+export interface PlanRefusal {
+  code: string;
+  message: string;
+}
+
+export interface TidyPlanV1 {
+  schema_version: 1;
+  status: PlanStatus;
+  /** "" when stateless; 32 lowercase hex characters when stored. */
+  plan_id: string;
+  created_at: string;
+  tool_version: string;
+  backend: PlanBackend;
+  /** null only when PATH is not a repository (refused plan). */
+  repository: PlanRepository | null;
+  base: PlanBase;
+  selection: PlanSelection;
+  worktrees: PlanWorktree[];
+  targets: PlanTarget[];
+  effects: PlanEffect[];
+  limits: string[];
+  refusal: PlanRefusal | null;
+}
+
+export const PLAN_SCHEMA_FILE = 'tidy-plan-v1.schema.json';
+
+// ---------------------------------------------------------------------------
+// Stored plans and recovery refs
+
+/** The current stored-record format; 1 was planning-only (no effects) and needs a replan. */
+export const RECORD_FORMAT = 2;
+
+export interface StoredPlanRecord {
+  record_format: 2;
+  plan: TidyPlanV1;
+  /** `sha256:<hex>` of `JSON.stringify(plan)` (compact). */
+  integrity: string;
+}
+
+export const PLAN_ID_PATTERN = /^[0-9a-f]{32}$/;
+export const RECOVERY_REF_PREFIX = 'refs/stw-recovery/';
+
+/** The private recovery ref for one action of a stored plan. */
+export function recoveryRefFor(planId: string, actionId: number): string {
+  return `${RECOVERY_REF_PREFIX}${planId}/${actionId}`;
+}
+
+// ---------------------------------------------------------------------------
+// Backend seam (only git is built; jj comes later)
+
+export interface ObserveRequest {
+  /** PATH: the main worktree, a linked worktree or a subdirectory. */
+  path: string;
+  baseSelector: string;
+  /** Explicit full ref names, or undefined for every local branch. */
+  refs: readonly string[] | undefined;
+}
+
+/** What every observation call shares: one deadline for the whole command, and the bounds. */
+export interface ObserveContext {
+  deadline: Deadline;
+  bounds: TidyBounds;
+  signal?: AbortSignal | undefined;
+}
+
+/** A backend observes a repository; deciding is backend-independent where it can be. */
+export interface TidyBackend<O> {
+  name: BackendName;
+  observe(request: ObserveRequest, ctx: ObserveContext): Promise<O>;
+}
+
+/** Codes under which an observation is incomplete (status `incomplete`, exit 1). */
+export type IncompleteCode =
+  | 'output-bound-exceeded'
+  | 'deadline'
+  | 'cancelled'
+  | 'git-not-found'
+  | 'git-failed'
+  | 'malformed-output';
+
+/** Evidence could not be observed completely (truncated, timed out, failed): never a decision. */
+export class IncompleteObservationError extends OperationalError {
+  declare readonly code: IncompleteCode;
+}
