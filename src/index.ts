@@ -17,3 +17,17 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
+export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';
+export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';
+export { checkStateDir, readPlanRecord, type StoredPlan, writePlanRecord } from './tidy/store.js';
+export {
+  boundsFromEnv,
+  DEFAULT_APPLY_BOUNDS,
+  DEFAULT_PLAN_BOUNDS,
+  type PlanTarget,
+  REASON_CODES,
+  type ReasonCode,
+  type TidyBounds,
+  type TidyPlanV1,
+} from './tidy/types.js';

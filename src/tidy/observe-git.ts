@@ -69,6 +69,14 @@ export interface GitObservation {
   gitCalls: number;
 }
 
+/** Facts observed so far, filled in as the observation proceeds (for refused/incomplete plans). */
+export interface PartialGitObservation {
+  layout?: GitLayout;
+  gitVersion?: string | null;
+  base?: ResolvedBase;
+  worktrees?: WorktreeRecord[];
+}
+
 export interface GitCallContext extends ObserveContext {
   cwd: string;
   /** Incremented per git process (for the bounded-calls test and the benchmark). */
@@ -144,6 +152,19 @@ export function chunkByCost<T>(items: readonly T[], cost: (item: T) => number, b
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/**
+ * Like Promise.all, but waits for every call to settle (no git process outlives the
+ * observation) and throws the first failure in argument order, so the reported
+ * refusal does not depend on which process finished first.
+ */
+export async function settleAll<T extends readonly unknown[]>(
+  promises: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 function lines(text: string): string[] {
@@ -443,8 +464,9 @@ function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[
  */
 export async function observeGit(
   request: ObserveRequest,
-  ctx: ObserveContext & { counter?: { calls: number } },
+  ctx: ObserveContext & { counter?: { calls: number }; partial?: PartialGitObservation },
 ): Promise<GitObservation> {
+  const partial = ctx.partial ?? {};
   const { bounds } = ctx;
   checkTextBound('PATH', request.path, bounds.maxTextBytes);
   checkTextBound('--base', request.baseSelector, bounds.maxTextBytes);
@@ -461,13 +483,14 @@ export async function observeGit(
   const counter = ctx.counter ?? { calls: 0 };
   counter.calls += 1; // discoverRepo
   const layout = await discoverGitLayout(request.path, ctx);
+  partial.layout = layout;
   const call: GitCallContext = { ...ctx, cwd: layout.path, counter };
   const format = layout.objectFormat;
 
-  const [gitVersion, base, worktrees, allNames] = await Promise.all([
-    readGitVersion(call),
-    resolveBase(request.baseSelector, format, call),
-    readWorktrees(call),
+  const [gitVersion, base, worktrees, allNames] = await settleAll([
+    readGitVersion(call).then((version) => (partial.gitVersion = version)),
+    resolveBase(request.baseSelector, format, call).then((resolved) => (partial.base = resolved)),
+    readWorktrees(call).then((list) => (partial.worktrees = list)),
     request.refs === undefined ? listLocalBranchNames(call) : Promise.resolve(undefined),
   ]);
   const names = allNames ?? [...(request.refs ?? [])];
@@ -488,7 +511,7 @@ export async function observeGit(
   }
   const present = names.filter((name) => tips.has(name));
 
-  const [types, merged] = await Promise.all([
+  const [types, merged] = await settleAll([
     readObjectTypes(
       present.map((name) => tips.get(name)!.oid),
       format,
@@ -498,7 +521,7 @@ export async function observeGit(
   ]);
 
   // Second read: anything that moved while we looked is retained as uncertain.
-  const [tipsAgain, baseAgain, worktreesAgain] = await Promise.all([
+  const [tipsAgain, baseAgain, worktreesAgain] = await settleAll([
     readBranchTips(present, format, call),
     resolveBase(request.baseSelector, format, call).catch(() => undefined),
     readWorktrees(call),

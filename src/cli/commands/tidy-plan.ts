@@ -1,0 +1,123 @@
+import { UsageError } from '../../core/errors.js';
+import { Output, type Style } from '../../core/output.js';
+import { escapeText, quote } from '../../core/quote.js';
+import { planTidy } from '../../tidy/plan.js';
+import { boundsFromEnv, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
+import { many, parseCommandArgs } from '../args.js';
+import type { CommandContext } from '../command.js';
+
+function describeTarget(target: PlanTarget, style: Style): string[] {
+  const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
+  const out = [`  ${decision}  ${quote(target.ref)}  ${target.oid}  [${target.reasons.join(', ')}]`];
+  const ancestor = target.evidence.ancestor_of_base;
+  out.push(
+    `          ancestor of base: ${ancestor === null ? 'not established' : ancestor ? 'yes' : 'no'} (${target.evidence.method})`,
+  );
+  if (target.evidence.object_type !== 'commit')
+    out.push(`          object type: ${target.evidence.object_type ?? 'missing'}`);
+  if (target.evidence.symref_target !== null)
+    out.push(`          symbolic ref to ${quote(target.evidence.symref_target)}`);
+  for (const note of target.evidence.notes) out.push(`          note: ${escapeText(note)}`);
+  for (const blocker of target.blockers)
+    out.push(
+      `          blocker: ${blocker.reason}${blocker.worktree === null ? '' : ` in worktree ${quote(blocker.worktree)}`}`,
+    );
+  return out;
+}
+
+/** The human rendering of a plan: the same facts as the JSON, opaque text quoted. */
+export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | undefined): string {
+  const out: string[] = [];
+  const deletes = plan.targets.filter((target) => target.decision === 'delete').length;
+  const headline =
+    plan.status === 'complete'
+      ? style.bold(`tidy plan: complete — ${deletes} delete, ${plan.targets.length - deletes} retain`)
+      : style.red(`tidy plan: ${plan.status}`);
+  out.push(headline);
+  if (plan.refusal) out.push(`${plan.refusal.code}: ${escapeText(plan.refusal.message)}`);
+  if (plan.repository) {
+    const repo = plan.repository;
+    out.push(
+      `repository: ${quote(repo.path)} (git ${quote(plan.backend.version ?? 'unknown version')}, ${repo.object_format}${repo.is_shallow ? ', shallow' : ''})`,
+    );
+    out.push(`  toplevel: ${repo.toplevel === null ? '(bare)' : quote(repo.toplevel)}`);
+    out.push(`  git dir: ${quote(repo.git_dir)}  common dir: ${quote(repo.common_dir)}`);
+  }
+  out.push(
+    `base: ${quote(plan.base.selector)}${plan.base.ref === null ? '' : ` (ref ${quote(plan.base.ref)})`}${plan.base.oid === null ? ' (unresolved)' : ` at ${plan.base.oid}`}`,
+  );
+  out.push(
+    plan.selection.mode === 'explicit'
+      ? `selection: ${plan.selection.refs.length} explicit ref(s)`
+      : `selection: all local branches (${plan.selection.refs.length})`,
+  );
+  if (plan.worktrees.length > 0) {
+    out.push('worktrees:');
+    for (const worktree of plan.worktrees) {
+      const facts = [worktree.is_main ? 'main' : 'linked'];
+      if (worktree.bare) facts.push('bare');
+      if (worktree.branch !== null) facts.push(`branch ${quote(worktree.branch)}`);
+      if (worktree.detached) facts.push(`detached at ${worktree.head ?? 'unknown'}`);
+      if (worktree.locked !== null)
+        facts.push(worktree.locked === '' ? 'locked' : `locked: ${quote(worktree.locked)}`);
+      if (worktree.prunable !== null)
+        facts.push(worktree.prunable === '' ? 'prunable' : `prunable: ${quote(worktree.prunable)}`);
+      out.push(`  ${quote(worktree.path)}  ${facts.join(', ')}`);
+    }
+  }
+  if (plan.targets.length > 0) {
+    out.push('targets:');
+    for (const target of plan.targets) out.push(...describeTarget(target, style));
+  } else if (plan.status === 'complete') out.push('targets: none selected');
+  if (plan.effects.length > 0) {
+    out.push('effects apply would perform (after --authorize):');
+    for (const effect of plan.effects)
+      out.push(
+        `  ${effect.action_id}. delete ${quote(effect.ref)} at ${effect.old_oid}${effect.recovery_ref === null ? '' : `, recovery ref ${quote(effect.recovery_ref)} first`}`,
+      );
+  }
+  out.push('limits:');
+  for (const limit of plan.limits) out.push(`  - ${limit}`);
+  if (plan.plan_id !== '')
+    out.push(`plan id: ${plan.plan_id} (stored in ${quote(stateDir ?? '')}; apply with 'stw tidy apply')`);
+  else out.push('plan id: "" (stateless: nothing was written)');
+  return out.join('\n');
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    ctx.argv,
+    'tidy plan',
+    {
+      base: { type: 'string' },
+      ref: { type: 'string', multiple: true },
+      'state-dir': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    1,
+  );
+  if (values.base === undefined)
+    throw new UsageError('--base is required (a full ref name or object id)', "run 'stw tidy plan --help'");
+  let bounds: ReturnType<typeof boundsFromEnv>;
+  try {
+    bounds = boundsFromEnv(ctx.env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const stateDir = values['state-dir'];
+  const result = await planTidy({
+    path: positionals[0] ?? '.',
+    base: values.base,
+    refs: many(values.ref),
+    stateDir,
+    cwd: ctx.cwd,
+    clock: ctx.clock,
+    bounds,
+    signal: ctx.signal,
+  });
+  const output = new Output(values.json === true, ctx.streams, ctx.env);
+  output.result(result.plan, (style) => renderPlan(result.plan, style, stateDir));
+  if (result.plan.refusal && result.plan.status !== 'complete')
+    output.diag(`stw: tidy plan ${result.plan.status}: ${escapeText(result.plan.refusal.message)}`);
+  return result.exitCode;
+}

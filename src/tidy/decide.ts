@@ -1,0 +1,137 @@
+/**
+ * Decisions from a Git observation (pure): each target's reasons from the closed set,
+ * its evidence and blockers, and the effects apply would perform. `delete` requires
+ * `integrated` and nothing else; everything uncertain or blocked is retained.
+ */
+import type { WorktreeRecord } from '../core/git.js';
+import type { GitObservation, ObservedBranch } from './observe-git.js';
+import {
+  GIT_ANCESTRY_METHOD,
+  type PlanBlocker,
+  type PlanEffect,
+  type PlanTarget,
+  type PlanWorktree,
+  REASON_CODES,
+  type ReasonCode,
+  recoveryRefFor,
+} from './types.js';
+
+/** The worktree list as plan v1 reports it. */
+export function planWorktrees(worktrees: readonly WorktreeRecord[]): PlanWorktree[] {
+  return worktrees.map((worktree) => ({
+    path: worktree.path,
+    head: worktree.head ?? null,
+    branch: worktree.branch ?? null,
+    detached: worktree.isDetached,
+    bare: worktree.isBare,
+    locked: worktree.locked ?? null,
+    prunable: worktree.prunable ?? null,
+    is_main: worktree.isMain,
+  }));
+}
+
+/**
+ * Blockers for one branch: the base itself (the base ref, or a branch pointing at the
+ * base commit — SPEC §3.1 "is the base ref or points at the selected base"), a worktree
+ * that has it checked out (main or linked, locked or prunable alike), and a detached
+ * worktree whose HEAD is its commit.
+ */
+export function blockersFor(
+  branch: Pick<ObservedBranch, 'ref' | 'oid'>,
+  base: { ref: string | null; oid: string },
+  worktrees: readonly WorktreeRecord[],
+): PlanBlocker[] {
+  const blockers: PlanBlocker[] = [];
+  if (branch.ref === base.ref || branch.oid === base.oid)
+    blockers.push({ reason: 'is-base', worktree: null });
+  for (const worktree of worktrees) {
+    if (worktree.isBare) continue;
+    if (worktree.branch === branch.ref) blockers.push({ reason: 'checked-out', worktree: worktree.path });
+    else if (worktree.isDetached && worktree.head === branch.oid)
+      blockers.push({ reason: 'worktree-head', worktree: worktree.path });
+  }
+  return blockers;
+}
+
+function ordered(reasons: Set<ReasonCode>): ReasonCode[] {
+  return REASON_CODES.filter((code) => reasons.has(code));
+}
+
+/** One target's decision from the observation. */
+export function decideBranch(branch: ObservedBranch, observation: GitObservation): PlanTarget {
+  const { base, layout } = observation;
+  const reasons = new Set<ReasonCode>();
+  const notes: string[] = [];
+  let ancestor: boolean | null = null;
+
+  if (observation.baseChanged) {
+    reasons.add('uncertain');
+    notes.push('the base changed during observation');
+  }
+  if (observation.worktreesChanged) {
+    reasons.add('uncertain');
+    notes.push('the worktree list changed during observation');
+  }
+  if (branch.changed) {
+    reasons.add('uncertain');
+    notes.push('the branch changed during observation');
+  }
+  if (branch.symref !== null) {
+    reasons.add('unsupported');
+    notes.push('symbolic branch ref: deleting it would act on the branch it points to');
+  }
+
+  if (branch.objectType === null) {
+    reasons.add('uncertain');
+    notes.push('the tip object is missing from the repository');
+  } else if (branch.objectType !== 'commit') {
+    reasons.add('unsupported');
+    notes.push(`the tip is a ${branch.objectType}, not a commit`);
+  } else if (branch.oid === base.oid) {
+    ancestor = true; // equal to the base commit: no history needed
+  } else if (layout.isShallow) {
+    reasons.add('uncertain');
+    notes.push('shallow repository: ancestry cannot be proved');
+  } else {
+    ancestor = branch.isMerged;
+  }
+  if (reasons.has('uncertain') && branch.oid !== base.oid) ancestor = null;
+  if (ancestor === true) reasons.add('integrated');
+  else if (ancestor === false) reasons.add('not-integrated');
+
+  const blockers = blockersFor(branch, base, observation.worktrees);
+  for (const blocker of blockers) reasons.add(blocker.reason);
+
+  const list = ordered(reasons);
+  return {
+    ref: branch.ref,
+    oid: branch.oid,
+    decision: list.length === 1 && list[0] === 'integrated' ? 'delete' : 'retain',
+    reasons: list,
+    evidence: {
+      ancestor_of_base: ancestor,
+      method: GIT_ANCESTRY_METHOD,
+      object_type: branch.objectType,
+      symref_target: branch.symref,
+      notes,
+    },
+    blockers,
+  };
+}
+
+export function decideGitTargets(observation: GitObservation): PlanTarget[] {
+  return observation.branches.map((branch) => decideBranch(branch, observation));
+}
+
+/** One delete-ref effect per delete target, in target order; recovery refs need a plan id. */
+export function effectsFor(targets: readonly PlanTarget[], planId: string): PlanEffect[] {
+  return targets
+    .filter((target) => target.decision === 'delete')
+    .map((target, index) => ({
+      action_id: index + 1,
+      type: 'delete-ref' as const,
+      ref: target.ref,
+      old_oid: target.oid,
+      recovery_ref: planId === '' ? null : recoveryRefFor(planId, index + 1),
+    }));
+}

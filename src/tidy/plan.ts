@@ -1,0 +1,172 @@
+/**
+ * `planTidy`: observe → decide → (optionally) store. Planning changes nothing in the
+ * repository; without a state directory it writes nothing anywhere. Known failures
+ * come back as a plan with `status` refused or incomplete, never as a thrown error.
+ */
+import { resolve } from 'node:path';
+import { type Clock, formatInstant, systemClock } from '../core/clock.js';
+import { Deadline } from '../core/deadline.js';
+import { isStwError, RefusalError } from '../core/errors.js';
+import { toolVersion } from '../core/package.js';
+import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
+import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
+import {
+  DEFAULT_PLAN_BOUNDS,
+  GIT_PLAN_LIMITS,
+  IncompleteObservationError,
+  type PlanRepository,
+  type PlanStatus,
+  type TidyBounds,
+  type TidyPlanV1,
+} from './types.js';
+
+export interface PlanOptions {
+  /** PATH: the main worktree, a linked worktree or a subdirectory (relative to `cwd`). */
+  path: string;
+  /** `--base`: a full ref name or a full object id. */
+  base: string;
+  /** `--ref` values (full `refs/heads/…` names); undefined or empty selects every local branch. */
+  refs?: readonly string[] | undefined;
+  /** `--state-dir`: store the plan there (must already exist, mode 0700, outside the repository). */
+  stateDir?: string | undefined;
+  /** Base for relative paths; defaults to process.cwd(). */
+  cwd?: string;
+  clock?: Clock;
+  bounds?: TidyBounds;
+  signal?: AbortSignal;
+}
+
+export interface PlanResult {
+  plan: TidyPlanV1;
+  /** 0 for a complete plan (even one that retains everything), 1 otherwise. */
+  exitCode: 0 | 1;
+  /** The stored record's path, or null when nothing was stored. */
+  recordPath: string | null;
+  /** Git processes the observation ran (bounded, independent of the branch count). */
+  gitCalls: number;
+}
+
+function repositoryFrom(partial: PartialGitObservation): PlanRepository | null {
+  const layout = partial.layout;
+  if (layout === undefined) return null;
+  return {
+    path: layout.path,
+    toplevel: layout.toplevel ?? null,
+    git_dir: layout.gitDir,
+    common_dir: layout.commonDir,
+    object_format: layout.objectFormat,
+    is_shallow: layout.isShallow,
+  };
+}
+
+function encodedBytes(plan: TidyPlanV1): number {
+  return Buffer.byteLength(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
+}
+
+/** Plans tidy for a Git repository. */
+export async function planTidy(options: PlanOptions): Promise<PlanResult> {
+  const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
+  const deadline = Deadline.after(bounds.deadlineMs);
+  const clock = options.clock ?? systemClock;
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.refs !== undefined && options.refs.length > 0 ? [...options.refs] : undefined;
+  const partial: PartialGitObservation = {};
+  const counter = { calls: 0 };
+
+  const plan: TidyPlanV1 = {
+    schema_version: 1,
+    status: 'refused',
+    plan_id: '',
+    created_at: formatInstant(clock.now()),
+    tool_version: toolVersion(),
+    backend: { name: 'git', version: null },
+    repository: null,
+    base: { selector: options.base, ref: null, oid: null },
+    selection: { mode: explicit ? 'explicit' : 'all-local-branches', refs: explicit ?? [] },
+    worktrees: [],
+    targets: [],
+    effects: [],
+    limits: [...GIT_PLAN_LIMITS],
+    refusal: null,
+  };
+  let recordPath: string | null = null;
+
+  const fail = (status: PlanStatus, code: string, message: string) => {
+    plan.status = status;
+    plan.refusal = { code, message };
+    plan.plan_id = '';
+    plan.targets = [];
+    plan.effects = [];
+    plan.repository = repositoryFrom(partial);
+    plan.backend.version = partial.gitVersion ?? null;
+    if (partial.base) plan.base = { ...partial.base };
+    if (partial.worktrees) plan.worktrees = planWorktrees(partial.worktrees);
+  };
+
+  try {
+    // Text bounds first, before anything touches the filesystem or git.
+    checkTextBound('PATH', options.path, bounds.maxTextBytes);
+    checkTextBound('--base', options.base, bounds.maxTextBytes);
+    for (const ref of explicit ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
+    if (options.stateDir !== undefined) checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
+    const stateDir = options.stateDir === undefined ? undefined : resolve(cwd, options.stateDir);
+    if (stateDir !== undefined) await checkStateDirPrivate(stateDir);
+
+    const observation = await observeGit(
+      { path: resolve(cwd, options.path), baseSelector: options.base, refs: explicit },
+      { deadline, bounds, signal: options.signal, counter, partial },
+    );
+    const { layout } = observation;
+    if (stateDir !== undefined)
+      await checkStateDir(stateDir, [
+        layout.toplevel ?? '',
+        layout.gitDir,
+        layout.commonDir,
+        ...observation.worktrees.map((worktree) => worktree.path),
+      ]);
+
+    plan.backend.version = observation.gitVersion;
+    plan.repository = repositoryFrom(partial);
+    plan.base = { ...observation.base };
+    plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
+    plan.worktrees = planWorktrees(observation.worktrees);
+    plan.targets = decideGitTargets(observation);
+    plan.status = 'complete';
+    if (observation.baseChanged || observation.worktreesChanged) {
+      // Every decision rests on the base and the worktree list: all targets are retained.
+      plan.status = 'incomplete';
+      plan.refusal = {
+        code: 'changed-during-observation',
+        message: observation.baseChanged
+          ? 'the base changed during observation; every target is retained as uncertain'
+          : 'the worktree list changed during observation; every target is retained as uncertain',
+      };
+    }
+    const planId = stateDir !== undefined && plan.status === 'complete' ? newPlanId() : '';
+    plan.plan_id = planId;
+    plan.effects = effectsFor(plan.targets, planId);
+
+    const size = encodedBytes(plan);
+    if (size > bounds.maxRecordBytes)
+      throw new RefusalError(
+        'bound-exceeded',
+        `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
+      );
+    if (stateDir !== undefined && plan.status === 'complete')
+      recordPath = await writePlanRecord(stateDir, plan, bounds.maxRecordBytes);
+  } catch (error) {
+    recordPath = null;
+    if (error instanceof RefusalError) fail('refused', error.code, error.message);
+    else if (error instanceof IncompleteObservationError) fail('incomplete', error.code, error.message);
+    else if (isStwError(error)) fail('incomplete', error.code, error.message);
+    else if (
+      (error as NodeJS.ErrnoException).code !== undefined &&
+      typeof (error as Error).message === 'string'
+    )
+      // A filesystem failure while storing: nothing (or nothing complete) was stored.
+      fail('incomplete', 'store-failed', `the plan could not be stored: ${(error as Error).message}`);
+    else throw error;
+  }
+  return { plan, exitCode: plan.status === 'complete' ? 0 : 1, recordPath, gitCalls: counter.calls };
+}
