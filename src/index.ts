@@ -17,6 +17,16 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export {
+  APPLY_LIMITATIONS,
+  type ApplyAction,
+  type ApplyOptions,
+  type ApplyProgress,
+  type ApplyResult,
+  type ApplyStatus,
+  applyTidyPlan,
+  type RecoveryEntry,
+} from './tidy/apply.js';
 export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
 export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';
 export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';

@@ -13,6 +13,7 @@ import type { Journal } from '../core/fs-atomic.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
+import { decideBranch, planWorktrees } from './decide.js';
 import {
   type DeleteEffect,
   type EffectInspection,
@@ -238,32 +239,18 @@ type Revalidation =
   | { kind: 'interrupted'; cause: 'deadline' | 'signal' }
   | { kind: 'incomplete'; message: string };
 
-/** The fields of a worktree registration that the plan's evidence depends on. */
-function worktreeIdentity(w: {
-  path: string;
-  head: string | null;
-  branch: string | null;
-  detached: boolean;
-  bare: boolean;
-  is_main: boolean;
-}): string {
+/**
+ * The fields of a worktree registration the plan's evidence depends on: which worktrees
+ * exist and what each has checked out. Lock and prunable annotations do not change which
+ * branches are protected, so they are not compared.
+ */
+function worktreeIdentity(w: PlanWorktree): string {
   return JSON.stringify([w.path, w.head, w.branch, w.detached, w.bare, w.is_main]);
-}
-
-function observedWorktreeIdentity(w: WorktreeRecord): string {
-  return worktreeIdentity({
-    path: w.path,
-    head: w.head ?? null,
-    branch: w.branch ?? null,
-    detached: w.isDetached,
-    bare: w.isBare,
-    is_main: w.isMain,
-  });
 }
 
 function sameWorktrees(planned: readonly PlanWorktree[], observed: readonly WorktreeRecord[]): boolean {
   const a = planned.map(worktreeIdentity);
-  const b = observed.map(observedWorktreeIdentity);
+  const b = planWorktrees(observed).map(worktreeIdentity);
   return a.length === b.length && a.every((identity, index) => identity === b[index]);
 }
 
@@ -299,26 +286,18 @@ function checkPlanWide(plan: TidyPlanV1, observation: GitObservation): Revalidat
 }
 
 /**
- * The target's own proof, re-derived from the fresh observation: same tip, stable while
- * observed, still a plain commit integrated into the base, and nothing now protects it.
+ * The target's own proof, re-derived with the planner's own decision function from the
+ * fresh observation: the same tip, and still `delete` (integrated, stable while
+ * observed, a plain commit, not the base, not used by any worktree).
  */
 function checkTarget(effect: DeleteEffect, observation: GitObservation): Revalidation {
   const branch = observation.branches.find((b) => b.ref === effect.ref);
   if (branch === undefined) return { kind: 'action-stale', message: `${effect.ref} no longer exists` };
   if (branch.oid !== effect.old_oid)
     return { kind: 'action-stale', message: `tip moved from ${effect.old_oid} to ${branch.oid}` };
-  if (branch.changed) return { kind: 'action-stale', message: 'the tip changed while it was observed' };
-  if (branch.symref !== null)
-    return { kind: 'action-stale', message: `it is now a symbolic ref to ${branch.symref}` };
-  if (branch.objectType !== 'commit')
-    return { kind: 'action-stale', message: 'its tip is not a commit object' };
-  if (!branch.isMerged) return { kind: 'action-stale', message: 'it is no longer integrated into the base' };
-  if (observation.base.ref === effect.ref || observation.base.oid === effect.old_oid)
-    return { kind: 'action-stale', message: 'it is the base or points at the base' };
-  const holder = observation.worktrees.find(
-    (w) => w.branch === effect.ref || (w.isDetached && w.head === effect.old_oid),
-  );
-  if (holder !== undefined) return { kind: 'action-stale', message: `worktree ${holder.path} uses it` };
+  const decision = decideBranch(branch, observation);
+  if (decision.decision !== 'delete')
+    return { kind: 'action-stale', message: `now retained: ${decision.reasons.join(', ')}` };
   return { kind: 'ok' };
 }
 
