@@ -31,7 +31,7 @@ import {
   openJournal,
   tornTailRecord,
 } from './journal.js';
-import { type GitObservation, observeGit } from './observe-git.js';
+import { checkTextBound, type GitObservation, observeGit } from './observe-git.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
 import {
   DEFAULT_APPLY_BOUNDS,
@@ -149,11 +149,14 @@ const JOURNAL_MAX_BYTES = 4 * 1_048_576;
  */
 const INSPECTION_GRACE_MS = 10_000;
 
+/** Echoed ids are bounded so that a hostile --plan cannot inflate the result. */
+const ECHO_ID_LIMIT = 128;
+
 function emptyResult(planId: string, startedAt: string): ApplyResult {
   return {
     schema_version: 1,
     status: 'refused',
-    plan_id: planId,
+    plan_id: planId.length <= ECHO_ID_LIMIT ? planId : `${planId.slice(0, ECHO_ID_LIMIT)}…`,
     started_at: startedAt,
     tool_version: toolVersion(),
     repository: null,
@@ -377,6 +380,8 @@ export async function applyTidyPlan(options: ApplyOptions): Promise<ApplyResult>
   const stateDir = resolve(options.stateDir);
   let plan: TidyPlanV1;
   try {
+    checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
+    checkTextBound('--plan', options.planId, bounds.maxIdBytes);
     await checkStateDirPrivate(stateDir);
     plan = (await readPlanRecord(stateDir, options.planId, bounds.maxRecordBytes)).plan;
     checkPlanEffects(plan);
@@ -390,6 +395,10 @@ export async function applyTidyPlan(options: ApplyOptions): Promise<ApplyResult>
   }
 
   result.repository = plan.repository!.path;
+  if (plan.effects.length === 0) {
+    result.status = 'complete';
+    return result;
+  }
   const effects = plan.effects.map(toDeleteEffect);
   result.actions = effects.map((effect) => ({
     action_id: effect.action_id,
@@ -410,6 +419,7 @@ export async function applyTidyPlan(options: ApplyOptions): Promise<ApplyResult>
     lock = await ApplyLock.acquire(stateDir, plan.plan_id);
   } catch (error) {
     if (error instanceof RefusalError) return refused(result, error);
+    if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
     throw error;
   }
   const run = new ApplyRun(plan, effects, result, stateDir, bounds, deadline, options, now);
@@ -642,8 +652,8 @@ class ApplyRun {
         this.refusePlan(check.code, check.message, index);
         return 'stop';
       case 'incomplete':
-        this.settle(index, { outcome: 'failed', reason: 'revalidation-incomplete', message: check.message });
-        this.refusePlan('revalidation-incomplete', check.message, index + 1);
+        // Evidence that could not be read completely never licenses a deletion.
+        this.refusePlan('evidence-incomplete', check.message, index);
         return 'stop';
       case 'action-stale':
         this.settle(index, { outcome: 'refused', reason: 'stale-proof', message: check.message });

@@ -303,6 +303,9 @@ export class ApplyLock {
   static async acquire(stateDir: string, planId: string): Promise<ApplyLock> {
     const dir = journalDir(stateDir);
     await ensureDir(dir, 0o700);
+    const info = await lstat(dir);
+    if (!info.isDirectory() || info.isSymbolicLink())
+      throw new RefusalError('state-dir-symlink', `${dir} is not a real directory`, { path: dir });
     const path = join(dir, `${planId}.lock`);
     for (let attempt = 0; attempt < 2; attempt += 1) {
       try {

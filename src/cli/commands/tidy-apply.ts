@@ -99,11 +99,14 @@ function testCheckpoint(
   return async (step, actionId) => {
     if (matches(crash, step, actionId)) process.kill(process.pid, 'SIGKILL');
     if (matches(interrupt, step, actionId) && !ctx.signal.aborted) {
+      // Signal watchers do not keep the event loop alive: hold it open until delivery.
+      const keepAlive = setInterval(() => {}, 60_000);
       const aborted = new Promise<void>((resolve) =>
         ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
       );
       process.kill(process.pid, 'SIGTERM');
       await aborted;
+      clearInterval(keepAlive);
     }
   };
 }
