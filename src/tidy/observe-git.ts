@@ -252,6 +252,8 @@ export async function discoverGitLayout(path: string, ctx: ObserveContext): Prom
     throw new RefusalError('path-not-found', `${JSON.stringify(path)} does not exist`);
   }
   let layout: Awaited<ReturnType<typeof discoverRepo>>;
+  if (ctx.deadline.isExpired)
+    throw new IncompleteObservationError('deadline', 'the deadline passed before the repository was read');
   try {
     layout = await discoverRepo(resolved, ctx.deadline);
   } catch (error) {
@@ -464,7 +466,12 @@ function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[
  */
 export async function observeGit(
   request: ObserveRequest,
-  ctx: ObserveContext & { counter?: { calls: number }; partial?: PartialGitObservation },
+  ctx: ObserveContext & {
+    counter?: { calls: number };
+    partial?: PartialGitObservation;
+    /** Test seam: runs between the first and the second read (to simulate a concurrent change). */
+    betweenReads?: () => void | Promise<void>;
+  },
 ): Promise<GitObservation> {
   const partial = ctx.partial ?? {};
   const { bounds } = ctx;
@@ -520,6 +527,7 @@ export async function observeGit(
     readMergedNames(base.oid, request.refs === undefined ? undefined : present, call),
   ]);
 
+  await ctx.betweenReads?.();
   // Second read: anything that moved while we looked is retained as uncertain.
   const [tipsAgain, baseAgain, worktreesAgain] = await settleAll([
     readBranchTips(present, format, call),

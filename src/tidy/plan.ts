@@ -35,6 +35,8 @@ export interface PlanOptions {
   clock?: Clock;
   bounds?: TidyBounds;
   signal?: AbortSignal;
+  /** Test seam: runs between the observation's first and second read. */
+  betweenReads?: () => void | Promise<void>;
 }
 
 export interface PlanResult {
@@ -115,7 +117,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
 
     const observation = await observeGit(
       { path: resolve(cwd, options.path), baseSelector: options.base, refs: explicit },
-      { deadline, bounds, signal: options.signal, counter, partial },
+      { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
     );
     const { layout } = observation;
     if (stateDir !== undefined)
