@@ -16,10 +16,10 @@ import {
   fixture,
   journalOf,
   journalRecords,
-  listTree,
   plan,
   refMap,
 } from './apply-fixture.js';
+import { snapshotTree } from './helpers.js';
 
 after(cleanupFixtures);
 
@@ -240,14 +240,14 @@ describe('stw tidy apply: authorization and input refusals', () => {
     const f = fixture();
     const p = await plan(f);
     const refsBefore = f.repo.refs();
-    const stateBefore = listTree(f.stateDir);
+    const stateBefore = snapshotTree(f.stateDir);
     const { json, stderr } = await apply(f, p.plan_id, {}, []);
     assert.equal(json.status, 'refused');
     assert.equal(json.refusal?.code, 'authorization-required');
     assert.equal(json.repository, null, 'the plan was not even read');
     assert.match(stderr, /--authorize/);
     assert.equal(f.repo.refs(), refsBefore);
-    assert.deepEqual(listTree(f.stateDir), stateBefore, 'no journal, no lock, nothing');
+    assert.deepEqual(snapshotTree(f.stateDir), stateBefore, 'no journal, no lock, not even an mtime');
 
     // Even a nonexistent store is not looked at: authorization is checked first.
     const missing = await runCliJson<ApplyResult>(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { schemaValidator } from '../../src/core/schema.js';
 import type { ApplyResult } from '../../src/tidy/apply.js';
@@ -112,14 +112,4 @@ export function journalRecords(f: Fixture, planId: string): Record<string, unkno
     .trimEnd()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-export function listTree(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    out.push(entry.name);
-    if (entry.isDirectory())
-      for (const inner of listTree(join(dir, entry.name))) out.push(`${entry.name}/${inner}`);
-  }
-  return out.sort();
 }
