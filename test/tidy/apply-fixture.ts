@@ -10,6 +10,9 @@ import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 
 /** Shared set-up for the `stw tidy apply` end-to-end tests (real repositories, the built CLI). */
 
+/** Every run's clock is pinned, so journal and result times are reproducible. */
+export const STW_NOW = '2026-03-01T12:00:00Z';
+
 const validateResult = schemaValidator('tidy-apply-v1.schema.json');
 const cleanups: (() => void)[] = [];
 
@@ -68,7 +71,7 @@ export async function apply(
     ['tidy', 'apply', '--plan', planId, '--state-dir', f.stateDir, ...extra],
     {
       cwd: f.stateDir,
-      env,
+      env: { STW_NOW, ...env },
     },
   );
   assert.deepEqual(validateResult(result.json), [], 'the result matches schema v1');
@@ -80,7 +83,7 @@ export async function apply(
 export function crashRun(f: Fixture, planId: string, at: string): Promise<CliResult> {
   return runCli(['tidy', 'apply', '--plan', planId, '--state-dir', f.stateDir, '--authorize'], {
     cwd: f.stateDir,
-    env: { STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: at },
+    env: { STW_NOW, STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: at },
   });
 }
 
