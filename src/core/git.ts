@@ -57,6 +57,9 @@ export function hardenedGitEnv(
   env['GIT_TERMINAL_PROMPT'] = '0';
   env['GIT_OPTIONAL_LOCKS'] = '0';
   env['GIT_NO_REPLACE_OBJECTS'] = '1';
+  // The deprecated `info/grafts` file still rewrites parents even with replace objects
+  // off; an empty graft file makes git ignore it (it could otherwise fake ancestry).
+  env['GIT_GRAFT_FILE'] = '/dev/null';
   env['GIT_PAGER'] = 'cat';
   env['GIT_EDITOR'] = 'false';
   env['GIT_ASKPASS'] = '';

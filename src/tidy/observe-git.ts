@@ -289,19 +289,29 @@ export async function resolveBase(
         'invalid-selector',
         `--base ${JSON.stringify(selector)} is not a valid literal ref name`,
       );
+    // One call: the ref's object, its type, and (for an annotated tag) what it peels to.
     const text = await observeGitOk(
-      ['for-each-ref', '--format=%(objectname)%00%(refname)', '--', selector],
+      [
+        'for-each-ref',
+        '--format=%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)%00%(refname)',
+        '--',
+        selector,
+      ],
       ctx,
       'git for-each-ref (base)',
     );
     const row = lines(text)
       .map((line) => line.split('\0'))
-      .find((fields) => fields[1] === selector);
+      .find((fields) => fields.length === 5 && fields[4] === selector);
     if (row === undefined)
       throw new RefusalError('base-unresolved', `--base ${JSON.stringify(selector)} does not exist`);
     ref = selector;
-    oid = row[0] ?? '';
-    if (!isFullOid(oid, objectFormat)) throw malformed('git for-each-ref (base)', 'object id');
+    const [object, type, peeled, peeledType] = row as [string, string, string, string, string];
+    if (!isFullOid(object, objectFormat)) throw malformed('git for-each-ref (base)', 'object id');
+    if (type === 'commit') return { selector, ref, oid: object };
+    if (type === 'tag' && peeledType === 'commit' && isFullOid(peeled, objectFormat))
+      return { selector, ref, oid: peeled };
+    oid = object; // a tag of a tag, or not a commit at all: let rev-parse peel or refuse
   } else if (isFullOid(selector, objectFormat)) {
     oid = selector;
   } else if (/^[0-9a-fA-F]+$/.test(selector)) {
@@ -330,22 +340,76 @@ export async function resolveBase(
   return { selector, ref, oid: commit };
 }
 
-/** Every local branch's full name, in refname order. Refuses past the entry bound. */
+function tooManyBranches(ctx: GitCallContext): RefusalError {
+  return new RefusalError(
+    'bound-exceeded',
+    `the repository has more than ${ctx.bounds.maxEntries} local branches, the entry bound (select with --ref)`,
+  );
+}
+
+/**
+ * Every local branch's full name, in refname order. `--count` stops git one past the
+ * entry bound, so too many branches refuse instead of overflowing the output bound.
+ */
 export async function listLocalBranchNames(ctx: GitCallContext): Promise<string[]> {
   const text = await observeGitOk(
-    ['for-each-ref', '--format=%(refname)', 'refs/heads/'],
+    ['for-each-ref', `--count=${ctx.bounds.maxEntries + 1}`, '--format=%(refname)', 'refs/heads/'],
     ctx,
     'git for-each-ref (branches)',
   );
   const names = lines(text);
   for (const name of names)
     if (!name.startsWith('refs/heads/')) throw malformed('git for-each-ref', 'ref name');
-  if (names.length > ctx.bounds.maxEntries)
-    throw new RefusalError(
-      'bound-exceeded',
-      `the repository has ${names.length} local branches; the bound is ${ctx.bounds.maxEntries} entries (select with --ref)`,
-    );
+  if (names.length > ctx.bounds.maxEntries) throw tooManyBranches(ctx);
   return names;
+}
+
+export interface LocalTips {
+  /** Every local branch, in refname order. */
+  names: string[];
+  tips: Map<string, BranchTip>;
+}
+
+/**
+ * Every local branch with its tip. One `for-each-ref` call with short fields when the
+ * listing fits the output bound (≈50 bytes a branch with SHA-1); when it does not, the
+ * names are listed alone and the tips read in chunks, so a long listing costs more calls
+ * but never a truncated read.
+ */
+export async function readAllLocalTips(objectFormat: ObjectFormat, ctx: GitCallContext): Promise<LocalTips> {
+  let text: string | undefined;
+  try {
+    text = await observeGitOk(
+      [
+        'for-each-ref',
+        `--count=${ctx.bounds.maxEntries + 1}`,
+        '--format=%(objectname)%00%(symref)%00%(refname:lstrip=2)',
+        'refs/heads/',
+      ],
+      ctx,
+      'git for-each-ref (branch tips)',
+    );
+  } catch (error) {
+    if (!(error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded')) throw error;
+  }
+  if (text === undefined) {
+    const names = await listLocalBranchNames(ctx);
+    return { names, tips: await readBranchTips(names, objectFormat, ctx) };
+  }
+  const names: string[] = [];
+  const tips = new Map<string, BranchTip>();
+  for (const line of lines(text)) {
+    const fields = line.split('\0');
+    if (fields.length !== 3) throw malformed('git for-each-ref (branch tips)', 'field count');
+    const [oid, symref, short] = fields as [string, string, string];
+    if (!isFullOid(oid, objectFormat) || short === '')
+      throw malformed('git for-each-ref (branch tips)', 'row');
+    const ref = `refs/heads/${short}`;
+    names.push(ref);
+    tips.set(ref, { ref, oid, symref: symref === '' ? null : symref });
+  }
+  if (names.length > ctx.bounds.maxEntries) throw tooManyBranches(ctx);
+  return { names, tips };
 }
 
 function oidLength(format: ObjectFormat): number {
@@ -432,11 +496,12 @@ export async function readMergedNames(
   const wanted = names === undefined ? undefined : new Set(names);
   for (const chunk of patterns) {
     const text = await observeGitOk(
-      ['for-each-ref', `--merged=${baseOid}`, '--format=%(refname)', '--', ...chunk],
+      ['for-each-ref', `--merged=${baseOid}`, '--format=%(refname:lstrip=2)', '--', ...chunk],
       ctx,
       'git for-each-ref --merged',
     );
-    for (const name of lines(text)) {
+    for (const short of lines(text)) {
+      const name = `refs/heads/${short}`;
       if (wanted !== undefined && !wanted.has(name)) continue;
       merged.add(name);
     }
@@ -494,20 +559,20 @@ export async function observeGit(
   const call: GitCallContext = { ...ctx, cwd: layout.path, counter };
   const format = layout.objectFormat;
 
-  const [gitVersion, base, worktrees, allNames] = await settleAll([
+  const [gitVersion, base, worktrees, allTips] = await settleAll([
     readGitVersion(call).then((version) => (partial.gitVersion = version)),
     resolveBase(request.baseSelector, format, call).then((resolved) => (partial.base = resolved)),
     readWorktrees(call).then((list) => (partial.worktrees = list)),
-    request.refs === undefined ? listLocalBranchNames(call) : Promise.resolve(undefined),
+    request.refs === undefined ? readAllLocalTips(format, call) : Promise.resolve(undefined),
   ]);
-  const names = allNames ?? [...(request.refs ?? [])];
+  const names = allTips?.names ?? [...(request.refs ?? [])];
   if (names.length + worktrees.length > bounds.maxEntries)
     throw new RefusalError(
       'bound-exceeded',
       `${names.length} branches and ${worktrees.length} worktrees observed; the bound is ${bounds.maxEntries} entries`,
     );
 
-  const tips = await readBranchTips(names, format, call);
+  const tips = allTips?.tips ?? (await readBranchTips(names, format, call));
   if (request.refs !== undefined) {
     const unknown = names.find((name) => !tips.has(name));
     if (unknown !== undefined)
@@ -530,7 +595,9 @@ export async function observeGit(
   await ctx.betweenReads?.();
   // Second read: anything that moved while we looked is retained as uncertain.
   const [tipsAgain, baseAgain, worktreesAgain] = await settleAll([
-    readBranchTips(present, format, call),
+    request.refs === undefined
+      ? readAllLocalTips(format, call).then((again) => again.tips)
+      : readBranchTips(present, format, call),
     resolveBase(request.baseSelector, format, call).catch(() => undefined),
     readWorktrees(call),
   ]);

@@ -8,7 +8,6 @@ import { lstat, mkdir, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { writeFileExclusive } from '../core/fs-atomic.js';
-import { schemaValidator } from '../core/schema.js';
 import {
   DEFAULT_PLAN_BOUNDS,
   PLAN_ID_PATTERN,
@@ -211,6 +210,8 @@ export async function readPlanRecord(
     throw new RefusalError('tampered-plan', `plan record ${planId} is incomplete`);
   if (planIntegrity(plan as TidyPlanV1) !== record.integrity)
     throw new RefusalError('tampered-plan', `plan record ${planId} fails its integrity check`);
+  // Loaded here only: the validator (ajv) is not needed to plan, and it is slow to load.
+  const { schemaValidator } = await import('../core/schema.js');
   const violations = schemaValidator(PLAN_SCHEMA_FILE)(plan);
   if (violations.length > 0)
     throw new RefusalError(

@@ -43,6 +43,50 @@ describe('planTidy (library)', () => {
     }
   });
 
+  it('does not believe an info/grafts file that fakes ancestry', async () => {
+    const repo = makeRepo();
+    try {
+      const c0 = repo.head();
+      repo.git(['checkout', '-q', '-b', 'topic']);
+      const topic = repo.commit('unmerged work', { 't.txt': 't\n' });
+      repo.checkout('main');
+      const tip = repo.commit('main work', { 'm.txt': 'm\n' });
+      repo.write({ '.git/info/grafts': `${tip} ${c0} ${topic}\n` });
+      // Sanity: plain git (even with replace objects off) believes the graft file.
+      execFileSync('git', ['merge-base', '--is-ancestor', topic, 'refs/heads/main'], {
+        cwd: repo.dir,
+        env: testEnv({ GIT_NO_REPLACE_OBJECTS: '1' }),
+        stdio: 'ignore',
+      });
+      const { plan } = await planTidy({ path: repo.dir, base: 'refs/heads/main', clock });
+      assert.deepEqual(target(plan, 'refs/heads/topic').reasons, ['not-integrated']);
+      assert.equal(target(plan, 'refs/heads/topic').decision, 'retain');
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('an aborted signal reports the plan incomplete (cancelled)', async () => {
+    const repo = makeRepo();
+    try {
+      const controller = new AbortController();
+      controller.abort();
+      const { plan, exitCode } = await planTidy({
+        path: repo.dir,
+        base: 'refs/heads/main',
+        clock,
+        signal: controller.signal,
+      });
+      assert.equal(exitCode, 1);
+      checkedPlan(plan);
+      assert.equal(plan.status, 'incomplete');
+      assert.equal(plan.refusal?.code, 'cancelled');
+      assert.deepEqual(plan.targets, []);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   it('plans a SHA-256 repository with 64-hex object ids', async () => {
     const repo = makeRepo({ objectFormat: 'sha256' });
     try {
@@ -193,6 +237,53 @@ describe('planTidy (library)', () => {
       assert.equal(many.plan.effects.length, 602);
       assert.ok(few.gitCalls <= 16, `few: ${few.gitCalls} calls`);
       assert.ok(many.gitCalls <= few.gitCalls + 4, `many: ${many.gitCalls} calls vs ${few.gitCalls}`);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('a listing over the output bound falls back to chunked reads, with the same decisions', async () => {
+    const repo = makeRepo();
+    try {
+      const at = repo.head();
+      repo.commit('ahead', { 'a.txt': 'a\n' });
+      makeBranches(
+        repo,
+        Array.from({ length: 30 }, (_, i) => `topic/x-${String(i).padStart(3, '0')}`),
+        at,
+      );
+      const normal = await planTidy({ path: repo.dir, base: 'refs/heads/main', clock });
+      const small = await planTidy({
+        path: repo.dir,
+        base: 'refs/heads/main',
+        clock,
+        bounds: { ...DEFAULT_PLAN_BOUNDS, maxOutputBytes: 1200 },
+      });
+      assert.equal(small.exitCode, 0, small.plan.refusal?.message);
+      assert.deepEqual(small.plan, normal.plan);
+      assert.ok(small.gitCalls > normal.gitCalls, `${small.gitCalls} vs ${normal.gitCalls} calls`);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('an annotated tag as base is peeled to its commit', async () => {
+    const repo = makeRepo();
+    try {
+      repo.branch('merged');
+      const tip = repo.commit('release', { 'a.txt': 'a\n' });
+      repo.git(['tag', '-a', '-m', 'v1', 'v1']);
+      repo.git(['tag', '-a', '-m', 'outer', 'v1-outer', 'refs/tags/v1']);
+      for (const base of ['refs/tags/v1', 'refs/tags/v1-outer']) {
+        const { plan, exitCode } = await planTidy({ path: repo.dir, base, clock });
+        assert.equal(exitCode, 0, plan.refusal?.message);
+        assert.deepEqual(plan.base, { selector: base, ref: base, oid: tip });
+        assert.equal(target(plan, 'refs/heads/merged').decision, 'delete');
+      }
+      const blob = repo.git(['hash-object', '-w', '--stdin'], { input: 'not a commit\n' });
+      repo.git(['update-ref', 'refs/tags/blob', blob]);
+      const notCommit = await planTidy({ path: repo.dir, base: 'refs/tags/blob', clock });
+      assert.equal(notCommit.plan.refusal?.code, 'base-unresolved');
     } finally {
       repo.cleanup();
     }

@@ -1,0 +1,151 @@
+// Benchmark: `stw tidy plan` on generated repositories with 1,000 and 5,000 local
+// branches, beside `git for-each-ref --merged` alone on the same repository.
+// Usage: npm run build && npm run bench:tidy
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const root = join(import.meta.dirname, '..');
+const cli = join(root, 'dist', 'src', 'cli', 'main.js');
+const { planTidy } = await import(join(root, 'dist', 'src', 'index.js'));
+const { DEFAULT_PLAN_BOUNDS } = await import(join(root, 'dist', 'src', 'tidy', 'types.js'));
+
+const HISTORY = 2000; // commits on main
+const RUNS = 7;
+
+const gitEnv = {
+  PATH: process.env.PATH,
+  HOME: tmpdir(),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  LC_ALL: 'C',
+};
+
+/**
+ * One fast-import stream: a linear main of HISTORY commits; half the branches sit on
+ * main's history (integrated), half carry one commit of their own (not integrated).
+ */
+function generate(branches) {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'stw-bench-tidy-')));
+  execFileSync('git', ['init', '-q', '-b', 'main', dir], { env: gitEnv });
+  const lines = [];
+  const who = 'Bench <bench@example.com>';
+  for (let i = 1; i <= HISTORY; i++) {
+    const body = `c${i}\n`;
+    lines.push('commit refs/heads/main', `mark :${i}`, `committer ${who} ${1_700_000_000 + i} +0000`);
+    lines.push(`data ${Buffer.byteLength(body)}`, body.trimEnd());
+    if (i > 1) lines.push(`from :${i - 1}`);
+    const file = `file ${i}\n`;
+    lines.push(`M 100644 inline f${i % 50}.txt`, `data ${Buffer.byteLength(file)}`, file.trimEnd(), '');
+  }
+  let mark = HISTORY;
+  for (let b = 0; b < branches; b++) {
+    const name = `refs/heads/t/${String(b).padStart(5, '0')}`;
+    const at = 1 + ((b * 7919) % HISTORY);
+    if (b % 2 === 0) {
+      lines.push(`reset ${name}`, `from :${at}`, '');
+    } else {
+      mark += 1;
+      const body = `work ${b}\n`;
+      lines.push(`commit ${name}`, `mark :${mark}`, `committer ${who} ${1_800_000_000 + b} +0000`);
+      lines.push(`data ${Buffer.byteLength(body)}`, body.trimEnd(), `from :${at}`);
+      const file = `branch ${b}\n`;
+      lines.push(`M 100644 inline b.txt`, `data ${Buffer.byteLength(file)}`, file.trimEnd(), '');
+    }
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, env: gitEnv, input: `${lines.join('\n')}\n` });
+  execFileSync('git', ['checkout', '-q', 'main'], { cwd: dir, env: gitEnv });
+  execFileSync('git', ['pack-refs', '--all'], { cwd: dir, env: gitEnv });
+  return dir;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function time(fn) {
+  const samples = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+async function timeAsync(fn) {
+  const samples = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+const fmt = (ms) => `${ms.toFixed(1)} ms`;
+const ratio = (a, b) => `${(a / b).toFixed(1)}×`;
+
+const nodeStart = time(() => execFileSync(process.execPath, ['-e', '0']));
+console.log(`node -e 0 (process start, for scale): ${fmt(nodeStart)}`);
+
+for (const branches of [1000, 5000]) {
+  const dir = generate(branches);
+  try {
+    const base = execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: dir, env: gitEnv })
+      .toString()
+      .trim();
+    const native = time(() =>
+      execFileSync('git', ['for-each-ref', `--merged=${base}`, '--format=%(refname)', 'refs/heads/'], {
+        cwd: dir,
+        env: gitEnv,
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+    );
+    console.log(`\n${branches} branches, ${HISTORY} commits on main (${dir})`);
+    console.log(`  git for-each-ref --merged alone:         ${fmt(native)}`);
+
+    let cliStatus = '';
+    const cliMs = time(() => {
+      const result = spawnSync(
+        process.execPath,
+        [cli, 'tidy', 'plan', dir, '--base', 'refs/heads/main', '--json'],
+        {
+          env: gitEnv,
+          maxBuffer: 256 * 1024 * 1024,
+        },
+      );
+      const plan = JSON.parse(result.stdout.toString());
+      cliStatus = `exit ${result.status}, status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets`;
+    });
+    console.log(
+      `  stw tidy plan --json (built CLI):        ${fmt(cliMs)}  ratio ${ratio(cliMs, native)}  [${cliStatus}]`,
+    );
+
+    const bounds =
+      branches > DEFAULT_PLAN_BOUNDS.maxEntries
+        ? {
+            ...DEFAULT_PLAN_BOUNDS,
+            maxEntries: branches + 16,
+            maxOutputBytes: 1024 * 1024,
+            maxRecordBytes: 64 * 1024 * 1024,
+          }
+        : { ...DEFAULT_PLAN_BOUNDS };
+    let libStatus = '';
+    const libMs = await timeAsync(async () => {
+      const result = await planTidy({ path: dir, base: 'refs/heads/main', bounds });
+      const deletes = result.plan.targets.filter((t) => t.decision === 'delete').length;
+      libStatus = `status ${result.plan.status}, ${result.plan.targets.length} targets, ${deletes} delete, ${result.gitCalls} git calls`;
+    });
+    const label =
+      branches > DEFAULT_PLAN_BOUNDS.maxEntries
+        ? 'planTidy (library, bounds raised):'
+        : 'planTidy (library, default bounds):';
+    console.log(`  ${label.padEnd(40)} ${fmt(libMs)}  ratio ${ratio(libMs, native)}  [${libStatus}]`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
