@@ -96,6 +96,25 @@ describe('stw tidy apply: deletion with a recovery pin', () => {
     assert.match(result.stdout, /limitations:\n {2}- untracked and ignored files are not backed up/);
   });
 
+  it('quotes odd branch names for the terminal and for the shell restore command', async () => {
+    const f = fixture();
+    const odd = `it's$odd;name`;
+    const oid = f.repo.branch(odd, f.oids['done']);
+    const p = await plan(f, [odd]);
+    const human = await runCli(
+      ['tidy', 'apply', '--plan', p.plan_id, '--state-dir', f.stateDir, '--authorize'],
+      {
+        cwd: f.stateDir,
+      },
+    );
+    assert.equal(human.code, 0, human.stderr);
+    assert.ok(human.stdout.includes(`"refs/heads/it's$odd;name" at ${oid}`), human.stdout);
+    const restore = `git branch 'it'\\''s$odd;name' refs/stw-recovery/${p.plan_id}/1`;
+    assert.ok(human.stdout.includes(restore), human.stdout);
+    execFileSync('sh', ['-c', restore], { cwd: f.repo.dir, env: testEnv() });
+    assert.equal(refMap(f.repo).get(`refs/heads/${odd}`), oid);
+  });
+
   it('a second apply is a verified no-op: nothing repeated, nothing journaled', async () => {
     const f = fixture();
     const p = await plan(f);
