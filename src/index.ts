@@ -17,6 +17,22 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
+export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
+export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
+export {
+  GITIGNORE_LINE,
+  parseState,
+  STATE_DIR,
+  StateStore,
+  type WriteReportFaults,
+} from './hygiene/state-store.js';
+export {
+  countLines,
+  REPORT_SCHEMA_FILE,
+  type ValidateReportOptions,
+  validateReport,
+} from './hygiene/validate.js';
 export {
   APPLY_LIMITATIONS,
   type ApplyAction,

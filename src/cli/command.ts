@@ -27,6 +27,11 @@ export interface CommandSpec {
   summary: string;
   /** The full `--help` text; kept here so that help never loads the command's module. */
   help: string;
+  /**
+   * A hook (e.g. the SessionStart reminder) must never fail before it runs: main defers a
+   * malformed `STW_NOW` to the command's first clock reading, where the command handles it.
+   */
+  isHook?: boolean;
   /** Loads the implementation lazily, only when the command runs. */
   load(): Promise<CommandModule>;
 }

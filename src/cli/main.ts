@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { clockFromEnv } from '../core/clock.js';
+import { type Clock, clockFromEnv } from '../core/clock.js';
 import { isStwError, type StwError, UsageError } from '../core/errors.js';
 import { renderJson, type Streams } from '../core/output.js';
 import { toolVersion } from '../core/package.js';
@@ -11,6 +11,19 @@ import { tidyGroup } from './groups/tidy.js';
 import { groupHelp, rootHelp } from './help.js';
 
 export const GROUPS: readonly GroupSpec[] = [hygieneGroup, tidyGroup, taskGroup];
+
+/** The env clock, with a malformed `STW_NOW` thrown at the first reading instead of now. */
+function deferredClockFromEnv(env: NodeJS.ProcessEnv): Clock {
+  try {
+    return clockFromEnv(env);
+  } catch (error) {
+    return {
+      now: () => {
+        throw error;
+      },
+    };
+  }
+}
 
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
@@ -68,7 +81,7 @@ export async function main(
       env,
       streams,
       isInteractive: process.stdin.isTTY === true && streams.stdout.isTTY === true,
-      clock: clockFromEnv(env),
+      clock: command.isHook ? deferredClockFromEnv(env) : clockFromEnv(env),
       signal,
     };
     const module = await command.load();

@@ -155,6 +155,18 @@ describe('stw tidy plan: reason codes (end to end)', () => {
   });
 });
 
+describe('stw tidy plan --help', () => {
+  it('documents the command and is listed in the group', async () => {
+    const cwd = makeTempDir();
+    const help = await runCli(['tidy', 'plan', '--help'], { cwd });
+    assert.equal(help.code, 0);
+    for (const text of ['--base SELECTOR', '--ref NAME', '--state-dir DIR', '--json', 'Exit codes'])
+      assert.ok(help.stdout.includes(text), text);
+    const group = await runCli(['tidy', '--help'], { cwd });
+    assert.match(group.stdout, /^ {2}plan /m);
+  });
+});
+
 describe('stw tidy plan: selection refusals', () => {
   let repo: TestRepo;
   let tip: string;

@@ -40,7 +40,9 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
     out.push(
       `repository: ${quote(repo.path)} (git ${quote(plan.backend.version ?? 'unknown version')}, ${repo.object_format}${repo.is_shallow ? ', shallow' : ''})`,
     );
-    out.push(`  toplevel: ${repo.toplevel === null ? '(bare)' : quote(repo.toplevel)}`);
+    out.push(
+      `  toplevel: ${repo.toplevel === null ? '(none: bare repository or PATH inside the git dir)' : quote(repo.toplevel)}`,
+    );
     out.push(`  git dir: ${quote(repo.git_dir)}  common dir: ${quote(repo.common_dir)}`);
   }
   out.push(

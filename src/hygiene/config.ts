@@ -1,0 +1,108 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../core/errors.js';
+import { formatJsonPath, schemaValidator } from '../core/schema.js';
+import { DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
+
+export const CONFIG_FILE = '.dochygiene.yml';
+
+/** Defaults for the optional keys of a lifecycle rule (SPEC §2.11). */
+export const LIFECYCLE_RULE_DEFAULTS = { retain_recent: 3, max_age_days: 3 } as const;
+
+type Raw = Record<string, unknown>;
+
+function isObject(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(source: string, violations: string[]): never {
+  throw new ConfigError('config-invalid', `${source}: ${violations[0]}`, { file: source, violations });
+}
+
+// Rules JSON Schema cannot say clearly: which `served_when*` a lifetime needs, unique names.
+function lifecycleViolations(rules: Raw[]): string[] {
+  const violations: string[] = [];
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    const at = (key?: string) => formatJsonPath(['lifecycle', 'rules', index, ...(key ? [key] : [])]);
+    const hasPath = rule['served_when_path'] !== undefined;
+    const hasJudged = rule['served_when'] !== undefined;
+    if (hasPath && hasJudged)
+      violations.push(`${at('served_when')}: give served_when_path or served_when, not both`);
+    if (rule['lifetime'] === 'delete-once-served' && !hasPath && !hasJudged)
+      violations.push(`${at()}: a delete-once-served rule needs served_when_path or served_when`);
+    if (rule['lifetime'] !== 'delete-once-served' && (hasPath || hasJudged))
+      violations.push(
+        `${at(hasPath ? 'served_when_path' : 'served_when')}: only a delete-once-served rule has one`,
+      );
+    const name = String(rule['name']);
+    if (seen.has(name)) violations.push(`${at('name')}: duplicate rule name ${JSON.stringify(name)}`);
+    seen.add(name);
+  });
+  return violations;
+}
+
+/**
+ * Parses and validates the text of a `.dochygiene.yml`. Every key is optional and merged
+ * over `DEFAULT_CONFIG`; an unknown key or bad value is a `ConfigError` whose message names
+ * the key path, e.g. `.dochygiene.yml: reminder.stale_after_days: must be >= 1`.
+ * The shipped `schemas/config.schema.json` is the one description of what is allowed.
+ */
+export function parseConfig(text: string, source: string = CONFIG_FILE): HygieneConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text, { uniqueKeys: true, prettyErrors: false });
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0] ?? 'malformed YAML';
+    throw new ConfigError('config-invalid', `${source}: not valid YAML: ${message}`, { file: source });
+  }
+  // An empty file (or one holding only comments) is an empty configuration.
+  if (raw === null || raw === undefined) raw = {};
+  if (!isObject(raw)) fail(source, ['(root): must be a mapping of keys']);
+  const violations = schemaValidator('config.schema.json')(raw);
+  if (violations.length > 0) fail(source, violations);
+  const lifecycle = isObject(raw['lifecycle']) ? raw['lifecycle'] : {};
+  const rules = (Array.isArray(lifecycle['rules']) ? lifecycle['rules'] : []) as Raw[];
+  const ruleViolations = lifecycleViolations(rules);
+  if (ruleViolations.length > 0) fail(source, ruleViolations);
+  return mergeOverDefaults(raw);
+}
+
+function mergeOverDefaults(raw: Raw): HygieneConfig {
+  const section = (key: string): Raw => (isObject(raw[key]) ? (raw[key] as Raw) : {});
+  const scan = section('scan');
+  const lifecycle = section('lifecycle');
+  return {
+    scan: {
+      globs: (scan['globs'] as string[] | undefined) ?? [...DEFAULT_CONFIG.scan.globs],
+      excluded_dirs: (scan['excluded_dirs'] as string[] | undefined) ?? [
+        ...DEFAULT_CONFIG.scan.excluded_dirs,
+      ],
+    },
+    reminder: { ...DEFAULT_CONFIG.reminder, ...section('reminder') },
+    archive: { ...DEFAULT_CONFIG.archive, ...section('archive') },
+    context: { ...DEFAULT_CONFIG.context, ...section('context') },
+    classifier: (raw['classifier'] as HygieneConfig['classifier'] | undefined) ?? DEFAULT_CONFIG.classifier,
+    lifecycle: {
+      rules: ((lifecycle['rules'] as Raw[] | undefined) ?? []).map(
+        (rule) => ({ ...LIFECYCLE_RULE_DEFAULTS, ...rule }) as LifecycleRule,
+      ),
+    },
+  };
+}
+
+/** Reads `<root>/.dochygiene.yml`; a missing file is the default configuration. */
+export async function loadConfig(root: string): Promise<HygieneConfig> {
+  let text: string;
+  try {
+    text = await readFile(join(root, CONFIG_FILE), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return structuredClone(DEFAULT_CONFIG);
+    throw new ConfigError('config-unreadable', `${CONFIG_FILE}: cannot read: ${(error as Error).message}`, {
+      file: CONFIG_FILE,
+    });
+  }
+  return parseConfig(text, CONFIG_FILE);
+}
