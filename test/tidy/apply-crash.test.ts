@@ -79,6 +79,23 @@ describe('stw tidy apply: crash injection and retry', () => {
     );
   });
 
+  it('a journal that does not fit the plan or the protocol refuses before any effect', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    await crashRun(f, p.plan_id, 'after-intent:1');
+    // A forged record: an outcome for action 2, which never had an intent.
+    appendFileSync(
+      journalOf(f, p.plan_id),
+      `${JSON.stringify({ type: 'outcome', action_id: 2, result: 'deleted', at: STW_NOW })}\n`,
+    );
+    const before = f.repo.refs();
+    const { json } = await apply(f, p.plan_id);
+    assert.equal(json.status, 'refused');
+    assert.equal(json.refusal?.code, 'journal-corrupt');
+    assert.equal(f.repo.refs(), before);
+    assertNothingLost(f, p);
+  });
+
   it('an interrupted intent whose repository state has two possible histories refuses manual-review-required', async () => {
     const f = fixture();
     const p = await plan(f, ['done']);
