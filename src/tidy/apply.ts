@@ -453,6 +453,8 @@ class ApplyRun {
   journal: Journal | undefined;
   private deletedThisRun = 0;
   private readonly pins = new Map<number, string>();
+  /** Journal state per action, as loaded at the start of the run. */
+  private states = new Map<number, ActionJournalState>();
 
   constructor(
     private readonly plan: TidyPlanV1,
@@ -499,6 +501,7 @@ class ApplyRun {
     let loaded: Awaited<ReturnType<typeof loadJournal>>;
     try {
       loaded = await loadJournal(path, this.effects, JOURNAL_MAX_BYTES);
+      this.states = loaded.states;
       if (loaded.tornTail !== undefined) {
         // The torn line's append never returned, so nothing was done on its strength; its
         // action is still open or settled by the complete records and is re-established
@@ -529,10 +532,7 @@ class ApplyRun {
         const message = (error as Error).message;
         this.result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
         this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
-        for (const action of this.result.actions.slice(index + 1)) {
-          action.reason = 'run-failed';
-          action.message = 'not attempted after an operational failure';
-        }
+        this.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
         break;
       }
     }
@@ -549,23 +549,43 @@ class ApplyRun {
 
   private interrupt(cause: 'deadline' | 'signal', actionId: number, fromIndex: number): void {
     this.result.interruption = { cause, before_action_id: actionId };
-    for (const action of this.result.actions.slice(fromIndex))
-      if (action.outcome === 'not-attempted') {
-        action.reason = cause === 'signal' ? 'cancelled' : 'deadline';
-        action.message =
-          cause === 'signal'
-            ? 'stopped by a signal before this action'
-            : 'the deadline passed before this action';
-      }
+    this.markRemaining(
+      fromIndex,
+      cause === 'signal' ? 'cancelled' : 'deadline',
+      cause === 'signal'
+        ? 'stopped by a signal before this action'
+        : 'the deadline passed before this action',
+    );
   }
 
   private refusePlan(code: string, message: string, fromIndex: number): void {
     this.result.refusal = { code, message };
-    for (const action of this.result.actions.slice(fromIndex))
-      if (action.outcome === 'not-attempted') {
-        action.reason = 'plan-refused';
+    this.markRemaining(fromIndex, 'plan-refused', message);
+  }
+
+  /**
+   * Actions the run stopped before. Those an earlier run completed are still reported
+   * from the journal — as done, with their recovery refs — but marked unverified, since
+   * this run did not look at them again.
+   */
+  private markRemaining(fromIndex: number, reason: string, message: string): void {
+    for (const action of this.result.actions.slice(fromIndex)) {
+      if (action.outcome !== 'not-attempted') continue;
+      const state = this.states.get(action.action_id);
+      if (state?.phase === 'verified') {
+        action.outcome = 'already-done';
+        action.verified = false;
+        action.message = `done and verified by an earlier run; not re-checked in this run (${reason})`;
+        this.pins.set(action.action_id, action.old_oid);
+      } else if (state?.phase === 'settled' && state.lastOutcome?.result === 'deleted') {
+        action.reason = 'verification-pending';
+        action.message = `deleted by an earlier run and not yet verified; ${message}`;
+        this.pins.set(action.action_id, action.old_oid);
+      } else {
+        action.reason = reason;
         action.message = message;
       }
+    }
   }
 
   /** Returns 'stop' when the remaining actions must not run. */

@@ -208,6 +208,32 @@ describe('stw tidy apply: revalidation', () => {
     assert.equal(json.journal, null, 'nothing was journaled');
   });
 
+  it('a whole-plan refusal still reports actions done by earlier runs, with their recovery refs', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    f.repo.git(['update-ref', 'refs/heads/done', f.oids['wip']!]);
+    const first = await apply(f, p.plan_id);
+    assert.deepEqual(
+      first.json.actions.map((a) => a.outcome),
+      ['refused', 'deleted'],
+    );
+    f.repo.worktree(join(makeTempDir('stw-wt-'), 'late'), { branch: 'wip' });
+    const { json } = await apply(f, p.plan_id);
+    assert.equal(json.status, 'partial');
+    assert.equal(json.refusal?.code, 'worktrees-changed');
+    assert.deepEqual(
+      json.actions.map((a) => [a.outcome, a.reason, a.verified]),
+      [
+        ['not-attempted', 'plan-refused', false],
+        ['already-done', null, false],
+      ],
+    );
+    assert.deepEqual(
+      json.recovery.map((r) => [r.ref, r.oid]),
+      [['refs/heads/done2', f.oids['done2']]],
+    );
+  });
+
   it('refuses the whole plan when the base moved after planning', async () => {
     const f = fixture();
     const p = await plan(f);
