@@ -74,6 +74,20 @@ describe('pin-and-delete transaction (git)', () => {
     });
   }
 
+  it('works on packed refs too', async () => {
+    const repo = makeRepo();
+    try {
+      repo.branch('packed');
+      const effect = effectFor(repo, 'packed');
+      repo.git(['pack-refs', '--all']);
+      const result = await pinAndDelete(effect, options(repo));
+      assert.ok(result.kind === 'exited' && result.code === 0);
+      assert.equal((await inspectEffect(effect, options(repo))).state, 'committed');
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   it('changes nothing when the branch moved (compare-and-swap on the old OID)', async () => {
     const repo = makeRepo();
     try {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
@@ -166,6 +166,35 @@ describe('applyTidyPlan (library)', () => {
     );
     assert.equal(result.status, 'cancelled');
     assert.equal(s.repo.refs(), before);
+  });
+
+  it('applies a plan made from a linked worktree path', async () => {
+    const repo = makeRepo();
+    const stateDir = makeTempDir('stw-state-');
+    chmodSync(stateDir, 0o700);
+    const wtParent = makeTempDir('stw-wt-');
+    cleanups.push(
+      () => repo.cleanup(),
+      () => rmSync(wtParent, { recursive: true, force: true }),
+    );
+    const done = repo.branch('done');
+    repo.commit('more', { 'm.txt': 'm\n' });
+    const linked = repo.worktree(join(wtParent, 'linked'), { newBranch: 'feature' });
+    const planned = await planTidy({
+      path: linked,
+      base: 'refs/heads/main',
+      refs: ['refs/heads/done'],
+      stateDir,
+      clock,
+    });
+    assert.equal(planned.plan.effects.length, 1);
+    const result = checked(
+      await applyTidyPlan({ planId: planned.plan.plan_id, stateDir, authorize: true, clock }),
+    );
+    assert.equal(result.status, 'complete');
+    assert.equal(result.repository, linked);
+    assert.equal(repo.git(['for-each-ref', 'refs/heads/done']), '');
+    assert.equal(repo.head(`refs/stw-recovery/${planned.plan.plan_id}/1`), done);
   });
 
   it('without authorization nothing is read: even a missing store is not looked at', async () => {
