@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ApplyResult } from '../../src/tidy/apply.js';
@@ -403,6 +403,18 @@ describe('stw tidy apply: authorization and input refusals', () => {
       { cwd: f.stateDir },
     );
     assert.equal(viaLink.json.refusal?.code, 'state-dir-symlink');
+
+    // The same record in a private directory inside the repository's git dir.
+    const inside = join(f.repo.dir, '.git', 'stw-state');
+    mkdirSync(join(inside, 'plans'), { recursive: true, mode: 0o700 });
+    chmodSync(inside, 0o700);
+    copyFileSync(join(f.stateDir, 'plans', `${p.plan_id}.json`), join(inside, 'plans', `${p.plan_id}.json`));
+    const overlapping = await runCliJson<ApplyResult>(
+      ['tidy', 'apply', '--plan', p.plan_id, '--state-dir', inside, '--authorize'],
+      { cwd: f.stateDir },
+    );
+    assert.equal(overlapping.code, 1);
+    assert.equal(overlapping.json.refusal?.code, 'state-dir-overlap');
     assert.equal(f.repo.refs(), before);
   });
 
