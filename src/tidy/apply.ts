@@ -510,8 +510,11 @@ class ApplyRun {
         await this.append(tornTailRecord(loaded.tornTail, this.now()));
       }
     } catch (error) {
-      if (!(error instanceof RefusalError)) throw error;
-      this.refusePlan(error.code, error.message, 0);
+      const refusal = isIoError(error)
+        ? new RefusalError('journal-unreadable', `journal ${path}: ${error.message}`)
+        : error;
+      if (!(refusal instanceof RefusalError)) throw refusal;
+      this.refusePlan(refusal.code, refusal.message, 0);
       this.result.status = 'refused';
       return;
     }

@@ -47,7 +47,7 @@ export function renderApply(result: ApplyResult, style: Style): string {
         out.push(`     ${action.reason}${action.message === null ? '' : `: ${escapeText(action.message)}`}`);
     }
   } else if (result.refusal === null) out.push('actions: none (the plan deletes nothing)');
-  out.push(result.journal === null ? 'journal: none written' : `journal: ${quote(result.journal)}`);
+  out.push(result.journal === null ? 'journal: none' : `journal: ${quote(result.journal)}`);
   if (result.recovery.length > 0) {
     out.push('recovery refs (restore a branch with the command below it):');
     for (const entry of result.recovery) {
