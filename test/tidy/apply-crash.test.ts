@@ -170,6 +170,20 @@ describe('stw tidy apply: deadline and cancellation', () => {
     assert.equal(f.repo.refs(), before);
   });
 
+  it('truncated evidence (output over the bound) refuses and deletes nothing', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    const before = f.repo.refs();
+    const { json } = await apply(f, p.plan_id, {
+      STW_TEST_HOOKS: '1',
+      STW_TEST_TIDY_BOUNDS: JSON.stringify({ maxOutputBytes: 8 }),
+    });
+    assert.equal(json.status, 'refused');
+    assert.equal(json.refusal?.code, 'evidence-incomplete');
+    assert.equal(f.repo.refs(), before);
+    assert.equal(json.journal, null);
+  });
+
   it('SIGTERM during action 1 lets it finish, stops before action 2, and reports what completed', async () => {
     const f = fixture();
     const p = await plan(f);
