@@ -17,9 +17,44 @@ export { Journal, readJournal, writeFileAtomic, writeFileExclusive } from './cor
 export { git, gitArgv, hardenedGitEnv, listWorktrees, parseWorktreeList } from './core/git.js';
 export { escapeText, quote } from './core/quote.js';
 export { type RunOptions, type RunResult, run } from './core/run.js';
+export {
+  type ApplyOptions,
+  type ApplyResult,
+  applyEditsToText,
+  applyReport,
+  type EntryOutcome,
+  type FileOutcome,
+} from './hygiene/apply.js';
+export {
+  type CheckOptions,
+  type CheckResult,
+  type CheckSummary,
+  readProposalsFile,
+  runCheck,
+  summarizeReport,
+} from './hygiene/check.js';
+export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
+export {
+  type CleanOptions,
+  type CleanPlan,
+  type CleanResult,
+  clean,
+  cleanupMessage,
+  type PlanCleanOptions,
+  planClean,
+} from './hygiene/clean.js';
 export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
+export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
+export {
+  type CategoryFilter,
+  findProposalConflicts,
+  parseCategoryFilter,
+  parseProposals,
+} from './hygiene/proposals.js';
 export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
+export { renderReportMarkdown } from './hygiene/report-md.js';
+export { type ScanOptions, scan } from './hygiene/scan/index.js';
 export {
   GITIGNORE_LINE,
   parseState,
@@ -27,6 +62,7 @@ export {
   StateStore,
   type WriteReportFaults,
 } from './hygiene/state-store.js';
+export { type SweepOptions, type SweepResult, sweep } from './hygiene/sweep.js';
 export {
   countLines,
   REPORT_SCHEMA_FILE,
@@ -34,14 +70,14 @@ export {
   validateReport,
 } from './hygiene/validate.js';
 export {
-  APPLY_LIMITATIONS,
-  type ApplyAction,
-  type ApplyOptions,
-  type ApplyProgress,
-  type ApplyResult,
-  type ApplyStatus,
   applyTidyPlan,
   type RecoveryEntry,
+  TIDY_APPLY_LIMITATIONS,
+  type TidyApplyAction,
+  type TidyApplyOptions,
+  type TidyApplyProgress,
+  type TidyApplyResult,
+  type TidyApplyStatus,
 } from './tidy/apply.js';
 export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
 export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';

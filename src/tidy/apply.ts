@@ -45,10 +45,10 @@ import {
 
 export const APPLY_SCHEMA_FILE = 'tidy-apply-v1.schema.json';
 
-export type ApplyStatus = 'complete' | 'refused' | 'partial' | 'failed' | 'cancelled';
+export type TidyApplyStatus = 'complete' | 'refused' | 'partial' | 'failed' | 'cancelled';
 export type ActionOutcome = 'deleted' | 'already-done' | 'refused' | 'failed' | 'not-attempted';
 
-export interface ApplyAction {
+export interface TidyApplyAction {
   action_id: number;
   type: 'delete-ref';
   ref: string;
@@ -73,15 +73,15 @@ export interface RecoveryEntry {
   restore_command: string;
 }
 
-export interface ApplyProblem {
+export interface TidyApplyProblem {
   code: string;
   message: string;
   details?: Record<string, unknown>;
 }
 
-export interface ApplyResult {
+export interface TidyApplyResult {
   schema_version: 1;
-  status: ApplyStatus;
+  status: TidyApplyStatus;
   plan_id: string;
   started_at: string;
   tool_version: string;
@@ -89,32 +89,32 @@ export interface ApplyResult {
   repository: string | null;
   /** The plan's journal; null when none exists. */
   journal: string | null;
-  actions: ApplyAction[];
+  actions: TidyApplyAction[];
   recovery: RecoveryEntry[];
   limitations: string[];
   interruption: { cause: 'deadline' | 'signal'; before_action_id: number | null } | null;
   /** Why the plan (or its remaining actions) was refused. */
-  refusal: ApplyProblem | null;
+  refusal: TidyApplyProblem | null;
   /** The operational failure that stopped the run (status failed). */
-  failure: ApplyProblem | null;
+  failure: TidyApplyProblem | null;
 }
 
 /** Protocol boundaries at which the test-only checkpoint is called (crash injection). */
-export type ApplyStep = 'after-intent' | 'after-transaction' | 'after-outcome' | 'after-verified';
-export const APPLY_STEPS: readonly ApplyStep[] = [
+export type TidyApplyStep = 'after-intent' | 'after-transaction' | 'after-outcome' | 'after-verified';
+export const TIDY_APPLY_STEPS: readonly TidyApplyStep[] = [
   'after-intent',
   'after-transaction',
   'after-outcome',
   'after-verified',
 ];
 
-export interface ApplyProgress {
+export interface TidyApplyProgress {
   action_id: number;
   ref: string;
   outcome: ActionOutcome;
 }
 
-export interface ApplyOptions {
+export interface TidyApplyOptions {
   planId: string;
   stateDir: string;
   /** The explicit authorization; without it nothing is read or written. */
@@ -125,13 +125,13 @@ export interface ApplyOptions {
   /** Defaults to DEFAULT_APPLY_BOUNDS (60 s deadline). */
   bounds?: TidyBounds;
   /** Called after each action settles. */
-  onProgress?: (event: ApplyProgress) => void;
+  onProgress?: (event: TidyApplyProgress) => void;
   /** TEST-ONLY: called at each protocol boundary; the CLI uses it for crash injection. */
-  checkpoint?: (step: ApplyStep, actionId: number) => void | Promise<void>;
+  checkpoint?: (step: TidyApplyStep, actionId: number) => void | Promise<void>;
 }
 
 /** What apply never does, stated with every result. */
-export const APPLY_LIMITATIONS: readonly string[] = [
+export const TIDY_APPLY_LIMITATIONS: readonly string[] = [
   'untracked and ignored files are not backed up',
   'there is no general undo: each deleted branch is restored from its recovery ref with the command shown',
   'worktree registrations and files are not restored',
@@ -152,7 +152,7 @@ const INSPECTION_GRACE_MS = 10_000;
 /** Echoed ids are bounded so that a hostile --plan cannot inflate the result. */
 const ECHO_ID_LIMIT = 128;
 
-function emptyResult(planId: string, startedAt: string): ApplyResult {
+function emptyResult(planId: string, startedAt: string): TidyApplyResult {
   return {
     schema_version: 1,
     status: 'refused',
@@ -163,14 +163,14 @@ function emptyResult(planId: string, startedAt: string): ApplyResult {
     journal: null,
     actions: [],
     recovery: [],
-    limitations: [...APPLY_LIMITATIONS],
+    limitations: [...TIDY_APPLY_LIMITATIONS],
     interruption: null,
     refusal: null,
     failure: null,
   };
 }
 
-function refused(result: ApplyResult, error: StwError): ApplyResult {
+function refused(result: TidyApplyResult, error: StwError): TidyApplyResult {
   result.status = 'refused';
   result.refusal = {
     code: error.code,
@@ -347,7 +347,7 @@ function stoppedBy(deadline: Deadline, signal: AbortSignal | undefined): 'deadli
   return undefined;
 }
 
-function finalStatus(result: ApplyResult, deletedThisRun: number): ApplyStatus {
+function finalStatus(result: TidyApplyResult, deletedThisRun: number): TidyApplyStatus {
   const outcomes = result.actions.map((a) => a.outcome);
   const done = outcomes.filter((o) => o === 'deleted' || o === 'already-done').length;
   if (result.interruption !== null) return deletedThisRun > 0 ? 'partial' : 'cancelled';
@@ -361,7 +361,7 @@ function finalStatus(result: ApplyResult, deletedThisRun: number): ApplyStatus {
  * tampered or older plans, store checks) come back as a `refused` result; so do stale
  * proofs. Only programming errors throw.
  */
-export async function applyTidyPlan(options: ApplyOptions): Promise<ApplyResult> {
+export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyApplyResult> {
   const clock = options.clock ?? systemClock;
   const now = () => formatInstant(clock.now());
   const result = emptyResult(options.planId, now());
@@ -459,11 +459,11 @@ class ApplyRun {
   constructor(
     private readonly plan: TidyPlanV1,
     private readonly effects: (DeleteEffect & { action_id: number })[],
-    private readonly result: ApplyResult,
+    private readonly result: TidyApplyResult,
     private readonly stateDir: string,
     private readonly bounds: TidyBounds,
     private readonly deadline: Deadline,
-    private readonly options: ApplyOptions,
+    private readonly options: TidyApplyOptions,
     private readonly now: () => string,
   ) {}
 
@@ -476,7 +476,7 @@ class ApplyRun {
     this.journal.append(record);
   }
 
-  private async checkpoint(step: ApplyStep, actionId: number): Promise<void> {
+  private async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
     await this.options.checkpoint?.(step, actionId);
   }
 
@@ -489,7 +489,7 @@ class ApplyRun {
     });
   }
 
-  private settle(index: number, fields: Partial<ApplyAction>): void {
+  private settle(index: number, fields: Partial<TidyApplyAction>): void {
     const action = this.result.actions[index]!;
     Object.assign(action, fields);
     if ((action.outcome === 'deleted' || action.outcome === 'already-done') && action.verified)

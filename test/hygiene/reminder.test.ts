@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import fc from 'fast-check';
 import { formatInstant } from '../../src/core/clock.js';
 import { decideReminder, localDay } from '../../src/hygiene/reminder.js';
 import type { HygieneState } from '../../src/hygiene/types.js';
+import { fc } from '../helpers/property.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const instant = fc

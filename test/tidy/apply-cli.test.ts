@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { ApplyResult } from '../../src/tidy/apply.js';
+import type { TidyApplyResult } from '../../src/tidy/apply.js';
 import { ApplyLock } from '../../src/tidy/journal.js';
 import { planIntegrity } from '../../src/tidy/store.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
@@ -295,7 +295,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
     assert.deepEqual(snapshotTree(f.stateDir), stateBefore, 'no journal, no lock, not even an mtime');
 
     // Even a nonexistent store is not looked at: authorization is checked first.
-    const missing = await runCliJson<ApplyResult>(
+    const missing = await runCliJson<TidyApplyResult>(
       ['tidy', 'apply', '--plan', p.plan_id, '--state-dir', join(f.stateDir, 'nope')],
       { cwd: f.stateDir },
     );
@@ -398,7 +398,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
 
     const link = join(makeTempDir('stw-link-'), 'state');
     execFileSync('ln', ['-s', f.stateDir, link]);
-    const viaLink = await runCliJson<ApplyResult>(
+    const viaLink = await runCliJson<TidyApplyResult>(
       ['tidy', 'apply', '--plan', p.plan_id, '--state-dir', link, '--authorize'],
       { cwd: f.stateDir },
     );
@@ -409,7 +409,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
     mkdirSync(join(inside, 'plans'), { recursive: true, mode: 0o700 });
     chmodSync(inside, 0o700);
     copyFileSync(join(f.stateDir, 'plans', `${p.plan_id}.json`), join(inside, 'plans', `${p.plan_id}.json`));
-    const overlapping = await runCliJson<ApplyResult>(
+    const overlapping = await runCliJson<TidyApplyResult>(
       ['tidy', 'apply', '--plan', p.plan_id, '--state-dir', inside, '--authorize'],
       { cwd: f.stateDir },
     );

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { schemaValidator } from '../../src/core/schema.js';
-import type { ApplyResult } from '../../src/tidy/apply.js';
+import type { TidyApplyResult } from '../../src/tidy/apply.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { type CliResult, runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
@@ -66,8 +66,8 @@ export async function apply(
   planId: string,
   env: NodeJS.ProcessEnv = {},
   extra: string[] = ['--authorize'],
-): Promise<CliResult & { json: ApplyResult }> {
-  const result = await runCliJson<ApplyResult>(
+): Promise<CliResult & { json: TidyApplyResult }> {
+  const result = await runCliJson<TidyApplyResult>(
     ['tidy', 'apply', '--plan', planId, '--state-dir', f.stateDir, ...extra],
     {
       cwd: f.stateDir,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
 import { schemaValidator } from '../../src/core/schema.js';
-import { type ApplyResult, applyTidyPlan } from '../../src/index.js';
+import { applyTidyPlan, type TidyApplyResult } from '../../src/index.js';
 import { planTidy } from '../../src/tidy/plan.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
@@ -49,7 +49,7 @@ async function setup(): Promise<Setup> {
   return { repo, stateDir, plan: result.plan, oids: { one, two, side } };
 }
 
-function checked(result: ApplyResult): ApplyResult {
+function checked(result: TidyApplyResult): TidyApplyResult {
   assert.deepEqual(validateResult(result), []);
   return result;
 }

@@ -2,7 +2,12 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import { APPLY_STEPS, type ApplyResult, type ApplyStep, applyTidyPlan } from '../../tidy/apply.js';
+import {
+  applyTidyPlan,
+  TIDY_APPLY_STEPS,
+  type TidyApplyResult,
+  type TidyApplyStep,
+} from '../../tidy/apply.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
@@ -10,7 +15,7 @@ import type { CommandContext } from '../command.js';
 const OUTCOME_WIDTH = 'not-attempted'.length;
 
 /** The human rendering: the same facts as the JSON, every ref, path and message quoted. */
-export function renderApply(result: ApplyResult, style: Style): string {
+export function renderApply(result: TidyApplyResult, style: Style): string {
   const out: string[] = [];
   const count = (outcome: string) => result.actions.filter((a) => a.outcome === outcome).length;
   const summary = `${count('deleted')} deleted, ${count('already-done')} already done, ${count('refused')} refused, ${count('failed')} failed, ${count('not-attempted')} not attempted`;
@@ -61,7 +66,7 @@ export function renderApply(result: ApplyResult, style: Style): string {
 }
 
 interface StepSelector {
-  step: ApplyStep;
+  step: TidyApplyStep;
   actionId: number | undefined;
 }
 
@@ -70,12 +75,14 @@ function parseStep(name: string, value: string | undefined): StepSelector | unde
   const [step, id, ...rest] = value.split(':');
   const actionId = id === undefined ? undefined : Number(id);
   if (
-    !(APPLY_STEPS as readonly string[]).includes(step ?? '') ||
+    !(TIDY_APPLY_STEPS as readonly string[]).includes(step ?? '') ||
     rest.length > 0 ||
     (actionId !== undefined && !(Number.isSafeInteger(actionId) && actionId > 0))
   )
-    throw new UsageError(`${name} must be <step>[:<action_id>] with step one of ${APPLY_STEPS.join(', ')}`);
-  return { step: step as ApplyStep, actionId };
+    throw new UsageError(
+      `${name} must be <step>[:<action_id>] with step one of ${TIDY_APPLY_STEPS.join(', ')}`,
+    );
+  return { step: step as TidyApplyStep, actionId };
 }
 
 /**
@@ -87,12 +94,12 @@ function parseStep(name: string, value: string | undefined): StepSelector | unde
  */
 function testCheckpoint(
   ctx: CommandContext,
-): ((step: ApplyStep, actionId: number) => Promise<void>) | undefined {
+): ((step: TidyApplyStep, actionId: number) => Promise<void>) | undefined {
   if (ctx.env['STW_TEST_HOOKS'] !== '1') return undefined;
   const crash = parseStep('STW_TEST_CRASH_AT', ctx.env['STW_TEST_CRASH_AT']);
   const interrupt = parseStep('STW_TEST_INTERRUPT_AT', ctx.env['STW_TEST_INTERRUPT_AT']);
   if (crash === undefined && interrupt === undefined) return undefined;
-  const matches = (selector: StepSelector | undefined, step: ApplyStep, actionId: number) =>
+  const matches = (selector: StepSelector | undefined, step: TidyApplyStep, actionId: number) =>
     selector !== undefined &&
     selector.step === step &&
     (selector.actionId === undefined || selector.actionId === actionId);

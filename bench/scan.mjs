@@ -1,0 +1,370 @@
+// Benchmark for `stw hygiene scan` (SPEC §4): a synthetic repository with ~10,000 docs and
+// 100,000 commits, planted broken links (moved files, missing files, bad fragments).
+// Prints wall time, peak RSS and recall; runs remark-validate-links and markdown-link-check
+// on the same tree when they are installed (they are not dependencies).
+// Usage: npm run bench:scan   (BENCH_DOCS / BENCH_COMMITS override the size; BENCH_FRESH=1 rebuilds)
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const ROOT = join(import.meta.dirname, '..');
+const WORK = join(ROOT, 'bench', '.work');
+const DOCS = Number(process.env.BENCH_DOCS ?? 10_000);
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 100_000);
+const AREAS = 100;
+const CODE_FILES = 2_000;
+const MOVED_EVERY = 20; // every 20th doc is moved late in history (→ 500 renames)
+const MISSING_EVERY = 10; // every 10th doc links to a file that never existed
+const FRAGMENT_EVERY = 25; // every 25th doc links to a heading that does not exist
+const REPO = join(WORK, `repo-${DOCS}-${COMMITS}`);
+const PLANTED = join(REPO, '..', `planted-${DOCS}-${COMMITS}.json`);
+
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
+
+const docPath = (i) => `docs/area${i % AREAS}/topic-${i}.md`;
+const movedPath = (i) => `docs/area${i % AREAS}/moved/topic-${i}.md`;
+const isMoved = (i) => i % MOVED_EVERY === 7;
+const codePath = (k) => `src/mod${k % 50}/file-${k}.ts`;
+const rel = (from, to) => {
+  const a = from.split('/').slice(0, -1);
+  const b = to.split('/');
+  let common = 0;
+  while (common < a.length && common < b.length - 1 && a[common] === b[common]) common++;
+  return [...a.slice(common).map(() => '..'), ...b.slice(common)].join('/') || '.';
+};
+
+/** The text of doc i and the broken links planted in it ({path, line, target}). */
+function docText(i) {
+  const path = docPath(i);
+  const planted = [];
+  const lines = [
+    `# Topic ${i}`,
+    '',
+    `Topic ${i} explains one part of the synthetic system in some detail.`,
+    '',
+  ];
+  const valid = (j) => {
+    let k = j % DOCS;
+    if (isMoved(k)) k = (k + 1) % DOCS;
+    return rel(path, docPath(k));
+  };
+  lines.push('## Overview', '');
+  lines.push(
+    `See [the neighbour](${valid(i + 1)}), [a related topic](${valid(i * 7 + 3)}#overview) and [the index](${valid(0)}).`,
+  );
+  lines.push('');
+  lines.push(`The implementation is in \`${codePath(i % CODE_FILES)}\` and its tests sit beside it.`);
+  lines.push('');
+  lines.push('```markdown', '[not a link, it is code](nowhere-in-code.md)', '```', '');
+  lines.push('## Details', '');
+  for (let p = 0; p < 6; p++) {
+    lines.push(
+      `Paragraph ${p} of topic ${i}: the component validates its input, records what it did, and hands the ` +
+        `result to [the next stage](${valid(i + p + 2)}). Nothing here is special; it is filler of a realistic size.`,
+    );
+    lines.push('');
+  }
+  if (i % MOVED_EVERY === 3) {
+    // Two links to a doc that is moved later: broken now, with a rename in history.
+    const target = i + 4; // i%20 === 3 → target%20 === 7 → moved
+    for (const label of ['moved doc', 'moved doc again']) {
+      const written = rel(path, docPath(target));
+      planted.push({
+        path,
+        line: lines.length + 1,
+        target: written,
+        kind: 'moved',
+        suggested: movedPath(target),
+      });
+      lines.push(`Read the [${label}](${written}) for background.`, '');
+    }
+  }
+  if (i % MISSING_EVERY === 0) {
+    const written = `missing-${i}.md`;
+    planted.push({ path, line: lines.length + 1, target: written, kind: 'missing' });
+    lines.push(`This [was never written](${written}).`, '');
+  }
+  if (i % FRAGMENT_EVERY === 1) {
+    const written = `${valid(i + 5)}#no-such-heading`;
+    planted.push({ path, line: lines.length + 1, target: written, kind: 'fragment' });
+    lines.push(`Jump to [a heading that is not there](${written}).`, '');
+  }
+  lines.push('## History', '');
+  return { text: `${lines.join('\n')}\n`, planted };
+}
+
+async function generate() {
+  rmSync(REPO, { recursive: true, force: true });
+  mkdirSync(REPO, { recursive: true });
+  spawnSync('git', ['init', '-q', '-b', 'main', REPO], { env: gitEnv, stdio: 'inherit' });
+  const child = spawn('git', ['fast-import', '--quiet', '--done'], {
+    cwd: REPO,
+    env: gitEnv,
+    stdio: ['pipe', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  let buffer = [];
+  let size = 0;
+  const write = async (text) => {
+    buffer.push(text);
+    size += text.length;
+    if (size > 1 << 20) {
+      const chunk = buffer.join('');
+      buffer = [];
+      size = 0;
+      if (!child.stdin.write(chunk)) await new Promise((resolve) => child.stdin.once('drain', resolve));
+    }
+  };
+  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  let time = 1_600_000_000;
+  let commits = 0;
+  const commit = async (message, ops) => {
+    time += 60;
+    commits++;
+    await write(
+      `commit refs/heads/main\ncommitter Bench <bench@example.com> ${time} +0000\n${data(message)}${ops}\n`,
+    );
+  };
+  const planted = [];
+  const docLines = new Map();
+  // Phase A: code, then the docs in batches of 100.
+  let ops = '';
+  for (let k = 0; k < CODE_FILES; k++)
+    ops += `M 100644 inline ${codePath(k)}\n${data(`export const v${k} = 0;\n`)}`;
+  ops += `M 100644 inline README.md\n${data('# Synthetic project\n\nSee [the docs](docs/area0/topic-0.md).\n')}`;
+  await commit('code', ops);
+  for (let start = 0; start < DOCS; start += 100) {
+    ops = '';
+    for (let i = start; i < Math.min(DOCS, start + 100); i++) {
+      const doc = docText(i);
+      planted.push(...doc.planted);
+      docLines.set(i, doc.text);
+      ops += `M 100644 inline ${docPath(i)}\n${data(doc.text)}`;
+    }
+    await commit(`docs ${start}`, ops);
+  }
+  // Phase B: churn — code edits, and every 50th commit appends a line to a doc.
+  const moves = [];
+  for (let i = 0; i < DOCS; i++) if (isMoved(i)) moves.push(i);
+  const churn = COMMITS - commits - moves.length;
+  for (let n = 0; n < churn; n++) {
+    const k = (n * 7919) % CODE_FILES;
+    ops = `M 100644 inline ${codePath(k)}\n${data(`export const v${k} = ${n};\n`)}`;
+    if (n % 50 === 0) {
+      const i = (n / 50) % DOCS;
+      const text = `${docLines.get(i)}- change ${n} noted.\n`;
+      docLines.set(i, text);
+      ops += `M 100644 inline ${docPath(i)}\n${data(text)}`;
+    }
+    await commit(`change ${n}`, ops);
+  }
+  // Phase C: the moves, one commit each, late in history.
+  for (const i of moves) await commit(`move topic ${i}`, `R ${docPath(i)} ${movedPath(i)}\n`);
+  await write('done\n');
+  child.stdin.end(buffer.join(''));
+  const code = await exited;
+  if (code !== 0) throw new Error(`git fast-import exited ${code}`);
+  spawnSync('git', ['checkout', '-q', '-f', 'main'], { cwd: REPO, env: gitEnv, stdio: 'inherit' });
+  writeFileSync(PLANTED, JSON.stringify(planted));
+  return commits;
+}
+
+function hasBin(name, args = ['--version']) {
+  const result = spawnSync('npx', ['--no-install', name, ...args], { cwd: ROOT, encoding: 'utf8' });
+  return result.status === 0;
+}
+
+function resolves(name) {
+  try {
+    createRequire(join(ROOT, 'package.json')).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function recall(planted, found) {
+  const hits = planted.filter(
+    (p) => found.has(`${p.path}:${p.line}`) || found.has(`${p.path}:${p.target}`),
+  ).length;
+  return { hits, of: planted.length, ratio: planted.length === 0 ? 1 : hits / planted.length };
+}
+
+const pct = (r) => `${(r.ratio * 100).toFixed(1)}% (${r.hits}/${r.of})`;
+
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  if (!existsSync(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'index.js'))) {
+    console.error('build first: npm run build');
+    process.exit(1);
+  }
+  if (process.env.BENCH_FRESH === '1' || !existsSync(PLANTED)) {
+    const t0 = performance.now();
+    console.log(`generating ${DOCS} docs / ${COMMITS} commits in ${REPO} …`);
+    const commits = await generate();
+    console.log(`generated ${commits} commits in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  const planted = JSON.parse(readFileSync(PLANTED, 'utf8'));
+  const count = spawnSync('git', ['rev-list', '--count', 'HEAD'], {
+    cwd: REPO,
+    env: gitEnv,
+    encoding: 'utf8',
+  });
+  console.log(`corpus: ${DOCS} docs, ${count.stdout.trim()} commits, ${planted.length} planted broken links`);
+
+  // The scanner, through its library entry in a fresh process (peak RSS of that process).
+  const artifactFile = join(WORK, 'artifact.json');
+  const script = `
+    import { writeFileSync } from 'node:fs';
+    import { performance } from 'node:perf_hooks';
+    import { scan } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'index.js'))};
+    import { DEFAULT_CONFIG } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'types.js'))};
+    const t0 = performance.now();
+    const artifact = await scan({ root: ${JSON.stringify(REPO)}, config: DEFAULT_CONFIG });
+    const ms = performance.now() - t0;
+    writeFileSync(${JSON.stringify(artifactFile)}, JSON.stringify(artifact));
+    // CPU seconds of this process and of the git children it waited for (Linux /proc).
+    let cpuTicks = null;
+    try {
+      const f = (await import('node:fs')).readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+      cpuTicks = { self: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
+    } catch {}
+    console.log(JSON.stringify({ ms, maxRssKb: process.resourceUsage().maxRSS, cpuTicks }));`;
+  const lib = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (lib.status !== 0) throw new Error(`scan failed:\n${lib.stderr}`);
+  const { ms, maxRssKb, cpuTicks } = JSON.parse(lib.stdout.trim().split('\n').pop());
+  const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  const artifact = JSON.parse(readFileSync(artifactFile, 'utf8'));
+  const found = new Set();
+  let suggested = 0;
+  const movedByKey = new Map(
+    planted.filter((p) => p.kind === 'moved').map((p) => [`${p.path}:${p.line}`, p]),
+  );
+  for (const [path, signals] of Object.entries(artifact.signals)) {
+    for (const s of signals) {
+      if (s.name !== 'broken_reference') continue;
+      found.add(`${path}:${s.line}`);
+      const moved = movedByKey.get(`${path}:${s.line}`);
+      if (moved && s.data.suggested_path === moved.suggested) suggested++;
+    }
+  }
+  const stwRecall = recall(planted, found);
+  // Precision check: a reported link whose target exists on disk would be a false positive.
+  let falsePositives = 0;
+  let otherTrue = 0;
+  const plantedKeys = new Set(planted.map((p) => `${p.path}:${p.line}`));
+  for (const [path, signals] of Object.entries(artifact.signals)) {
+    for (const s of signals) {
+      if (s.name !== 'broken_reference' || plantedKeys.has(`${path}:${s.line}`)) continue;
+      const target = s.data.target.split('#')[0];
+      const base = s.data.kind === 'code-path' ? '' : path.split('/').slice(0, -1).join('/');
+      if (s.data.kind !== 'fragment' && existsSync(join(REPO, base, target))) falsePositives++;
+      else otherTrue++;
+    }
+  }
+  const counts = {};
+  for (const signals of Object.values(artifact.signals))
+    for (const s of signals) counts[s.name] = (counts[s.name] ?? 0) + 1;
+
+  // The CLI end to end, as a user runs it.
+  const t1 = performance.now();
+  const cli = spawnSync(
+    process.execPath,
+    [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'hygiene', 'scan', '--json'],
+    {
+      cwd: REPO,
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    },
+  );
+  const cliMs = performance.now() - t1;
+  if (cli.status !== 0) throw new Error(`stw hygiene scan exited ${cli.status}: ${cli.stderr}`);
+
+  console.log('');
+  console.log(
+    `machine: ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} (wall times stretch under load)`,
+  );
+  console.log(
+    `stw hygiene scan (library): ${(ms / 1000).toFixed(2)} s wall, peak RSS ${(maxRssKb / 1024).toFixed(0)} MiB (node)`,
+  );
+  if (cpuTicks)
+    console.log(
+      `  CPU: ${(cpuTicks.self / hz).toFixed(2)} s node + ${(cpuTicks.children / hz).toFixed(2)} s git ` +
+        '(the git history pass runs alongside the Markdown pass)',
+    );
+  console.log(`stw hygiene scan --json (CLI): ${(cliMs / 1000).toFixed(2)} s wall`);
+  console.log(`  files scanned ${artifact.files_scanned}; signals ${JSON.stringify(counts)}`);
+  console.log(`  recall on planted broken links: ${pct(stwRecall)}`);
+  console.log(
+    `  other broken references reported: ${otherTrue} (the moved docs' own relative links, which the moves broke); ` +
+      `false positives (target exists): ${falsePositives}`,
+  );
+  const movedCount = planted.filter((p) => p.kind === 'moved').length;
+  console.log(
+    `  moved-file links with the right suggested_path (rename history): ${suggested}/${movedCount}`,
+  );
+
+  // remark-validate-links (via remark-cli), when installed.
+  if (resolves('remark-validate-links') && hasBin('remark')) {
+    const t = performance.now();
+    const r = spawnSync(
+      'npx',
+      ['--no-install', 'remark', '--quiet', '--no-stdout', '--use', 'remark-validate-links', 'docs'],
+      {
+        cwd: REPO,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      },
+    );
+    const rMs = performance.now() - t;
+    const hits = new Set();
+    let file = '';
+    for (const line of `${r.stdout}\n${r.stderr}`.split('\n')) {
+      if (/^\S/.test(line)) file = line.trim();
+      const m = /^\s+(\d+):\d+/.exec(line);
+      if (m && file) hits.add(`${file}:${m[1]}`);
+    }
+    console.log(
+      `remark-validate-links: ${(rMs / 1000).toFixed(2)} s (×${(rMs / cliMs).toFixed(1)} stw); recall ${pct(recall(planted, hits))}`,
+    );
+  } else console.log('remark-validate-links: not installed');
+
+  // markdown-link-check, when installed (one process per batch of files).
+  if (hasBin('markdown-link-check')) {
+    const files = artifact.shortlist.filter((p) => p.startsWith('docs/'));
+    const hits = new Set();
+    const t = performance.now();
+    for (let i = 0; i < files.length; i += 200) {
+      const batch = files.slice(i, i + 200);
+      const r = spawnSync('npx', ['--no-install', 'markdown-link-check', '--quiet', ...batch], {
+        cwd: REPO,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
+      let file = '';
+      for (const line of `${r.stdout}\n${r.stderr}`.split('\n')) {
+        const f = /FILE:\s*(\S+)/.exec(line);
+        if (f) file = f[1].replace(/^\.\//, '');
+        const bad = /\[✖\]\s+(\S+)/.exec(line);
+        if (bad && file) hits.add(`${file}:${bad[1]}`);
+      }
+    }
+    const mMs = performance.now() - t;
+    console.log(
+      `markdown-link-check: ${(mMs / 1000).toFixed(2)} s (×${(mMs / cliMs).toFixed(1)} stw); recall ${pct(recall(planted, hits))}`,
+    );
+  } else console.log('markdown-link-check: not installed');
+}
+
+await main();

@@ -1,0 +1,91 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { Output } from '../../core/output.js';
+import { quote } from '../../core/quote.js';
+import { type CheckResult, runCheck } from '../../hygiene/check.js';
+import { resolveProjectRoot } from '../../hygiene/project.js';
+import { CATEGORY_FILTER_VALUES, parseCategoryFilter } from '../../hygiene/proposals.js';
+import { many, parseCommandArgs } from '../args.js';
+import type { CommandContext } from '../command.js';
+
+/** A `--scope` given relative to cwd, as the root-relative glob or path `scan` takes. */
+function toRootScope(root: string, cwd: string, scope: string): string {
+  const hasGlob = /[*?[\]{}]/.test(scope);
+  if (hasGlob && !isAbsolute(scope)) {
+    const rel = relative(root, cwd).split(sep).join('/');
+    return rel === '' ? scope : `${rel}/${scope}`;
+  }
+  const inside = relative(root, isAbsolute(scope) ? scope : resolve(cwd, scope));
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    throw new UsageError(`scope ${quote(scope)} is outside the project root ${quote(root)}`);
+  }
+  return inside === '' ? '.' : inside.split(sep).join('/');
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The human summary; the scope line appears only when the user narrowed the check. */
+export function renderCheckSummary(result: CheckResult, narrowed: boolean): string {
+  const { report, summary } = result;
+  const lines = [
+    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'candidate')} (${summary.auto} auto, ${summary.confirm} need confirmation), ${summary.cleared} cleared; ≈${summary.tokens_saved_per_session} tokens saved per agent session if all are applied.`,
+  ];
+  if (narrowed) {
+    const scope = report.scan.scope_globs.map(quote).join(', ');
+    lines.push(`Scope: ${scope}; category: ${report.scan.category_filter ?? 'all'}.`);
+  }
+  lines.push(`Report: ${quote(result.reportMdPath)}`, `        ${quote(result.reportJsonPath)}`);
+  if (result.gitignoreLine !== undefined) {
+    lines.push('.dochygiene/ is not ignored by git; add this line to .gitignore (stw never edits it):');
+    lines.push(`  ${result.gitignoreLine}`);
+  }
+  return lines.join('\n');
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, 'hygiene check', {
+    scope: { type: 'string', multiple: true },
+    category: { type: 'string' },
+    proposals: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const out = new Output(values.json === true, ctx.streams, ctx.env);
+  if (values.category !== undefined && parseCategoryFilter(values.category) === undefined) {
+    throw new UsageError(
+      `unknown category ${quote(values.category)}`,
+      `use a class or a subtype: ${CATEGORY_FILTER_VALUES.join(', ')}`,
+    );
+  }
+  const root = await resolveProjectRoot(ctx.cwd);
+  const scopes = many(values.scope).map((scope) => toRootScope(root, ctx.cwd, scope));
+  const result = await runCheck({
+    cwd: ctx.cwd,
+    ...(scopes.length > 0 ? { scopes } : {}),
+    ...(values.category !== undefined ? { category: values.category } : {}),
+    ...(values.proposals !== undefined ? { proposalsFile: resolve(ctx.cwd, values.proposals) } : {}),
+    clock: ctx.clock,
+    signal: ctx.signal,
+    onProgress: (message) => out.progress(`stw: ${message}`),
+  });
+  const { report } = result;
+  out.result(
+    {
+      status: result.partial ? 'partial' : 'complete',
+      generated_at: report.generated_at,
+      project_root: report.scan.project_root,
+      scope_globs: report.scan.scope_globs,
+      category_filter: report.scan.category_filter,
+      classifier: result.classifier,
+      files_scanned: report.scan.files_scanned,
+      summary: result.summary,
+      report_json: result.reportJsonPath,
+      report_md: result.reportMdPath,
+      gitignore_line: result.gitignoreLine ?? null,
+    },
+    () => renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
+  );
+  if (result.partial) {
+    out.diag('stw: the scan is incomplete: history could not be read, so history-based signals are missing');
+  }
+  return result.partial ? 1 : 0;
+}

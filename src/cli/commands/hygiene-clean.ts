@@ -1,0 +1,161 @@
+import { OperationalError } from '../../core/errors.js';
+import { Output, type Style } from '../../core/output.js';
+import { escapeText, quote } from '../../core/quote.js';
+import {
+  type CleanPlan,
+  type CleanResult,
+  clean,
+  type PlanCleanOptions,
+  type PlannedEntry,
+  planClean,
+} from '../../hygiene/clean.js';
+import { many, parseCommandArgs } from '../args.js';
+import type { CommandContext } from '../command.js';
+
+export const GATE_OPTIONS = {
+  approve: { type: 'string', multiple: true },
+  reject: { type: 'string', multiple: true },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+/** One line of the batch list: id · path · category · op · ≈tokens · why, irreversible ones marked. */
+function describeEntry(entry: PlannedEntry, style: Style): string {
+  const mark = entry.irreversible ? style.red('IRREVERSIBLE ') : '';
+  const tier = entry.tier === 'confirm' ? 'confirm' : 'auto';
+  const why = entry.why ? ` — ${escapeText(entry.why)}` : '';
+  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.op)} · ≈${entry.raw_tokens} tokens${why}`;
+}
+
+/**
+ * The gate on a terminal: one batch list of every entry that would apply or needs
+ * approval, all pre-selected, each one de-selectable. Returns the ids kept.
+ */
+export async function askGate(
+  ctx: CommandContext,
+  entries: PlannedEntry[],
+  input?: NodeJS.ReadableStream,
+): Promise<string[]> {
+  const { default: checkbox } = await import('@inquirer/checkbox');
+  const style = new Output(false, ctx.streams, ctx.env).errStyle;
+  // The list goes to stderr so that stdout keeps only the result (one JSON document under --json).
+  return checkbox(
+    {
+      message: 'Apply these docs hygiene fixes as one commit? (space toggles, enter confirms)',
+      choices: entries.map((entry) => ({
+        name: describeEntry(entry, style),
+        value: entry.id,
+        checked: true,
+      })),
+      pageSize: 20,
+    },
+    { output: ctx.streams.stderr, signal: ctx.signal, ...(input ? { input } : {}) },
+  );
+}
+
+export type GatePrompt = (ctx: CommandContext, entries: PlannedEntry[]) => Promise<string[]>;
+
+/**
+ * The gate (SPEC §2.10 step 2): off a terminal the flags decide; on a terminal the batch
+ * list does, and the plan is remade with the user's choices as approvals and rejections.
+ */
+export async function gatePlan(
+  ctx: CommandContext,
+  plan: CleanPlan,
+  options: PlanCleanOptions,
+  dryRun: boolean,
+  prompt: GatePrompt = askGate,
+): Promise<CleanPlan> {
+  if (!ctx.isInteractive || dryRun) return plan;
+  const offered = plan.entries.filter((e) => e.decision === 'approved' || e.decision === 'needs-approval');
+  if (offered.length === 0) return plan;
+  let kept: string[];
+  try {
+    kept = await prompt(ctx, offered);
+  } catch (error) {
+    throw new OperationalError('cancelled', `cancelled; nothing changed (${(error as Error).message})`);
+  }
+  const keep = new Set(kept);
+  const approve = offered.filter((e) => keep.has(e.id) && e.tier === 'confirm').map((e) => e.id);
+  const reject = offered.filter((e) => !keep.has(e.id)).map((e) => e.id);
+  return planClean({
+    ...options,
+    approve: [...new Set([...(options.approve ?? []), ...approve])].filter((id) => !reject.includes(id)),
+    reject: [...new Set([...(options.reject ?? []), ...reject])],
+  });
+}
+
+/** `planClean`, then the gate. */
+export async function gatedPlan(
+  ctx: CommandContext,
+  options: PlanCleanOptions,
+  dryRun: boolean,
+  prompt: GatePrompt = askGate,
+): Promise<CleanPlan> {
+  return gatePlan(ctx, await planClean(options), options, dryRun, prompt);
+}
+
+const OUTCOME_LABEL: Record<CleanResult['entries'][number]['outcome'], string> = {
+  applied: 'applied',
+  unchanged: 'unchanged',
+  skipped: 'skipped',
+  'needs-approval': 'needs approval',
+  rejected: 'rejected',
+  'would-apply': 'would apply',
+};
+
+export function renderClean(result: CleanResult, style: Style): string {
+  const lines: string[] = [];
+  const head =
+    result.status === 'dry-run'
+      ? 'Dry run: nothing was changed.'
+      : result.commit !== undefined
+        ? `Committed ${result.commit.slice(0, 12)} ${quote(result.message?.split('\n')[0] ?? '')}`
+        : 'No commit: nothing was applied.';
+  lines.push(head);
+  if (result.wip_commit !== undefined)
+    lines.push(
+      `Your uncommitted tracked changes were checkpointed first in ${result.wip_commit.slice(0, 12)}.`,
+    );
+  for (const entry of result.entries) {
+    const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
+    const colour =
+      entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
+    const reason = entry.reason ? ` (${entry.reason})` : '';
+    lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
+  }
+  const pending = result.entries.filter((e) => e.outcome === 'needs-approval');
+  if (pending.length > 0)
+    lines.push(
+      `${pending.length} confirm-tier entr${pending.length === 1 ? 'y needs' : 'ies need'} approval: rerun with ${pending.map((e) => `--approve ${e.id}`).join(' ')}`,
+    );
+  if (result.counts.skipped > 0)
+    lines.push(`${result.counts.skipped} skipped: re-run 'stw hygiene check' to re-analyse them.`);
+  if (result.files.some((file) => file.moved_to !== undefined))
+    lines.push(
+      "Moved files may leave links pointing at their old place; the next 'stw hygiene check' finds them.",
+    );
+  if (result.last_clean !== undefined) lines.push(`last_clean: ${result.last_clean}`);
+  return lines.join('\n');
+}
+
+export const cleanExitCode = (result: CleanResult) => (result.status === 'partial' ? 1 : 0);
+
+/** `stw hygiene clean`: gate, checkpoint, apply, one commit. */
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, 'hygiene clean', GATE_OPTIONS, 0);
+  const out = new Output(values.json === true, ctx.streams, ctx.env);
+  const dryRun = values['dry-run'] === true;
+  const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
+  const plan = await gatedPlan(ctx, options, dryRun);
+  const result = await clean({
+    ...options,
+    plan,
+    dryRun,
+    clock: ctx.clock,
+    env: ctx.env,
+    signal: ctx.signal,
+  });
+  out.result(result, (style) => renderClean(result, style));
+  return cleanExitCode(result);
+}

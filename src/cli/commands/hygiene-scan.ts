@@ -1,0 +1,87 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { Output } from '../../core/output.js';
+import { quote } from '../../core/quote.js';
+import { loadConfig } from '../../hygiene/config.js';
+import { resolveProjectRoot } from '../../hygiene/project.js';
+import { isPartialScan, scan } from '../../hygiene/scan/index.js';
+import type { ScanArtifact } from '../../hygiene/types.js';
+import { many, parseCommandArgs } from '../args.js';
+import type { CommandContext } from '../command.js';
+
+/** How many signal-bearing files the human summary names before summarising the rest. */
+const LISTED_FILES = 20;
+
+/** A `--scope` given relative to cwd, as a root-relative glob or path. */
+function toRootScope(root: string, cwd: string, scope: string): string {
+  const absolute = isAbsolute(scope) ? scope : resolve(cwd, scope);
+  const hasGlob = /[*?[\]{}]/.test(scope);
+  const rel = hasGlob && !isAbsolute(scope) ? relative(root, cwd).split(sep).join('/') : undefined;
+  if (rel !== undefined) return rel === '' ? scope : `${rel}/${scope}`;
+  const inside = relative(root, absolute);
+  if (inside.startsWith('..') || isAbsolute(inside))
+    throw new UsageError(`scope ${quote(scope)} is outside the project root ${quote(root)}`);
+  return inside === '' ? '.' : inside.split(sep).join('/');
+}
+
+export function renderScanSummary(artifact: ScanArtifact): string {
+  const lines: string[] = [];
+  const bearing = Object.keys(artifact.signals);
+  lines.push(
+    `Scanned ${artifact.files_scanned} doc${artifact.files_scanned === 1 ? '' : 's'} in ${quote(artifact.project_root)}; ${bearing.length} with signals.`,
+  );
+  const counts = new Map<string, number>();
+  for (const list of Object.values(artifact.signals))
+    for (const signal of list) counts.set(signal.name, (counts.get(signal.name) ?? 0) + 1);
+  if (counts.size > 0) {
+    lines.push('Signals:');
+    for (const [name, count] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+      lines.push(`  ${name.padEnd(24)} ${count}`);
+    lines.push('Files with signals:');
+    for (const path of bearing.slice(0, LISTED_FILES)) {
+      const names = [...new Set(artifact.signals[path]!.map((s) => s.name))].join(', ');
+      lines.push(`  ${quote(path)}  ${names}`);
+    }
+    if (bearing.length > LISTED_FILES)
+      lines.push(`  … and ${bearing.length - LISTED_FILES} more (see --json)`);
+  }
+  if (artifact.excluded.length > 0) {
+    const byReason = new Map<string, string[]>();
+    for (const e of artifact.excluded) byReason.set(e.reason, [...(byReason.get(e.reason) ?? []), e.path]);
+    lines.push(`Excluded (${artifact.excluded.length}):`);
+    for (const [reason, paths] of [...byReason].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const shown = paths.slice(0, 3).map(quote).join(', ');
+      lines.push(`  ${reason.padEnd(24)} ${paths.length}  ${shown}${paths.length > 3 ? ', …' : ''}`);
+    }
+  }
+  const unavailable = new Map<string, string[]>();
+  for (const u of artifact.unavailable ?? [])
+    unavailable.set(u.reason, [...(unavailable.get(u.reason) ?? []), u.signal]);
+  for (const [reason, signals] of unavailable)
+    lines.push(`Unavailable: ${signals.join(', ')} (${quote(reason)})`);
+  return lines.join('\n');
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, 'hygiene scan', {
+    scope: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  });
+  const out = new Output(values.json === true, ctx.streams, ctx.env);
+  const root = await resolveProjectRoot(ctx.cwd);
+  const config = await loadConfig(root);
+  const cwd = realpathSync(ctx.cwd);
+  const scopes = many(values.scope).map((scope) => toRootScope(root, cwd, scope));
+  const artifact = await scan({
+    root,
+    config,
+    scopes,
+    signal: ctx.signal,
+    onProgress: (message) => out.progress(`stw: ${message}`),
+  });
+  const partial = isPartialScan(artifact);
+  out.result({ status: partial ? 'partial' : 'complete', ...artifact }, () => renderScanSummary(artifact));
+  if (partial) out.diag('stw: the scan is incomplete: history could not be read (see "Unavailable")');
+  return partial ? 1 : 0;
+}

@@ -1,0 +1,55 @@
+import { Output } from '../../core/output.js';
+import { quote } from '../../core/quote.js';
+import { sweep } from '../../hygiene/sweep.js';
+import { many, parseCommandArgs } from '../args.js';
+import type { CommandContext } from '../command.js';
+import { cleanExitCode, GATE_OPTIONS, gatePlan, renderClean } from './hygiene-clean.js';
+
+/** `stw hygiene sweep`: check, then clean behind the same gate; one commit. */
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(
+    ctx.argv,
+    'hygiene sweep',
+    { ...GATE_OPTIONS, scope: { type: 'string', multiple: true }, category: { type: 'string' } },
+    0,
+  );
+  const out = new Output(values.json === true, ctx.streams, ctx.env);
+  const dryRun = values['dry-run'] === true;
+  const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
+  const result = await sweep({
+    ...options,
+    ...(values.scope !== undefined ? { scopes: many(values.scope) } : {}),
+    ...(values.category !== undefined ? { category: values.category } : {}),
+    dryRun,
+    clock: ctx.clock,
+    env: ctx.env,
+    gate: (plan) => gatePlan(ctx, plan, options, dryRun),
+    onProgress: (message) => out.progress(message),
+  });
+  const { check, clean } = result;
+  const json = {
+    ...clean,
+    check: {
+      report_json_path: check.reportJsonPath,
+      report_md_path: check.reportMdPath,
+      partial: check.partial,
+      summary: check.summary,
+      ...(check.gitignoreLine !== undefined ? { gitignore_line: check.gitignoreLine } : {}),
+      ...(dryRun ? { report_kept: false } : {}),
+    },
+  };
+  out.result(json, (style) => {
+    const s = check.summary;
+    const lines = [
+      `Checked: ${s.candidates} candidate${s.candidates === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm}), ${s.cleared} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
+    ];
+    if (!dryRun) lines.push(`Report: ${quote(check.reportJsonPath)}, ${quote(check.reportMdPath)}`);
+    if (check.gitignoreLine !== undefined)
+      lines.push(
+        `note: .dochygiene/ is not ignored by git; add this line to .gitignore: ${check.gitignoreLine}`,
+      );
+    lines.push(renderClean(clean, style));
+    return lines.join('\n');
+  });
+  return check.partial ? 1 : cleanExitCode(clean);
+}

@@ -1,0 +1,190 @@
+/**
+ * `check` (SPEC §2.8): scan → classify (rules, or a proposals file) → finalize →
+ * validate on a scratch path outside `.dochygiene/` → only then write the report pair
+ * (rollover) and stamp `last_check` with the envelope instant. An invalid report is never
+ * written and the previous pair stays as it was.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Clock, formatInstant } from '../core/clock.js';
+import type { Deadline } from '../core/deadline.js';
+import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { classifyWithRules } from './classify-rules.js';
+import { loadConfig } from './config.js';
+import { finalizeReport } from './finalize.js';
+import { resolveProjectRoot } from './project.js';
+import {
+  CATEGORY_FILTER_VALUES,
+  isSafeRelativePath,
+  parseCategoryFilter,
+  parseProposals,
+} from './proposals.js';
+import { renderReportMarkdown } from './report-md.js';
+import { isPartialScan, scan } from './scan/index.js';
+import { GITIGNORE_LINE, StateStore } from './state-store.js';
+import type { Proposal, Report } from './types.js';
+import { validateReport } from './validate.js';
+
+export interface CheckOptions {
+  cwd: string;
+  /** Root-relative globs or paths narrowing the scan. */
+  scopes?: string[];
+  /** `stale`, `bloat` or a subtype: filters entries (the scan is category-agnostic). */
+  category?: string;
+  /** Proposals written by someone else (e.g. the Claude Code skill) instead of the rules classifier. */
+  proposalsFile?: string;
+  clock: Clock;
+  deadline?: Deadline;
+  signal?: AbortSignal;
+  onProgress?: (message: string) => void;
+  /** Test-only: corrupt the assembled report before validation, to prove nothing invalid is written. */
+  faults?: { corruptReport?: (report: Report) => void };
+}
+
+export interface CheckSummary {
+  candidates: number;
+  cleared: number;
+  auto: number;
+  confirm: number;
+  tokens_saved_per_session: number;
+}
+
+export interface CheckResult {
+  report: Report;
+  reportJsonPath: string;
+  reportMdPath: string;
+  /** The line to add to `.gitignore` when `.dochygiene/` is not ignored (nothing is edited). */
+  gitignoreLine?: string;
+  /** True when history could not be read: the report is valid but history signals are missing. */
+  partial: boolean;
+  /** Which classifier made the proposals. */
+  classifier: 'rules' | 'proposals-file';
+  summary: CheckSummary;
+}
+
+/** Reads and parses a proposals file; a malformed one is rejected before any scan. */
+export async function readProposalsFile(path: string): Promise<Proposal[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`cannot read proposals file ${JSON.stringify(path)} (${code})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError('invalid-proposals', `proposals file is not JSON: ${(error as Error).message}`);
+  }
+  return parseProposals(value);
+}
+
+/** Candidate and tier counts of a report, as `check` prints them. */
+export function summarizeReport(report: Report): CheckSummary {
+  const candidates = new Set(report.entries.map((entry) => entry.path));
+  const auto = report.entries.filter((entry) => entry.safety_tier === 'auto').length;
+  return {
+    candidates: report.entries.length,
+    cleared: report.shortlist.filter((path) => !candidates.has(path)).length,
+    auto,
+    confirm: report.entries.length - auto,
+    tokens_saved_per_session: report.totals?.tokens_saved_per_session ?? 0,
+  };
+}
+
+/**
+ * Validates the serialised report where a failure can hurt nothing: a scratch directory
+ * under the OS temp dir, never `.dochygiene/` (rollover would already have deleted the
+ * previous pair). The bytes validated are the bytes that will be written; anchors are
+ * checked against the files' line counts.
+ */
+async function validateOnScratch(json: string, projectRoot: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'stw-check-'));
+  try {
+    const scratch = join(dir, 'report.json');
+    await writeFile(scratch, json);
+    const violations = validateReport(JSON.parse(await readFile(scratch, 'utf8')), { projectRoot });
+    if (violations.length > 0) {
+      const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+      throw new ValidationError(
+        'invalid-report',
+        `the assembled report is invalid, so nothing was written: ${violations[0]}${more}`,
+        violations,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs a whole check and writes the report pair; returns the report and where it went. */
+export async function runCheck(options: CheckOptions): Promise<CheckResult> {
+  const category = options.category ?? null;
+  if (category !== null && parseCategoryFilter(category) === undefined) {
+    throw new UsageError(
+      `unknown category ${JSON.stringify(category)}`,
+      `use one of: ${CATEGORY_FILTER_VALUES.join(', ')}`,
+    );
+  }
+  // A bad proposals file is rejected before any scan.
+  const supplied =
+    options.proposalsFile === undefined ? undefined : await readProposalsFile(options.proposalsFile);
+
+  const root = await resolveProjectRoot(options.cwd);
+  const config = await loadConfig(root);
+  if (supplied === undefined && config.classifier !== 'rules') {
+    throw new ConfigError(
+      'classifier-unavailable',
+      `classifier '${config.classifier}' (set in .dochygiene.yml) is not available in this release; set 'classifier: rules' or pass --proposals FILE`,
+    );
+  }
+
+  const artifact = await scan({
+    root,
+    config,
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
+
+  const readText = (path: string) =>
+    isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
+  const exists = (path: string) => isSafeRelativePath(path) && existsSync(join(artifact.project_root, path));
+  const proposals = supplied ?? classifyWithRules(artifact, config, readText, exists);
+
+  const report = await finalizeReport({
+    artifact,
+    proposals,
+    generatedAt: formatInstant(options.clock.now()),
+    categoryFilter: category,
+    clock: options.clock,
+  });
+  options.faults?.corruptReport?.(report);
+
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  await validateOnScratch(json, artifact.project_root);
+  const md = renderReportMarkdown(report);
+  // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
+  if (options.signal?.aborted === true) {
+    throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');
+  }
+
+  const store = new StateStore(root);
+  await store.writeReport(json, md);
+  await store.stamp('last_check', report.generated_at);
+  const ignored = await store.isIgnoredByGit();
+
+  return {
+    report,
+    reportJsonPath: store.reportJsonPath,
+    reportMdPath: store.reportMdPath,
+    ...(ignored === false ? { gitignoreLine: GITIGNORE_LINE } : {}),
+    partial: isPartialScan(artifact),
+    classifier: supplied === undefined ? 'rules' : 'proposals-file',
+    summary: summarizeReport(report),
+  };
+}

@@ -1,0 +1,135 @@
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import type { Deadline } from '../../core/deadline.js';
+import { OperationalError } from '../../core/errors.js';
+import { git, splitNul } from '../../core/git.js';
+import { describeOutcome } from '../../core/run.js';
+
+/** Cap on the file listing: generous, but a listing that hits it is an error, never a partial scan. */
+const LIST_MAX_BYTES = 512 * 1024 * 1024;
+
+export interface FileListing {
+  /** Every file in the project, root-relative and `/`-separated (git's view when in a repo). */
+  files: string[];
+  /** Ignored files and directories git reports (`dir/` for a directory), for the exclusion list. */
+  ignored: string[];
+  /** Directories the walk did not enter (outside a repository only). */
+  skippedDirs: string[];
+  source: 'git' | 'walk';
+}
+
+/**
+ * Lists the project's files. In a repository, one `git ls-files` applies git's exact
+ * ignore rules (tracked plus untracked-not-ignored); outside one, a walk that never
+ * descends into `skipDirs` and never follows a symlinked directory.
+ */
+export async function listFiles(
+  root: string,
+  inRepo: boolean,
+  skipDirs: ReadonlySet<string>,
+  deadline?: Deadline,
+): Promise<FileListing> {
+  if (!inRepo) {
+    const skippedDirs: string[] = [];
+    return { files: walk(root, skipDirs, skippedDirs), ignored: [], skippedDirs, source: 'walk' };
+  }
+  const options = { cwd: root, maxBytes: LIST_MAX_BYTES, ...(deadline ? { deadline } : {}) };
+  const [listed, ignored] = await Promise.all([
+    git(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], options),
+    git(
+      [
+        'ls-files',
+        '-z',
+        '--others',
+        '--ignored',
+        '--exclude-standard',
+        '--directory',
+        '--no-empty-directory',
+      ],
+      options,
+    ),
+  ]);
+  if (listed.kind !== 'exited' || listed.code !== 0)
+    throw new OperationalError('git-failed', describeOutcome(listed, 'git ls-files'));
+  return {
+    files: splitNul(listed.stdout),
+    ignored: ignored.kind === 'exited' && ignored.code === 0 ? splitNul(ignored.stdout) : [],
+    skippedDirs: [],
+    source: 'git',
+  };
+}
+
+function walk(root: string, skipDirs: ReadonlySet<string>, skipped: string[]): string[] {
+  const out: string[] = [];
+  const stack: string[] = [''];
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(rel === '' ? root : join(root, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!skipDirs.has(entry.name)) stack.push(child);
+        else if (entry.name !== '.git') skipped.push(child);
+      } else if (entry.isFile() || entry.isSymbolicLink()) out.push(child);
+    }
+  }
+  return out.sort();
+}
+
+export type ReadOutcome =
+  | { kind: 'text'; text: string; bytes: Buffer }
+  | {
+      kind: 'skip';
+      reason: 'binary' | 'not-utf8' | 'symlink-outside-root' | 'not-a-file' | 'too-large' | 'unreadable';
+      detail?: string;
+    };
+
+/** Claude Code skips context files over 4 MiB; a doc that big is not a doc. */
+export const MAX_DOC_BYTES = 4 * 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads one file safely: a symlink is followed only when it resolves inside the root;
+ * binary (a NUL byte) and non-UTF-8 content are reported, never thrown.
+ */
+export function readDoc(root: string, realRoot: string, rel: string): ReadOutcome {
+  const full = join(root, rel);
+  let stat: import('node:fs').Stats;
+  try {
+    stat = lstatSync(full);
+    if (stat.isSymbolicLink()) {
+      const real = realpathSync(full);
+      const inside = relative(realRoot, real);
+      if (inside === '') return { kind: 'skip', reason: 'not-a-file' };
+      if (inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside))
+        return { kind: 'skip', reason: 'symlink-outside-root', detail: real };
+      stat = lstatSync(real);
+    }
+  } catch (error) {
+    // Tracked but deleted in the work tree: nothing to scan.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'skip', reason: 'not-a-file' };
+    return { kind: 'skip', reason: 'unreadable', detail: (error as Error).message };
+  }
+  if (!stat.isFile()) return { kind: 'skip', reason: 'not-a-file' };
+  if (stat.size > MAX_DOC_BYTES) return { kind: 'skip', reason: 'too-large', detail: `${stat.size} bytes` };
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(full);
+  } catch (error) {
+    return { kind: 'skip', reason: 'unreadable', detail: (error as Error).message };
+  }
+  if (bytes.subarray(0, 8000).includes(0)) return { kind: 'skip', reason: 'binary' };
+  try {
+    let text = utf8.decode(bytes);
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    return { kind: 'text', text, bytes };
+  } catch {
+    return { kind: 'skip', reason: 'not-utf8' };
+  }
+}

@@ -1,0 +1,352 @@
+import { createHash } from 'node:crypto';
+import GithubSlugger from 'github-slugger';
+import type { StateBlock, Token } from 'markdown-it';
+import MarkdownIt from 'markdown-it';
+import type { RuleBlock } from 'markdown-it/lib/parser_block.mjs';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+
+/** How a reference was written; matches `broken_reference.data.kind`. */
+export type RefKind = 'link' | 'image' | 'definition' | 'html' | 'import' | 'code-path';
+
+export interface DocRef {
+  /** Exactly as written in the doc (a substring of line `line`). */
+  target: string;
+  kind: RefKind;
+  /** 1-based. */
+  line: number;
+}
+
+export interface Frontmatter {
+  data: Record<string, unknown> | undefined;
+  /** Top-level key → 1-based line in the file. */
+  keyLines: Map<string, number>;
+  /** 1-based line of the closing fence; 0 when there is no frontmatter. */
+  endLine: number;
+  error?: string;
+}
+
+export interface DocBlock {
+  /** 1-based inclusive. */
+  start: number;
+  end: number;
+  hash: string;
+}
+
+export interface ParsedDoc {
+  /** The file's lines (split at `\n`). */
+  lines: string[];
+  frontmatter: Frontmatter;
+  /** GitHub heading slugs and explicit HTML anchors (`id`, `name`). */
+  anchors: Set<string>;
+  refs: DocRef[];
+  /** Claude Code `@path` imports outside code (only meaningful in agent context). */
+  imports: DocRef[];
+  bodyStatus?: { value: string; line: number };
+  tasks: { total: number; done: number; firstLine: number };
+  /** Top-level blocks big enough to count as duplicated content. */
+  blocks: DocBlock[];
+  /** 1-based lines that are inside fenced or indented code. */
+  codeLines: Set<number>;
+  /** Block-level HTML comments (0-based start, exclusive end): stripped before agent injection. */
+  commentBlocks: [number, number][];
+}
+
+/** Normalised blocks shorter than this are too small to call duplicated. */
+export const MIN_DUPLICATE_CHARS = 200;
+
+interface DefinitionHit {
+  line0: number;
+  endLine0: number;
+  href: string;
+}
+
+const md = new MarkdownIt({ html: true, linkify: false });
+// Keep link destinations as written (after unescaping): no percent-encoding or punycode, which
+// also costs a URL parse per link.
+md.normalizeLink = (url: string) => url;
+md.normalizeLinkText = (text: string) => text;
+// Reference definitions vanish into env.references; wrap the rule to record where each was written.
+// (markdown-it keeps its rules on `__rules__`, which its typings do not expose.)
+const referenceRule = (
+  md.block.ruler as unknown as { __rules__: { name: string; fn: RuleBlock }[] }
+).__rules__.find((rule) => rule.name === 'reference');
+if (referenceRule) {
+  const original = referenceRule.fn;
+  md.block.ruler.at(
+    'reference',
+    (state: StateBlock, startLine: number, endLine: number, silent: boolean) => {
+      const env = state.env as {
+        references?: Record<string, { href: string }>;
+        defs?: DefinitionHit[];
+        refCount?: number;
+      };
+      const matched = original(state, startLine, endLine, silent);
+      if (matched && !silent && env.references) {
+        // Keys are only counted on a match (once per definition), never on every paragraph.
+        const keys = Object.keys(env.references);
+        if (keys.length > (env.refCount ?? 0)) {
+          env.refCount = keys.length;
+          const ref = env.references[keys[keys.length - 1]!];
+          if (ref) {
+            env.defs ??= [];
+            env.defs.push({ line0: startLine, endLine0: state.line, href: ref.href });
+          }
+        }
+      }
+      return matched;
+    },
+    { alt: ['paragraph', 'reference'] },
+  );
+}
+
+const HTML_ATTR = /\b(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
+const HTML_ANCHOR = /\b(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi;
+const IMPORT = /(?:^|\s)@([^\s`'"<>()[\]{}]+)/g;
+const CODE_PATH = /^(?:\.{1,2}\/)?[A-Za-z0-9_][\w@.+-]*(?:\/[\w@.+-]+)+\.[A-Za-z0-9]{1,10}$/;
+const TASK = /^\[([ xX])\]\s/;
+const BODY_STATUS = /^[\s*_>#]*status[\s*_]*:[\s*_]*([A-Za-z][A-Za-z-]*)/i;
+
+/** Frontmatter `---` … `---` (or `...`) at the very top of the file. */
+function readFrontmatter(lines: string[]): Frontmatter {
+  const none: Frontmatter = { data: undefined, keyLines: new Map(), endLine: 0 };
+  if ((lines[0] ?? '').replace(/\r$/, '') !== '---') return none;
+  let close = -1;
+  for (let i = 1; i < lines.length; i++) {
+    const line = (lines[i] ?? '').replace(/\r$/, '');
+    if (line === '---' || line === '...') {
+      close = i;
+      break;
+    }
+  }
+  if (close === -1) return none;
+  const text = lines.slice(1, close).join('\n');
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const keyLines = new Map<string, number>();
+  if (doc.errors.length > 0) {
+    return { data: undefined, keyLines, endLine: close + 1, error: doc.errors[0]?.message ?? 'invalid YAML' };
+  }
+  if (isMap(doc.contents)) {
+    for (const pair of doc.contents.items) {
+      if (isScalar(pair.key) && pair.key.range) {
+        keyLines.set(String(pair.key.value), lineCounter.linePos(pair.key.range[0]).line + 1);
+      }
+    }
+  }
+  const data = doc.toJS() as unknown;
+  return {
+    data:
+      data !== null && typeof data === 'object' && !Array.isArray(data)
+        ? (data as Record<string, unknown>)
+        : undefined,
+    keyLines,
+    endLine: close + 1,
+  };
+}
+
+function normalizeBlock(lines: string[], start0: number, end0: number): string {
+  const parts: string[] = [];
+  for (let i = start0; i < end0; i++) {
+    const line = (lines[i] ?? '').trim().replace(/\s+/g, ' ');
+    if (line !== '') parts.push(line);
+  }
+  return parts.join('\n');
+}
+
+const TOP_BLOCKS = new Set([
+  'paragraph_open',
+  'bullet_list_open',
+  'ordered_list_open',
+  'blockquote_open',
+  'fence',
+  'code_block',
+  'table_open',
+  'html_block',
+]);
+
+/**
+ * Parses one Markdown document with markdown-it (block tokens carry line maps; an
+ * inline reference's line is found inside its block's lines). Code is never searched
+ * for links or imports.
+ */
+export function parseMarkdown(text: string): ParsedDoc {
+  const lines = text.split('\n');
+  const frontmatter = readFrontmatter(lines);
+  // Blank the frontmatter instead of cutting it so that token line maps stay file lines.
+  const source =
+    frontmatter.endLine > 0
+      ? '\n'.repeat(frontmatter.endLine) + lines.slice(frontmatter.endLine).join('\n')
+      : text;
+  const env: { references?: Record<string, unknown>; defs?: DefinitionHit[] } = {};
+  const tokens = md.parse(source, env);
+
+  const anchors = new Set<string>();
+  const refs: DocRef[] = [];
+  const imports: DocRef[] = [];
+  const blocks: DocBlock[] = [];
+  const codeLines = new Set<number>();
+  const commentBlocks: [number, number][] = [];
+  const tasks = { total: 0, done: 0, firstLine: 0 };
+  let bodyStatus: ParsedDoc['bodyStatus'];
+  const slugger = new GithubSlugger();
+
+  /** Finds `needle` on the block's lines from `from0`; returns the 0-based line or -1. */
+  const findLine = (needle: string, from0: number, end0: number): number => {
+    for (let i = from0; i < end0; i++) if ((lines[i] ?? '').includes(needle)) return i;
+    return -1;
+  };
+  const addHtml = (html: string, start0: number, end0: number) => {
+    let cursor = start0;
+    for (const m of html.matchAll(HTML_ATTR)) {
+      const value = m[2] ?? m[3] ?? m[4] ?? '';
+      const at = findLine(value, cursor, end0);
+      if (at === -1) continue;
+      cursor = at;
+      refs.push({ target: value, kind: 'html', line: at + 1 });
+    }
+    for (const m of html.matchAll(HTML_ANCHOR)) {
+      const value = m[1] ?? m[2];
+      if (value) anchors.add(value.toLowerCase());
+    }
+  };
+
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const map = token.map;
+    if (map && token.level === 0 && TOP_BLOCKS.has(token.type)) {
+      // An *_open token's map covers the whole block up to its close.
+      let raw = 0;
+      for (let l = map[0]; l < map[1] && raw < MIN_DUPLICATE_CHARS; l++) raw += (lines[l] ?? '').length;
+      const normalized = raw >= MIN_DUPLICATE_CHARS ? normalizeBlock(lines, map[0], map[1]) : '';
+      if (normalized.length >= MIN_DUPLICATE_CHARS) {
+        blocks.push({
+          start: map[0] + 1,
+          end: map[1],
+          hash: createHash('sha1').update(normalized).digest('hex'),
+        });
+      }
+    }
+    if ((token.type === 'fence' || token.type === 'code_block') && map) {
+      for (let l = map[0]; l < map[1]; l++) codeLines.add(l + 1);
+      continue;
+    }
+    if (token.type === 'html_block' && map) {
+      if (token.content.trimStart().startsWith('<!--')) commentBlocks.push([map[0], map[1]]);
+      addHtml(token.content, map[0], map[1]);
+      continue;
+    }
+    if (token.type !== 'inline' || !map) continue;
+    const previous = tokens[i - 1];
+    if (previous?.type === 'heading_open') {
+      let heading = '';
+      for (const child of token.children ?? []) {
+        if (child.type === 'text' || child.type === 'code_inline') heading += child.content;
+      }
+      anchors.add(slugger.slug(heading));
+    }
+    const firstLine = token.content.split('\n', 1)[0] ?? '';
+    const status = BODY_STATUS.exec(firstLine);
+    if (status && bodyStatus === undefined)
+      bodyStatus = { value: status[1]!.toLowerCase(), line: map[0] + 1 };
+    if (tokens[i - 2]?.type === 'list_item_open') {
+      const task = TASK.exec(token.content);
+      if (task) {
+        tasks.total++;
+        if (task[1] !== ' ') tasks.done++;
+        if (tasks.firstLine === 0) tasks.firstLine = map[0] + 1;
+      }
+    }
+    scanInline(token.children ?? [], map[0], map[1]);
+  }
+
+  function scanInline(children: Token[], start0: number, end0: number): void {
+    let cursor = start0;
+    const place = (written: string, kind: RefKind) => {
+      let target = written;
+      let at = findLine(target, cursor, end0);
+      if (at === -1) {
+        try {
+          target = decodeURI(written);
+          at = target === written ? -1 : findLine(target, cursor, end0);
+        } catch {
+          at = -1;
+        }
+      }
+      // Not on the block's lines: the link came from a reference definition, checked there.
+      if (at === -1) return;
+      cursor = at;
+      refs.push({ target, kind, line: at + 1 });
+    };
+    for (const child of children) {
+      switch (child.type) {
+        case 'link_open': {
+          if (child.markup === 'autolink') break;
+          const href = child.attrGet('href');
+          if (href) place(href, 'link');
+          break;
+        }
+        case 'image': {
+          const src = child.attrGet('src');
+          if (src) place(src, 'image');
+          break;
+        }
+        case 'html_inline':
+          addHtml(child.content, cursor, end0);
+          break;
+        case 'code_inline': {
+          const path = child.content.trim().replace(/(?::\d+)+$|#L\d+(?:-L\d+)?$/, '');
+          if (CODE_PATH.test(path) && !path.includes('://')) {
+            const at = findLine(path, cursor, end0);
+            if (at !== -1) refs.push({ target: path, kind: 'code-path', line: at + 1 });
+          }
+          break;
+        }
+        case 'text': {
+          for (const m of child.content.matchAll(IMPORT)) {
+            const path = (m[1] ?? '').replace(/[.,;:!?]+$/, '');
+            if (path === '' || path.startsWith('~') || !/[/.]/.test(path)) continue;
+            const at = findLine(`@${path}`, cursor, end0);
+            if (at === -1) continue;
+            imports.push({ target: path, kind: 'import', line: at + 1 });
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  for (const def of env.defs ?? []) {
+    let at = -1;
+    let target = def.href;
+    for (const candidate of [def.href, safeDecode(def.href)]) {
+      at = lines.slice(def.line0, def.endLine0).findIndex((line) => line.includes(candidate));
+      if (at !== -1) {
+        target = candidate;
+        break;
+      }
+    }
+    if (at !== -1) refs.push({ target, kind: 'definition', line: def.line0 + at + 1 });
+  }
+  refs.sort((a, b) => a.line - b.line);
+
+  return {
+    lines,
+    frontmatter,
+    anchors,
+    refs,
+    imports,
+    ...(bodyStatus ? { bodyStatus } : {}),
+    tasks,
+    blocks,
+    codeLines,
+    commentBlocks,
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURI(text);
+  } catch {
+    return text;
+  }
+}

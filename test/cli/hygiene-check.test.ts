@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
+
+const NOW = '2026-03-01T12:00:00Z';
+const env = { STW_NOW: NOW };
+
+let repo: TestRepo;
+let scratch: string;
+
+before(() => {
+  repo = makeRepo();
+  repo.commit('docs', {
+    'README.md': '# Widgets\n\nSee the [guide](docs/guide.md).\n',
+    'docs/guide.md': '# Guide\n\nUse it.\n',
+    'docs/plans/idea.md': '# Idea\n\nNobody links here.\n',
+    'docs/plans/done.md': '---\nstatus: done\n---\n# Done\n',
+  });
+  scratch = makeTempDir();
+});
+after(() => repo.cleanup());
+
+describe('stw hygiene check', () => {
+  it('writes a report that stw hygiene validate accepts, prints the summary, both paths and the .gitignore line', async () => {
+    const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^Checked 4 docs: 2 candidates \(1 auto, 1 need confirmation\), 2 cleared; ≈0 tokens saved/,
+    );
+    assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
+    assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
+    assert.match(result.stdout, /add this line to \.gitignore[^\n]*\n {2}\.dochygiene\//);
+    assert.doesNotMatch(result.stdout, /^Scope:/m, 'no scope line when the check was not narrowed');
+    assert.equal(existsSync(join(repo.dir, '.gitignore')), false, '.gitignore is never created or edited');
+
+    const validated = await runCli(['hygiene', 'validate', '.dochygiene/report.json'], { cwd: repo.dir });
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+
+    const again = await runCliJson(['hygiene', 'check'], {
+      cwd: join(repo.dir, 'docs'),
+      env: { STW_NOW: '2026-03-02T00:00:00Z' },
+    });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.json['status'], 'complete');
+    assert.equal(again.json['generated_at'], '2026-03-02T00:00:00Z');
+    assert.deepEqual(again.json['summary'], {
+      candidates: 2,
+      cleared: 2,
+      auto: 1,
+      confirm: 1,
+      tokens_saved_per_session: 0,
+    });
+    assert.equal(again.json['gitignore_line'], '.dochygiene/');
+    assert.equal(again.json['classifier'], 'rules');
+    assert.deepEqual(
+      readdirSync(join(repo.dir, '.dochygiene'))
+        .filter((n) => n.startsWith('report'))
+        .sort(),
+      ['report.json', 'report.md'],
+    );
+  });
+
+  it('--scope is relative to the current directory and --category filters entries; both reach the report', async () => {
+    const result = await runCliJson(['hygiene', 'check', '--scope', 'plans', '--category', 'orphaned'], {
+      cwd: join(repo.dir, 'docs'),
+      env,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.json['scope_globs'], ['docs/plans/**']);
+    assert.equal(result.json['category_filter'], 'orphaned');
+    const report = JSON.parse(readFileSync(join(repo.dir, '.dochygiene', 'report.json'), 'utf8'));
+    assert.deepEqual(report.shortlist, ['docs/plans/done.md', 'docs/plans/idea.md']);
+    const human = await runCli(['hygiene', 'check', '--scope', 'docs/plans', '--category', 'stale'], {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^Scope: docs\/plans\/\*\*; category: stale\.$/m);
+    assert.deepEqual(
+      report.entries.map((e: { path: string }) => e.path),
+      ['docs/plans/idea.md'],
+    );
+  });
+
+  it('rejects an unknown category and a scope outside the project as usage errors', async () => {
+    const bad = await runCli(['hygiene', 'check', '--category', 'rotten'], { cwd: repo.dir, env });
+    assert.equal(bad.code, 2);
+    assert.match(
+      bad.stderr,
+      /^stw: unknown category rotten\nhint: use a class or a subtype: stale, bloat, orphaned/,
+    );
+    const outside = await runCli(['hygiene', 'check', '--scope', '/'], { cwd: repo.dir, env });
+    assert.equal(outside.code, 2);
+    assert.match(outside.stderr, /outside the project root/);
+  });
+
+  it('writes a valid report but exits 1 (partial) when history cannot be read, proposing nothing that needs it', async () => {
+    const moved = makeRepo();
+    try {
+      // Two files named setup.md: only git history can tell which one the link meant.
+      moved.commit('docs', {
+        'docs/setup.md': '# Setup\n',
+        'docs/guide.md': '# Guide\n\nSee [setup](setup.md).\n',
+        'tools/setup.md': '# Tool setup\n',
+      });
+      moved.move('move', 'docs/setup.md', 'docs/start/setup.md');
+      const healthy = await runCliJson(['hygiene', 'check'], { cwd: moved.dir, env });
+      assert.equal(healthy.code, 0, healthy.stderr);
+      const withHistory = JSON.parse(readFileSync(join(moved.dir, '.dochygiene', 'report.json'), 'utf8'));
+      assert.deepEqual(
+        withHistory.entries.map((e: { exact_edit?: { replacement?: string } }) => e.exact_edit?.replacement),
+        ['start/setup.md'],
+      );
+
+      // A git that fails `git log`: the rename evidence is gone, so no link fix is proposed.
+      const bin = join(makeTempDir('stw-gitwrap-'), 'bin');
+      mkdirSync(bin);
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        join(bin, 'git'),
+        `#!/bin/sh\nfor a in "$@"; do [ "$a" = log ] && { echo "fatal: injected" >&2; exit 128; }; done\nexec '${realGit}' "$@"\n`,
+      );
+      chmodSync(join(bin, 'git'), 0o755);
+      const partial = await runCliJson(['hygiene', 'check'], {
+        cwd: moved.dir,
+        env: { ...env, PATH: `${bin}:${process.env['PATH']}` },
+      });
+      assert.equal(partial.code, 1);
+      assert.equal(partial.json['status'], 'partial');
+      assert.match(partial.stderr, /the scan is incomplete/);
+      const report = JSON.parse(readFileSync(join(moved.dir, '.dochygiene', 'report.json'), 'utf8'));
+      assert.deepEqual(report.entries, []);
+      const validated = await runCli(['hygiene', 'validate', '.dochygiene/report.json'], { cwd: moved.dir });
+      assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+    } finally {
+      moved.cleanup();
+    }
+  });
+
+  it('--help tells what it does', async () => {
+    const help = await runCli(['hygiene', 'check', '--help'], { cwd: repo.dir });
+    assert.equal(help.code, 0);
+    assert.match(
+      help.stdout,
+      /^Usage: stw hygiene check \[--scope GLOB\|PATH\]… \[--category CLASS\|SUBTYPE\] \[--proposals FILE\] \[--json\]/,
+    );
+  });
+});
+
+describe('stw hygiene finalize', () => {
+  let scanFile: string;
+  before(async () => {
+    const scanned = await runCli(['hygiene', 'scan', '--json'], { cwd: repo.dir, env });
+    assert.equal(scanned.code, 0, scanned.stderr);
+    scanFile = join(scratch, 'scan.json');
+    writeFileSync(scanFile, scanned.stdout);
+  });
+
+  it('builds a valid report from a scan artifact and proposals', async () => {
+    const proposalsFile = join(scratch, 'proposals.json');
+    writeFileSync(
+      proposalsFile,
+      JSON.stringify([
+        {
+          path: 'docs/guide.md',
+          category: { class: 'bloat', subtype: 'distill' },
+          signals: [],
+          op: 'Tighten the guide.',
+          op_type: 'generative',
+          confidence: 0.5,
+        },
+        {
+          path: 'docs/plans/idea.md',
+          category: { class: 'stale', subtype: 'orphaned' },
+          signals: [],
+          op: 'Delete the idea.',
+          op_type: 'deterministic',
+          exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: 3 } },
+          confidence: 0.6,
+        },
+      ]),
+    );
+    const out = join(scratch, 'report.json');
+    const built = await runCli(
+      ['hygiene', 'finalize', '--scan', scanFile, '--proposals', proposalsFile, '--out', out],
+      {
+        cwd: repo.dir,
+        env,
+      },
+    );
+    assert.equal(built.code, 0, built.stderr);
+    assert.match(built.stdout, /^Wrote a report with 2 entries \(0 auto, 2 need confirmation/);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    assert.equal(report.generated_at, NOW);
+    assert.equal(report.entries[1].exact_edit.expected_sha256.length, 64);
+    assert.deepEqual(
+      report.entries.map((e: { safety_tier: string }) => e.safety_tier),
+      ['confirm', 'confirm'],
+    );
+    const validated = await runCli(['hygiene', 'validate', out], { cwd: repo.dir });
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr);
+
+    // Without --out the report itself goes to stdout; --json wraps it with a status.
+    const piped = await runCli(['hygiene', 'finalize', '--scan', scanFile, '--proposals', proposalsFile], {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.deepEqual(JSON.parse(piped.stdout), report);
+    const wrapped = await runCliJson(
+      ['hygiene', 'finalize', '--scan', scanFile, '--proposals', proposalsFile],
+      { cwd: repo.dir, env },
+    );
+    assert.equal(wrapped.json['status'], 'complete');
+    assert.deepEqual(wrapped.json['report'], report);
+  });
+
+  // Every malformed case is covered by the unit tests (finalize.test.ts, proposals.test.ts); here a few end to end.
+  it('rejects a malformed proposal with its index and reason, writing nothing', async () => {
+    const good = {
+      path: 'docs/plans/idea.md',
+      category: { class: 'stale', subtype: 'orphaned' },
+      signals: [],
+      op: 'Delete the idea.',
+      op_type: 'deterministic',
+      exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: 3 } },
+      confidence: 0.6,
+    };
+    const cases: [unknown, RegExp][] = [
+      [
+        { ...good, exact_edit: { kind: 'delete-range', anchor: { start_line: 2, end_line: 40 } } },
+        /proposals\[1\]\.exact_edit\.anchor: lines 2–40 are outside the file \(3 lines\)/,
+      ],
+      [
+        { ...good, exact_edit: { anchor: { start_line: 1, end_line: 1 } } },
+        /proposals\[1\]\.exact_edit\.kind: is required/,
+      ],
+      [
+        { ...good, category: { class: 'stale', subtype: 'mouldy' } },
+        /proposals\[1\]\.category\.subtype: must be one of/,
+      ],
+    ];
+    for (const [bad, pattern] of cases) {
+      const proposalsFile = join(scratch, 'bad.json');
+      writeFileSync(
+        proposalsFile,
+        JSON.stringify([
+          {
+            ...good,
+            path: 'docs/guide.md',
+            exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: 1 } },
+          },
+          bad,
+        ]),
+      );
+      const out = join(scratch, 'never.json');
+      const result = await runCliJson(
+        ['hygiene', 'finalize', '--scan', scanFile, '--proposals', proposalsFile, '--out', out],
+        { cwd: repo.dir, env },
+      );
+      assert.equal(result.code, 1, result.stdout);
+      assert.match(result.stderr, pattern);
+      assert.equal((result.json['error'] as { code: string }).code, 'invalid-proposals');
+      assert.equal(existsSync(out), false);
+    }
+  });
+
+  it('requires both inputs', async () => {
+    const result = await runCli(['hygiene', 'finalize', '--scan', 'x.json'], { cwd: repo.dir });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /missing --proposals FILE/);
+  });
+});

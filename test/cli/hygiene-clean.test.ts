@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { Entry } from '../../src/hygiene/types.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
+import { makeEntry, makeReport, snapshotTree, writeProjectReport } from '../helpers/report.js';
+
+const repos: TestRepo[] = [];
+after(() => {
+  for (const repo of repos) repo.cleanup();
+});
+
+const NOW = { STW_NOW: '2026-04-02T08:30:00Z' };
+
+function project(): TestRepo {
+  const repo = makeRepo();
+  repos.push(repo);
+  repo.commit('docs', {
+    'docs/plan.md': 'Plan\nkeep\nobsolete\n',
+    'docs/guide.md': 'Guide\nsee old.md\n',
+  });
+  const entries: Entry[] = [
+    makeEntry(repo.dir, { id: 'del', path: 'docs/plan.md', kind: 'delete-range', anchor: [3, 3] }),
+    makeEntry(repo.dir, {
+      id: 'fix',
+      path: 'docs/guide.md',
+      kind: 'replace-text',
+      anchor: [2, 2],
+      match: 'old',
+      replacement: 'new',
+    }),
+  ];
+  writeProjectReport(repo.dir, makeReport(repo.dir, entries));
+  return repo;
+}
+
+const read = (repo: TestRepo, path: string) => readFileSync(repo.path(path), 'utf8');
+
+describe('stw hygiene clean (built CLI)', () => {
+  it('off a terminal commits auto entries, leaves confirm entries for --approve, stamps last_clean', async () => {
+    const repo = project();
+    const first = await runCliJson(['hygiene', 'clean'], { cwd: repo.dir, env: NOW });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.json['status'], 'committed');
+    const entries = first.json['entries'] as { id: string; outcome: string; irreversible: boolean }[];
+    assert.deepEqual(
+      entries.map((e) => [e.id, e.outcome, e.irreversible]),
+      [
+        ['del', 'needs-approval', true],
+        ['fix', 'applied', false],
+      ],
+    );
+    assert.equal(read(repo, 'docs/plan.md'), 'Plan\nkeep\nobsolete\n');
+    assert.equal(first.json['last_clean'], '2026-04-02T08:30:00Z');
+    const state = JSON.parse(read(repo, '.dochygiene/state.json'));
+    assert.equal(state.last_clean, '2026-04-02T08:30:00Z');
+
+    // The report still describes plan.md as it is, so the approved delete applies now.
+    const second = await runCli(['hygiene', 'clean', '--approve', 'del', '--reject', 'fix'], {
+      cwd: repo.dir,
+      env: NOW,
+    });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^Committed [0-9a-f]{12} "docs: hygiene cleanup \(1 edit across 1 file\)"/);
+    assert.match(second.stdout, /applied +IRREVERSIBLE \[confirm\] del docs\/plan.md/);
+    assert.equal(read(repo, 'docs/plan.md'), 'Plan\nkeep\n');
+    assert.equal(repo.git(['rev-list', '--count', 'HEAD']), '4');
+  });
+
+  it('--dry-run --json reports the plan and changes nothing', async () => {
+    const repo = project();
+    const before = snapshotTree(repo.dir);
+    const head = repo.head();
+    const result = await runCliJson(['hygiene', 'clean', '--dry-run', '--approve', 'del'], {
+      cwd: repo.dir,
+      env: NOW,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json['status'], 'dry-run');
+    assert.equal(repo.head(), head);
+    assert.deepEqual(snapshotTree(repo.dir), before);
+  });
+
+  it('exits 1 with one line for an unknown id, a missing identity or a detached HEAD; nothing changes', async () => {
+    const repo = project();
+    const head = repo.head();
+    const unknown = await runCliJson(['hygiene', 'clean', '--approve', 'nope'], { cwd: repo.dir, env: NOW });
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'stw: --approve "nope": no such entry in the report\n');
+    assert.deepEqual((unknown.json['error'] as { code: string }).code, 'unknown-entry-id');
+
+    const config = join(makeTempDir('stw-noident-'), 'gitconfig');
+    writeFileSync(config, '[user]\n\tuseConfigOnly = true\n');
+    const noIdentity = await runCli(['hygiene', 'clean'], {
+      cwd: repo.dir,
+      env: { ...NOW, GIT_CONFIG_GLOBAL: config, HOME: makeTempDir('stw-home-') },
+    });
+    assert.equal(noIdentity.code, 1);
+    assert.match(noIdentity.stderr, /^stw: no git identity to commit with/);
+
+    repo.checkout(head);
+    const detached = await runCli(['hygiene', 'clean'], { cwd: repo.dir, env: NOW });
+    assert.equal(detached.code, 1);
+    assert.equal(detached.stderr, 'stw: HEAD is detached; check out a branch first\n');
+    assert.equal(repo.head(), head);
+    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee old.md\n');
+  });
+
+  it('exits 1 (partial) when an approved file changed after check, still committing the rest', async () => {
+    const repo = project();
+    writeFileSync(repo.path('docs/plan.md'), 'Plan\nkeep\nobsolete\nmore\n');
+    const result = await runCliJson(['hygiene', 'clean', '--approve', 'del'], { cwd: repo.dir, env: NOW });
+    assert.equal(result.code, 1);
+    assert.equal(result.json['status'], 'partial');
+    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee new.md\n');
+    assert.equal(read(repo, 'docs/plan.md'), 'Plan\nkeep\nobsolete\nmore\n');
+    // The user's edit was checkpointed, not lost, and the cleanup is one commit on top.
+    assert.equal(
+      repo.git(['log', '-2', '--format=%s']),
+      'docs: hygiene cleanup (1 edit across 1 file)\nwip: checkpoint before docs hygiene cleanup',
+    );
+  });
+
+  it('rejects an unknown flag as usage (exit 2) and lists apply and clean in help', async () => {
+    const repo = project();
+    const bad = await runCli(['hygiene', 'clean', '--bogus'], { cwd: repo.dir });
+    assert.equal(bad.code, 2);
+    const help = await runCli(['hygiene', '--help'], { cwd: repo.dir });
+    assert.match(help.stdout, /\bapply\b/);
+    assert.match(help.stdout, /\bclean\b/);
+  });
+});
+
+describe('stw hygiene apply (built CLI)', () => {
+  it('applies only the named entries to the worktree and commits nothing', async () => {
+    const repo = project();
+    const head = repo.head();
+    const result = await runCliJson(
+      ['hygiene', 'apply', '--report', '.dochygiene/report.json', '--only', 'fix'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json['status'], 'applied');
+    assert.deepEqual(result.json['stage'], ['docs/guide.md']);
+    assert.equal(repo.head(), head);
+    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee new.md\n');
+    assert.equal(read(repo, 'docs/plan.md'), 'Plan\nkeep\nobsolete\n');
+  });
+
+  it('refuses a missing report (2), an unknown --only id (1) and a foreign report (1)', async () => {
+    const repo = project();
+    const missing = await runCli(['hygiene', 'apply', '--report', 'nope.json'], { cwd: repo.dir });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^stw: cannot read nope.json: ENOENT/);
+    const unknown = await runCli(
+      ['hygiene', 'apply', '--report', '.dochygiene/report.json', '--only', 'zzz'],
+      {
+        cwd: repo.dir,
+      },
+    );
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no entry "zzz" in the report/);
+    const other = makeRepo();
+    repos.push(other);
+    const foreign = await runCli(['hygiene', 'apply', '--report', repo.path('.dochygiene/report.json')], {
+      cwd: other.dir,
+    });
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.stderr, /the report was made for/);
+    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee old.md\n');
+  });
+});

@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, it } from 'node:test';
+import { fixedClock } from '../../src/core/clock.js';
+import { ConfigError, UsageError, ValidationError } from '../../src/core/errors.js';
+import { runCheck } from '../../src/hygiene/check.js';
+import { StateStore } from '../../src/hygiene/state-store.js';
+import { validateReport } from '../../src/hygiene/validate.js';
+import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
+
+const NOW = '2026-03-01T12:00:00Z';
+const LATER = '2026-03-02T12:00:00Z';
+
+/** A small project with one candidate of each kind the rules classifier makes. */
+export const FIXTURE_TREE: Record<string, string> = {
+  'README.md':
+    '# Widgets\n\nStart with the [guide](docs/guide.md) and the [rollout](docs/plans/rollout.md).\n',
+  'docs/guide.md': '# Guide\n\nSee [setup](setup.md) for the toolchain.\n',
+  'docs/install.md': '# Install\n\nRun the installer.\n',
+  'docs/plans/idea.md': '# An idea\n\nNobody links here.\n',
+  'docs/plans/rollout.md': '---\nstatus: done\n---\n# Rollout\n\n- [x] ship\n',
+  'docs/design-v1.md': '---\nsuperseded_by: design-v2.md\n---\n# Design v1\n',
+  'docs/design-v2.md': '# Design v2\n',
+  'CLAUDE.md': `# Agent notes\n\n${Array.from({ length: 60 }, (_, i) => `- Note ${i}: keep the widget renderer pure and test it before committing change ${i}.`).join('\n')}\n`,
+  '.dochygiene.yml': 'context:\n  budget_tokens: 300\n',
+};
+
+function fixtureRepo(): TestRepo {
+  const repo = makeRepo();
+  repo.commit('docs', FIXTURE_TREE, { date: '2026-01-02T00:00:00Z' });
+  // docs/setup.md was renamed: the guide's link now dangles, and history knows where it went.
+  repo.commit(
+    'setup',
+    { 'docs/setup.md': '# Setup\n\nInstall the toolchain.\n' },
+    { date: '2026-01-03T00:00:00Z' },
+  );
+  repo.move('rename setup', 'docs/setup.md', 'docs/getting-started/setup.md', {
+    date: '2026-01-04T00:00:00Z',
+  });
+  return repo;
+}
+
+function reportFiles(root: string): string[] {
+  return readdirSync(join(root, '.dochygiene'))
+    .filter((name) => name.startsWith('report'))
+    .sort();
+}
+
+const repos: TestRepo[] = [];
+afterEach(() => {
+  for (const repo of repos.splice(0)) repo.cleanup();
+});
+function track(repo: TestRepo): TestRepo {
+  repos.push(repo);
+  return repo;
+}
+
+describe('runCheck', () => {
+  it('writes a valid report pair, stamps last_check, and a second check leaves exactly one pair', async () => {
+    const repo = track(fixtureRepo());
+    const first = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    assert.equal(first.report.generated_at, NOW);
+    assert.deepEqual(validateReport(JSON.parse(readFileSync(first.reportJsonPath, 'utf8'))), []);
+    assert.ok(readFileSync(first.reportMdPath, 'utf8').startsWith('# Docs hygiene report'));
+    assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
+    assert.equal(first.classifier, 'rules');
+    assert.equal(first.partial, false);
+
+    const kinds = first.report.entries.map((e) => [
+      e.path,
+      e.category.subtype,
+      e.exact_edit?.kind ?? 'generative',
+      e.safety_tier,
+    ]);
+    assert.deepEqual(kinds, [
+      ['CLAUDE.md', 'distill', 'generative', 'confirm'],
+      ['docs/design-v1.md', 'superseded', 'move-to-archive', 'auto'],
+      ['docs/guide.md', 'dangling-reference', 'replace-text', 'auto'],
+      ['docs/plans/idea.md', 'orphaned', 'delete-range', 'confirm'],
+      ['docs/plans/rollout.md', 'completed-in-place', 'insert-frontmatter', 'auto'],
+    ]);
+    const link = first.report.entries.find((e) => e.path === 'docs/guide.md')!;
+    assert.equal(link.exact_edit?.match, 'setup.md');
+    assert.equal(link.exact_edit?.replacement, 'getting-started/setup.md');
+    const distill = first.report.entries.find((e) => e.path === 'CLAUDE.md')!;
+    assert.equal(distill.token_estimate.injection_frequency, 1);
+    assert.equal(first.summary.tokens_saved_per_session, distill.token_estimate.weighted_tokens);
+    assert.ok(first.summary.tokens_saved_per_session > 300);
+    assert.deepEqual(first.summary, {
+      candidates: 5,
+      cleared: 4,
+      auto: 3,
+      confirm: 2,
+      tokens_saved_per_session: distill.token_estimate.weighted_tokens,
+    });
+    assert.equal(first.gitignoreLine !== undefined, true, '.dochygiene/ is not ignored in this repo');
+
+    const second = await runCheck({ cwd: repo.dir, clock: fixedClock(LATER) });
+    assert.deepEqual(reportFiles(repo.dir), ['report.json', 'report.md']);
+    assert.equal(JSON.parse(readFileSync(second.reportJsonPath, 'utf8')).generated_at, LATER);
+    assert.equal((await new StateStore(repo.dir).read()).last_check, LATER);
+    // Ids are stable across re-checks of unchanged files.
+    assert.deepEqual(
+      second.report.entries.map((e) => e.id),
+      first.report.entries.map((e) => e.id),
+    );
+    // Nothing outside .dochygiene/ was touched.
+    assert.match(repo.status(), /^(\?\? \.dochygiene\/[^\0]*\0)+$/);
+  });
+
+  it('never writes a report that fails validation: the previous pair stays byte-identical', async () => {
+    const repo = track(fixtureRepo());
+    const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const before = [readFileSync(good.reportJsonPath), readFileSync(good.reportMdPath)];
+    const corruptions: ((report: import('../../src/hygiene/types.js').Report) => void)[] = [
+      (report) => {
+        report.entries[0]!.safety_tier = report.entries[0]!.safety_tier === 'auto' ? 'confirm' : 'auto';
+      },
+      (report) => {
+        report.entries[1]!.path = 'not/in/the/shortlist.md';
+      },
+      (report) => {
+        (report as { schema_version: string }).schema_version = '2.0';
+      },
+    ];
+    for (const corrupt of corruptions) {
+      await assert.rejects(
+        runCheck({ cwd: repo.dir, clock: fixedClock(LATER), faults: { corruptReport: corrupt } }),
+        (error: unknown) => {
+          assert.ok(error instanceof ValidationError, String(error));
+          assert.match(error.message, /nothing was written/);
+          return true;
+        },
+      );
+      assert.deepEqual(readFileSync(good.reportJsonPath), before[0]);
+      assert.deepEqual(readFileSync(good.reportMdPath), before[1]);
+      assert.deepEqual(reportFiles(repo.dir), ['report.json', 'report.md']);
+      assert.equal((await new StateStore(repo.dir).read()).last_check, NOW, 'last_check is not stamped');
+    }
+  });
+
+  it('narrows the scan with scopes and records them', async () => {
+    const repo = track(fixtureRepo());
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), scopes: ['docs/plans'] });
+    assert.deepEqual(result.report.shortlist, ['docs/plans/idea.md', 'docs/plans/rollout.md']);
+    assert.deepEqual(
+      result.report.entries.map((e) => e.path),
+      ['docs/plans/idea.md', 'docs/plans/rollout.md'],
+    );
+    assert.deepEqual(result.report.scan.scope_globs, ['docs/plans/**']);
+    assert.match(readFileSync(result.reportMdPath, 'utf8'), /\*\*Scope:\*\* `docs\/plans\/\*\*`/);
+  });
+
+  it('filters entries by class or subtype, records the filter, and refuses an unknown one before writing', async () => {
+    const repo = track(fixtureRepo());
+    const bloat = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), category: 'bloat' });
+    assert.deepEqual(
+      bloat.report.entries.map((e) => e.category.subtype),
+      ['distill'],
+    );
+    assert.equal(bloat.report.scan.category_filter, 'bloat');
+    assert.equal(bloat.report.shortlist.length, bloat.report.scan.files_scanned);
+    const orphaned = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), category: 'orphaned' });
+    assert.deepEqual(
+      orphaned.report.entries.map((e) => e.path),
+      ['docs/plans/idea.md'],
+    );
+    assert.match(readFileSync(orphaned.reportMdPath, 'utf8'), /\*\*Category filter:\*\* `orphaned`/);
+    const before = readFileSync(orphaned.reportJsonPath);
+    await assert.rejects(
+      runCheck({ cwd: repo.dir, clock: fixedClock(LATER), category: 'rotten' }),
+      UsageError,
+    );
+    assert.deepEqual(readFileSync(orphaned.reportJsonPath), before);
+  });
+
+  it('writes a valid empty report and stamps when there is nothing to propose', async () => {
+    const repo = track(makeRepo());
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    assert.deepEqual(result.report.entries, []);
+    assert.deepEqual(result.report.shortlist, ['README.md']);
+    assert.deepEqual(validateReport(JSON.parse(readFileSync(result.reportJsonPath, 'utf8'))), []);
+    assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
+    assert.match(readFileSync(result.reportMdPath, 'utf8'), /## Cleared \(1\)/);
+  });
+
+  it('does not print the .gitignore line when .dochygiene/ is ignored', async () => {
+    const repo = track(makeRepo());
+    repo.commit('ignore state', { '.gitignore': '.dochygiene/\n' });
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    assert.equal(result.gitignoreLine, undefined);
+    assert.equal(readFileSync(join(repo.dir, '.gitignore'), 'utf8'), '.dochygiene/\n');
+  });
+
+  it('takes proposals from a file instead of the rules classifier, and rejects a malformed one before writing', async () => {
+    const repo = track(fixtureRepo());
+    const scratch = makeTempDir();
+    const file = join(scratch, 'proposals.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          path: 'docs/install.md',
+          category: { class: 'bloat', subtype: 'redundant' },
+          signals: [],
+          op: 'Fold this into the guide.',
+          op_type: 'generative',
+          reducible_range: { start_line: 1, end_line: 3 },
+          confidence: 0.5,
+        },
+      ]),
+    );
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), proposalsFile: file });
+    assert.equal(result.classifier, 'proposals-file');
+    assert.deepEqual(
+      result.report.entries.map((e) => [e.path, e.category.subtype, e.safety_tier]),
+      [['docs/install.md', 'redundant', 'confirm']],
+    );
+    const before = readFileSync(result.reportJsonPath);
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          path: 'docs/install.md',
+          category: { class: 'stale', subtype: 'orphaned' },
+          signals: [],
+          op: 'Delete.',
+          op_type: 'deterministic',
+          exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: 30 } },
+          confidence: 0.5,
+        },
+      ]),
+    );
+    await assert.rejects(
+      runCheck({ cwd: repo.dir, clock: fixedClock(LATER), proposalsFile: file }),
+      /proposals\[0\]\.exact_edit\.anchor: lines 1–30 are outside the file/,
+    );
+    writeFileSync(file, '[{"path": "docs/install.md"}]');
+    await assert.rejects(
+      runCheck({ cwd: repo.dir, clock: fixedClock(LATER), proposalsFile: file }),
+      /proposals\[0\]\.category: is required/,
+    );
+    assert.deepEqual(readFileSync(result.reportJsonPath), before);
+    assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
+  });
+
+  it('writes nothing when cancelled', async () => {
+    const repo = track(fixtureRepo());
+    const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const before = readFileSync(good.reportJsonPath);
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(
+      runCheck({ cwd: repo.dir, clock: fixedClock(LATER), signal: controller.signal }),
+      /cancelled/,
+    );
+    assert.deepEqual(readFileSync(good.reportJsonPath), before);
+    assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
+  });
+
+  it('refuses a model classifier this release does not ship, unless proposals are given', async () => {
+    const repo = track(makeRepo());
+    repo.commit('config', { '.dochygiene.yml': 'classifier: anthropic\n' });
+    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW) }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /classifier 'anthropic'.*not available in this release/);
+      return true;
+    });
+    assert.equal(existsSync(join(repo.dir, '.dochygiene', 'report.json')), false);
+  });
+});

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
+import { scanDir } from './scan-helpers.js';
+
+const repos: TestRepo[] = [];
+const dirs: string[] = [];
+function fixture(files: Record<string, string | Buffer>): TestRepo {
+  const repo = makeRepo({ initialCommit: false });
+  repos.push(repo);
+  repo.commit('fixture', files);
+  return repo;
+}
+after(() => {
+  for (const repo of repos) repo.cleanup();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const BROKEN = '# Doc\n\n[gone](gone.md)\n';
+
+describe('exclusions', () => {
+  it('leaves out docs with `hygiene: frozen` frontmatter', async () => {
+    const repo = fixture({
+      'docs/adr-1.md': `---\nhygiene: frozen\n---\n${BROKEN}`,
+      'docs/live.md': '# Live\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['docs/live.md']);
+    assert.deepEqual(artifact.excluded, [
+      { path: 'docs/adr-1.md', reason: 'frozen', detail: 'frontmatter hygiene: frozen' },
+    ]);
+    assert.deepEqual(artifact.signals, {});
+  });
+
+  it('honours .dochygiene-ignore with gitignore semantics', async () => {
+    const repo = fixture({
+      '.dochygiene-ignore': '# generated\ngenerated/\n*.gen.md\n!keep.gen.md\n',
+      'generated/api.md': BROKEN,
+      'docs/x.gen.md': BROKEN,
+      'docs/keep.gen.md': '# Keep\n',
+      'README.md': '# Readme\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['README.md', 'docs/keep.gen.md']);
+    assert.deepEqual(artifact.excluded, [
+      { path: 'docs/x.gen.md', reason: 'dochygiene-ignore' },
+      { path: 'generated/api.md', reason: 'dochygiene-ignore' },
+    ]);
+  });
+
+  it('leaves out append-only logs by name and by frontmatter', async () => {
+    const repo = fixture({
+      'CHANGELOG.md': BROKEN,
+      'docs/HISTORY.md': BROKEN,
+      'docs/deploy.log.md': BROKEN,
+      'docs/journal.md': `---\nhygiene: append-only\n---\n${BROKEN}`,
+      'docs/newsletter.md': '# Not a log\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['docs/newsletter.md']);
+    assert.deepEqual(artifact.excluded, [
+      { path: 'CHANGELOG.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'docs/HISTORY.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'docs/deploy.log.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'docs/journal.md', reason: 'append-only-log', detail: 'frontmatter hygiene: append-only' },
+    ]);
+  });
+
+  it('leaves out its own .dochygiene/ folder', async () => {
+    const repo = fixture({ 'README.md': '# Readme\n' });
+    repo.write({ '.dochygiene/report.md': BROKEN, '.dochygiene/notes.md': BROKEN });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['README.md']);
+    assert.deepEqual(artifact.excluded, [
+      { path: '.dochygiene', reason: 'tool-state', detail: 'the tool’s own state; 2 matching files' },
+    ]);
+  });
+
+  it('leaves out the configured excluded directories', async () => {
+    const repo = fixture({
+      'vendor/lib/README.md': BROKEN,
+      'docs/archive/old.md': BROKEN,
+      'generated/out.md': BROKEN,
+      'docs/index.md': '# Index\n',
+    });
+    const artifact = await scanDir(repo.dir, {
+      config: { scan: { globs: ['**/*.md'], excluded_dirs: ['vendor', 'archive', 'generated'] } },
+    });
+    assert.deepEqual(artifact.shortlist, ['docs/index.md']);
+    assert.deepEqual(artifact.excluded, [
+      {
+        path: 'docs/archive',
+        reason: 'excluded-dir',
+        detail: 'scan.excluded_dirs entry "archive"; 1 matching file',
+      },
+      {
+        path: 'generated',
+        reason: 'excluded-dir',
+        detail: 'scan.excluded_dirs entry "generated"; 1 matching file',
+      },
+      {
+        path: 'vendor',
+        reason: 'excluded-dir',
+        detail: 'scan.excluded_dirs entry "vendor"; 1 matching file',
+      },
+    ]);
+  });
+
+  it('respects git ignore rules and lists ignored docs', async () => {
+    const repo = fixture({ '.gitignore': 'notes/\nscratch.md\n', 'README.md': '# Readme\n' });
+    repo.write({ 'scratch.md': BROKEN, 'notes/a.md': BROKEN, 'untracked.md': '# New\n' });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['README.md', 'untracked.md']);
+    assert.deepEqual(artifact.excluded, [{ path: 'scratch.md', reason: 'git-ignored' }]);
+  });
+
+  it('skips binary and non-UTF-8 files with a reason and never crashes on them', async () => {
+    const repo = fixture({
+      'docs/binary.md': Buffer.from([0x23, 0x20, 0x00, 0x01, 0x02, 0xff]),
+      'docs/latin1.md': Buffer.from('# Caf\xe9\n', 'latin1'),
+      'docs/ok.md': '# Fine — UTF-8 ✓\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['docs/ok.md']);
+    assert.deepEqual(artifact.excluded, [
+      { path: 'docs/binary.md', reason: 'binary' },
+      { path: 'docs/latin1.md', reason: 'not-utf8' },
+    ]);
+  });
+
+  it('never follows a symlink out of the root', async () => {
+    const outside = makeTempDir('stw-outside-');
+    dirs.push(outside);
+    writeFileSync(join(outside, 'secret.md'), BROKEN);
+    const repo = fixture({ 'README.md': '# Readme\n', 'docs/real.md': '# Real\n' });
+    symlinkSync(join(outside, 'secret.md'), join(repo.dir, 'escape.md'));
+    symlinkSync('real.md', join(repo.dir, 'docs', 'alias.md'));
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['README.md', 'docs/alias.md', 'docs/real.md']);
+    assert.equal(artifact.excluded.length, 1);
+    assert.equal(artifact.excluded[0]!.path, 'escape.md');
+    assert.equal(artifact.excluded[0]!.reason, 'symlink-outside-root');
+  });
+});
