@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import type { Deadline } from '../core/deadline.js';
 import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { quote } from '../core/quote.js';
 import { classifyWithRules } from './classify-rules.js';
 import { loadConfig } from './config.js';
 import { finalizeReport } from './finalize.js';
@@ -125,8 +126,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const category = options.category ?? null;
   if (category !== null && parseCategoryFilter(category) === undefined) {
     throw new UsageError(
-      `unknown category ${JSON.stringify(category)}`,
-      `use one of: ${CATEGORY_FILTER_VALUES.join(', ')}`,
+      `unknown category ${quote(category)}`,
+      `use a class or a subtype: ${CATEGORY_FILTER_VALUES.join(', ')}`,
     );
   }
   // A bad proposals file is rejected before any scan.

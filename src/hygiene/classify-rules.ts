@@ -20,22 +20,21 @@
 import { posix } from 'node:path';
 import { splitLines } from './line-span.js';
 import { findProposalConflicts, isSafeRelativePath } from './proposals.js';
-import type { Anchor, HygieneConfig, Proposal, ScanArtifact, Signal } from './types.js';
+import {
+  type Anchor,
+  COMPLETED_STATUSES,
+  type HygieneConfig,
+  type Proposal,
+  type ScanArtifact,
+  type Signal,
+  SUPERSEDED_STATUSES,
+} from './types.js';
 
 /** Reads a project-relative file's text; `undefined` (or a throw) when it cannot be read. */
 export type ReadText = (path: string) => string | undefined;
 /** Whether a project-relative path already exists (a move must not overwrite it). */
 export type PathExists = (path: string) => boolean;
 
-const COMPLETED_STATUS = new Set(['done', 'complete', 'completed', 'implemented', 'shipped', 'finished']);
-const SUPERSEDED_STATUS = new Set([
-  'superseded',
-  'replaced',
-  'withdrawn',
-  'deprecated',
-  'obsolete',
-  'archived',
-]);
 const STALE_NAME_REASONS = new Set(['location', 'date-in-name', 'draft', 'old']);
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -50,7 +49,7 @@ function isSupersededMarker(signal: Signal): boolean {
   if (signal.name !== 'frontmatter_marker') return false;
   const marker = str(signal.data?.['marker']);
   if (marker === 'superseded_by' || marker === 'archived') return true;
-  if (marker === 'status' || marker === 'body-status') return SUPERSEDED_STATUS.has(markerValue(signal));
+  if (marker === 'status' || marker === 'body-status') return SUPERSEDED_STATUSES.has(markerValue(signal));
   return false;
 }
 
@@ -58,7 +57,7 @@ function isCompletedMarker(signal: Signal): boolean {
   if (signal.name !== 'frontmatter_marker') return false;
   const marker = str(signal.data?.['marker']);
   if (marker === 'tasks-complete') return true;
-  if (marker === 'status' || marker === 'body-status') return COMPLETED_STATUS.has(markerValue(signal));
+  if (marker === 'status' || marker === 'body-status') return COMPLETED_STATUSES.has(markerValue(signal));
   return false;
 }
 

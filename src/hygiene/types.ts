@@ -63,6 +63,27 @@ export interface HygieneState {
   last_reminded: string | null;
 }
 
+// ── Status markers (shared by the scanner and the rules classifier) ─────────────
+
+/** Frontmatter/body `status:` values that mean the work a doc describes is finished. */
+export const COMPLETED_STATUSES: ReadonlySet<string> = new Set([
+  'done',
+  'complete',
+  'completed',
+  'implemented',
+  'shipped',
+  'finished',
+]);
+/** `status:` values that mean a doc was replaced or abandoned. */
+export const SUPERSEDED_STATUSES: ReadonlySet<string> = new Set([
+  'superseded',
+  'replaced',
+  'withdrawn',
+  'deprecated',
+  'obsolete',
+  'archived',
+]);
+
 // ── Scanner artifact (stw hygiene scan) ────────────────────────────────────────
 
 export const SIGNAL_NAMES = [

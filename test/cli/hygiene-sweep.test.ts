@@ -109,4 +109,22 @@ describe('stw hygiene sweep (built CLI)', () => {
     assert.match(refused.stderr, /--approve "nope": no such entry in the report/);
     assert.equal(repo.git(['rev-list', '--count', 'HEAD']), '2');
   });
+
+  it('takes --scope relative to the current folder, like check; a scope outside the project is usage', async () => {
+    const repo = project();
+    const outside = await runCli(['hygiene', 'sweep', '--scope', '/'], { cwd: repo.dir, env: NOW });
+    assert.equal(outside.code, 2);
+    assert.match(outside.stderr, /outside the project root/);
+    // From docs/plans, `--scope rollout.md` names docs/plans/rollout.md.
+    const scoped = await runCliJson(['hygiene', 'sweep', '--dry-run', '--scope', 'rollout.md'], {
+      cwd: repo.path('docs/plans'),
+      env: NOW,
+    });
+    assert.equal(scoped.code, 0, scoped.stderr);
+    const entries = scoped.json['entries'] as { path: string }[];
+    assert.deepEqual(
+      entries.map((entry) => entry.path),
+      ['docs/plans/rollout.md'],
+    );
+  });
 });

@@ -1,26 +1,10 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { resolve } from 'node:path';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { type CheckResult, runCheck } from '../../hygiene/check.js';
-import { resolveProjectRoot } from '../../hygiene/project.js';
-import { CATEGORY_FILTER_VALUES, parseCategoryFilter } from '../../hygiene/proposals.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
-
-/** A `--scope` given relative to cwd, as the root-relative glob or path `scan` takes. */
-function toRootScope(root: string, cwd: string, scope: string): string {
-  const hasGlob = /[*?[\]{}]/.test(scope);
-  if (hasGlob && !isAbsolute(scope)) {
-    const rel = relative(root, cwd).split(sep).join('/');
-    return rel === '' ? scope : `${rel}/${scope}`;
-  }
-  const inside = relative(root, isAbsolute(scope) ? scope : resolve(cwd, scope));
-  if (inside.startsWith('..') || isAbsolute(inside)) {
-    throw new UsageError(`scope ${quote(scope)} is outside the project root ${quote(root)}`);
-  }
-  return inside === '' ? '.' : inside.split(sep).join('/');
-}
+import { rootScopes } from '../scope.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -50,14 +34,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     json: { type: 'boolean' },
   });
   const out = new Output(values.json === true, ctx.streams, ctx.env);
-  if (values.category !== undefined && parseCategoryFilter(values.category) === undefined) {
-    throw new UsageError(
-      `unknown category ${quote(values.category)}`,
-      `use a class or a subtype: ${CATEGORY_FILTER_VALUES.join(', ')}`,
-    );
-  }
-  const root = await resolveProjectRoot(ctx.cwd);
-  const scopes = many(values.scope).map((scope) => toRootScope(root, ctx.cwd, scope));
+  const scopes = await rootScopes(ctx.cwd, many(values.scope));
   const result = await runCheck({
     cwd: ctx.cwd,
     ...(scopes.length > 0 ? { scopes } : {}),

@@ -1,6 +1,3 @@
-import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { UsageError } from '../../core/errors.js';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { loadConfig } from '../../hygiene/config.js';
@@ -9,21 +6,10 @@ import { isPartialScan, scan } from '../../hygiene/scan/index.js';
 import type { ScanArtifact } from '../../hygiene/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { rootScopes } from '../scope.js';
 
 /** How many signal-bearing files the human summary names before summarising the rest. */
 const LISTED_FILES = 20;
-
-/** A `--scope` given relative to cwd, as a root-relative glob or path. */
-function toRootScope(root: string, cwd: string, scope: string): string {
-  const absolute = isAbsolute(scope) ? scope : resolve(cwd, scope);
-  const hasGlob = /[*?[\]{}]/.test(scope);
-  const rel = hasGlob && !isAbsolute(scope) ? relative(root, cwd).split(sep).join('/') : undefined;
-  if (rel !== undefined) return rel === '' ? scope : `${rel}/${scope}`;
-  const inside = relative(root, absolute);
-  if (inside.startsWith('..') || isAbsolute(inside))
-    throw new UsageError(`scope ${quote(scope)} is outside the project root ${quote(root)}`);
-  return inside === '' ? '.' : inside.split(sep).join('/');
-}
 
 export function renderScanSummary(artifact: ScanArtifact): string {
   const lines: string[] = [];
@@ -71,8 +57,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const root = await resolveProjectRoot(ctx.cwd);
   const config = await loadConfig(root);
-  const cwd = realpathSync(ctx.cwd);
-  const scopes = many(values.scope).map((scope) => toRootScope(root, cwd, scope));
+  const scopes = await rootScopes(ctx.cwd, many(values.scope));
   const artifact = await scan({
     root,
     config,

@@ -3,6 +3,7 @@ import { quote } from '../../core/quote.js';
 import { sweep } from '../../hygiene/sweep.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { rootScopes } from '../scope.js';
 import { cleanExitCode, GATE_OPTIONS, gatePlan, renderClean } from './hygiene-clean.js';
 
 /** `stw hygiene sweep`: check, then clean behind the same gate; one commit. */
@@ -16,9 +17,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const dryRun = values['dry-run'] === true;
   const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
+  const scopes = await rootScopes(ctx.cwd, many(values.scope));
   const result = await sweep({
     ...options,
-    ...(values.scope !== undefined ? { scopes: many(values.scope) } : {}),
+    ...(scopes.length > 0 ? { scopes } : {}),
     ...(values.category !== undefined ? { category: values.category } : {}),
     dryRun,
     clock: ctx.clock,

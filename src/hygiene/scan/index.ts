@@ -7,11 +7,13 @@ import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
 import {
   AGENT_CONTEXT_GLOBS,
+  COMPLETED_STATUSES,
   type ExcludedPath,
   type HygieneConfig,
   type ScanArtifact,
   type Signal,
   type SignalName,
+  SUPERSEDED_STATUSES,
 } from '../types.js';
 import { listFiles, readDoc } from './files.js';
 import { type HistoryChange, isPartialClone, streamHistory } from './history.js';
@@ -62,19 +64,8 @@ export const HISTORY_SIGNALS: readonly SignalName[] = ['edit_recency_vs_churn', 
 
 const STALE_FOLDERS = new Set(['plans', 'proposals', 'drafts', 'wip', 'tmp', 'scratch', 'old', 'deprecated']);
 const ARCHIVE_SEGMENTS = new Set(['archive', 'archived', '_archive', '.archive', 'attic']);
-const DONE_STATUSES = new Set([
-  'done',
-  'complete',
-  'completed',
-  'implemented',
-  'shipped',
-  'superseded',
-  'replaced',
-  'withdrawn',
-  'deprecated',
-  'obsolete',
-  'archived',
-]);
+/** Every `status:` value the frontmatter_marker signal fires on. */
+const DONE_STATUSES: ReadonlySet<string> = new Set([...COMPLETED_STATUSES, ...SUPERSEDED_STATUSES]);
 const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases)(?:[-_.]|$)|\.log\.md$/i;
 const DATE_IN_NAME =
   /(?:^|[^0-9])((?:19|20)\d{2})[-_.]?(0[1-9]|1[0-2])(?:[-_.]?(0[1-9]|[12]\d|3[01]))?(?![0-9])/;
