@@ -69,6 +69,16 @@ export {
   type ValidateReportOptions,
   validateReport,
 } from './hygiene/validate.js';
+export {
+  applyTidyPlan,
+  type RecoveryEntry,
+  TIDY_APPLY_LIMITATIONS,
+  type TidyApplyAction,
+  type TidyApplyOptions,
+  type TidyApplyProgress,
+  type TidyApplyResult,
+  type TidyApplyStatus,
+} from './tidy/apply.js';
 export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
 export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';
 export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';

@@ -46,6 +46,50 @@ or failed (the JSON still says which in "status"), 2 invalid usage.
 Example:
   stw tidy plan . --base refs/heads/main --ref refs/heads/finished-task --json`;
 
+const APPLY_HELP = `Usage: stw tidy apply --plan ID --state-dir DIR --authorize [--json]
+
+Delete the branches a stored plan marked delete, after re-checking each one, with a
+recovery ref pinned first and a durable journal. Everything comes from the stored,
+immutable plan: there is no repository path, base or branch on this command line.
+
+Options:
+  --plan ID         The plan id printed by 'stw tidy plan --state-dir DIR'
+  --state-dir DIR   The private state directory the plan was stored in (mode 0700,
+                    owned by you, outside the repository and its worktrees)
+  --authorize       Required: you reviewed this exact plan and authorize its effects.
+                    Without it nothing is read or written and the command refuses.
+  --json            Print the result as JSON (schema: schemas/tidy-apply-v1.schema.json)
+  -h, --help        Show this help
+
+For each delete action, in plan order:
+  1. revalidate against a fresh observation: the base still at the planned commit,
+     the same worktrees with the same HEADs, the branch at its planned commit and
+     still integrated. A changed branch is refused (stale-proof) and left untouched;
+     a moved base or a changed worktree refuses the rest of the plan.
+  2. journal the intent (fsync) in DIR/journals/<plan_id>.jsonl
+  3. one git ref transaction: create refs/stw-recovery/<plan_id>/<action_id> at the
+     branch's exact commit, and delete the branch only if it is still at that commit
+  4. journal the outcome, verify (branch gone, recovery ref at the commit), journal it
+No hooks run; nothing is fetched, pushed or garbage-collected. Recovery refs stay.
+
+Restore a deleted branch with the command printed for it, e.g.
+  git branch finished-task refs/stw-recovery/<plan_id>/1
+Not covered: untracked or ignored files, worktree registrations and files, the
+branch's reflog and config; there is no general undo.
+
+Re-running: actions recorded as done are verified again, never repeated. A run that
+was interrupted after journaling an intent is resolved by inspecting the repository;
+a state with more than one possible history is refused (manual-review-required).
+
+Bounds: 60 s in total; on the deadline or SIGINT/SIGTERM the run stops before the
+next action and reports what completed. 64 KiB of git output per call, 1 MiB plan.
+
+Exit codes: 0 every action done and verified (or nothing to do), 1 refused, partial,
+failed or cancelled (the JSON says which in "status"), 2 invalid usage.
+
+Example:
+  stw tidy apply --plan 0123456789abcdef0123456789abcdef --state-dir ~/.stw-state --authorize`;
+
 export const tidyGroup: GroupSpec = {
   name: 'tidy',
   summary: 'Plan and apply evidence-based deletion of integrated branches',
@@ -59,6 +103,12 @@ export const tidyGroup: GroupSpec = {
       summary: 'Decide delete/retain for local branches against an explicit base, with evidence',
       help: PLAN_HELP,
       load: () => import('../commands/tidy-plan.js'),
+    },
+    {
+      name: 'apply',
+      summary: 'Delete the branches of a reviewed stored plan, with recovery refs and a journal',
+      help: APPLY_HELP,
+      load: () => import('../commands/tidy-apply.js'),
     },
   ],
 };

@@ -1,0 +1,158 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { Output, type Style } from '../../core/output.js';
+import { escapeText, quote } from '../../core/quote.js';
+import {
+  applyTidyPlan,
+  TIDY_APPLY_STEPS,
+  type TidyApplyResult,
+  type TidyApplyStep,
+} from '../../tidy/apply.js';
+import { boundsFromEnv, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../../tidy/types.js';
+import { parseCommandArgs } from '../args.js';
+import type { CommandContext } from '../command.js';
+
+const OUTCOME_WIDTH = 'not-attempted'.length;
+
+/** The human rendering: the same facts as the JSON, every ref, path and message quoted. */
+export function renderApply(result: TidyApplyResult, style: Style): string {
+  const out: string[] = [];
+  const count = (outcome: string) => result.actions.filter((a) => a.outcome === outcome).length;
+  const summary = `${count('deleted')} deleted, ${count('already-done')} already done, ${count('refused')} refused, ${count('failed')} failed, ${count('not-attempted')} not attempted`;
+  const headline = `tidy apply: ${result.status} — ${summary}`;
+  out.push(
+    result.status === 'complete' ? style.bold(style.green(headline)) : style.bold(style.red(headline)),
+  );
+  out.push(`plan: ${quote(result.plan_id)}`);
+  if (result.repository !== null) out.push(`repository: ${quote(result.repository)}`);
+  if (result.refusal !== null)
+    out.push(`refused: ${result.refusal.code}: ${escapeText(result.refusal.message)}`);
+  if (result.failure !== null)
+    out.push(`failed: ${result.failure.code}: ${escapeText(result.failure.message)}`);
+  if (result.interruption !== null)
+    out.push(
+      `interrupted: ${result.interruption.cause === 'signal' ? 'by a signal' : 'by the deadline'}${result.interruption.before_action_id === null ? '' : ` before action ${result.interruption.before_action_id}`}`,
+    );
+  if (result.actions.length > 0) {
+    out.push('actions:');
+    for (const action of result.actions) {
+      const color =
+        action.outcome === 'deleted' || action.outcome === 'already-done'
+          ? style.green
+          : action.outcome === 'not-attempted'
+            ? style.dim
+            : style.red;
+      const facts: string[] = [];
+      if (action.verified) facts.push('verified');
+      if (action.recovered) facts.push('resolved from an interrupted run');
+      out.push(
+        `  ${action.action_id}. ${color(action.outcome.padEnd(OUTCOME_WIDTH))}  ${quote(action.ref)} at ${action.old_oid}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`,
+      );
+      if (action.reason !== null)
+        out.push(`     ${action.reason}${action.message === null ? '' : `: ${escapeText(action.message)}`}`);
+    }
+  } else if (result.refusal === null) out.push('actions: none (the plan deletes nothing)');
+  out.push(result.journal === null ? 'journal: none' : `journal: ${quote(result.journal)}`);
+  if (result.recovery.length > 0) {
+    out.push('recovery refs (restore a branch with the command below it):');
+    for (const entry of result.recovery) {
+      out.push(`  ${quote(entry.ref)} → ${quote(entry.recovery_ref)} at ${entry.oid}`);
+      out.push(`    ${escapeText(entry.restore_command)}`);
+    }
+  }
+  out.push('limitations:');
+  for (const limitation of result.limitations) out.push(`  - ${limitation}`);
+  return out.join('\n');
+}
+
+interface StepSelector {
+  step: TidyApplyStep;
+  actionId: number | undefined;
+}
+
+function parseStep(name: string, value: string | undefined): StepSelector | undefined {
+  if (value === undefined || value === '') return undefined;
+  const [step, id, ...rest] = value.split(':');
+  const actionId = id === undefined ? undefined : Number(id);
+  if (
+    !(TIDY_APPLY_STEPS as readonly string[]).includes(step ?? '') ||
+    rest.length > 0 ||
+    (actionId !== undefined && !(Number.isSafeInteger(actionId) && actionId > 0))
+  )
+    throw new UsageError(
+      `${name} must be <step>[:<action_id>] with step one of ${TIDY_APPLY_STEPS.join(', ')}`,
+    );
+  return { step: step as TidyApplyStep, actionId };
+}
+
+/**
+ * TEST-ONLY fault injection, active only with STW_TEST_HOOKS=1 (never documented for
+ * users): STW_TEST_CRASH_AT=<step>[:<action_id>] kills this process with SIGKILL at that
+ * protocol boundary — the honest simulation of a crash, with no cleanup of any kind.
+ * STW_TEST_INTERRUPT_AT does the same with SIGTERM and waits until the CLI's handler has
+ * aborted the run's signal, so that cancellation is observed deterministically.
+ */
+function testCheckpoint(
+  ctx: CommandContext,
+): ((step: TidyApplyStep, actionId: number) => Promise<void>) | undefined {
+  if (ctx.env['STW_TEST_HOOKS'] !== '1') return undefined;
+  const crash = parseStep('STW_TEST_CRASH_AT', ctx.env['STW_TEST_CRASH_AT']);
+  const interrupt = parseStep('STW_TEST_INTERRUPT_AT', ctx.env['STW_TEST_INTERRUPT_AT']);
+  if (crash === undefined && interrupt === undefined) return undefined;
+  const matches = (selector: StepSelector | undefined, step: TidyApplyStep, actionId: number) =>
+    selector !== undefined &&
+    selector.step === step &&
+    (selector.actionId === undefined || selector.actionId === actionId);
+  return async (step, actionId) => {
+    if (matches(crash, step, actionId)) process.kill(process.pid, 'SIGKILL');
+    if (matches(interrupt, step, actionId) && !ctx.signal.aborted) {
+      // Signal watchers do not keep the event loop alive: hold it open until delivery.
+      const keepAlive = setInterval(() => {}, 60_000);
+      const aborted = new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      process.kill(process.pid, 'SIGTERM');
+      await aborted;
+      clearInterval(keepAlive);
+    }
+  };
+}
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, 'tidy apply', {
+    plan: { type: 'string' },
+    'state-dir': { type: 'string' },
+    authorize: { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  const hint = "run 'stw tidy apply --help'";
+  if (values.plan === undefined) throw new UsageError('--plan is required (the id of a stored plan)', hint);
+  if (values['state-dir'] === undefined)
+    throw new UsageError('--state-dir is required (the directory the plan is stored in)', hint);
+  let bounds: TidyBounds;
+  try {
+    bounds = boundsFromEnv(ctx.env, DEFAULT_APPLY_BOUNDS);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const checkpoint = testCheckpoint(ctx);
+  const output = new Output(values.json === true, ctx.streams, ctx.env);
+  const result = await applyTidyPlan({
+    planId: values.plan,
+    stateDir: resolve(ctx.cwd, values['state-dir']),
+    authorize: values.authorize === true,
+    clock: ctx.clock,
+    signal: ctx.signal,
+    bounds,
+    onProgress: (event) => output.progress(`  ${event.action_id}. ${event.outcome} ${quote(event.ref)}`),
+    ...(checkpoint === undefined ? {} : { checkpoint }),
+  });
+  output.result(result, (style) => renderApply(result, style));
+  if (result.status !== 'complete') {
+    const problem = result.refusal ?? result.failure;
+    output.diag(
+      `stw: tidy apply ${result.status}${problem === null ? '' : `: ${escapeText(problem.message)}`}`,
+    );
+  }
+  return result.status === 'complete' ? 0 : 1;
+}

@@ -1,0 +1,788 @@
+/**
+ * `tidy apply` (SPEC §3.3): executes the reviewed delete effects of one stored plan,
+ * each revalidated against a fresh observation, journaled durably, pinned by a recovery
+ * ref and deleted by compare-and-swap in one Git ref transaction, then verified.
+ * Returns exactly what happened; never prints.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Clock, formatInstant, systemClock } from '../core/clock.js';
+import { Deadline } from '../core/deadline.js';
+import { OperationalError, RefusalError, StwError } from '../core/errors.js';
+import type { Journal } from '../core/fs-atomic.js';
+import type { WorktreeRecord } from '../core/git.js';
+import { toolVersion } from '../core/package.js';
+import { describeOutcome } from '../core/run.js';
+import { decideBranch, planWorktrees } from './decide.js';
+import {
+  type DeleteEffect,
+  type EffectInspection,
+  inspectEffect,
+  pinAndDelete,
+  restoreCommand,
+} from './effects-git.js';
+import {
+  type ActionJournalState,
+  ApplyLock,
+  discardTornTail,
+  type JournalRecord,
+  journalPath,
+  loadJournal,
+  openJournal,
+  tornTailRecord,
+} from './journal.js';
+import { checkTextBound, type GitObservation, observeGit } from './observe-git.js';
+import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
+import {
+  DEFAULT_APPLY_BOUNDS,
+  IncompleteObservationError,
+  type PlanEffect,
+  type PlanWorktree,
+  recoveryRefFor,
+  type TidyBounds,
+  type TidyPlanV1,
+} from './types.js';
+
+export const APPLY_SCHEMA_FILE = 'tidy-apply-v1.schema.json';
+
+export type TidyApplyStatus = 'complete' | 'refused' | 'partial' | 'failed' | 'cancelled';
+export type ActionOutcome = 'deleted' | 'already-done' | 'refused' | 'failed' | 'not-attempted';
+
+export interface TidyApplyAction {
+  action_id: number;
+  type: 'delete-ref';
+  ref: string;
+  old_oid: string;
+  recovery_ref: string;
+  outcome: ActionOutcome;
+  /** Why an action was not completed (stale-proof, manual-review-required, …); null when done. */
+  reason: string | null;
+  /** One line of detail for the reader. */
+  message: string | null;
+  /** The postcondition (target absent, recovery ref at old_oid) was verified in this run. */
+  verified: boolean;
+  /** Established by inspecting the repository after an interrupted earlier run. */
+  recovered: boolean;
+}
+
+export interface RecoveryEntry {
+  ref: string;
+  recovery_ref: string;
+  oid: string;
+  /** The exact command that restores the reference, for a POSIX shell in the repository. */
+  restore_command: string;
+}
+
+export interface TidyApplyProblem {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export interface TidyApplyResult {
+  schema_version: 1;
+  status: TidyApplyStatus;
+  plan_id: string;
+  started_at: string;
+  tool_version: string;
+  /** The repository path recorded in the plan; null when the plan was not loaded. */
+  repository: string | null;
+  /** The plan's journal; null when none exists. */
+  journal: string | null;
+  actions: TidyApplyAction[];
+  recovery: RecoveryEntry[];
+  limitations: string[];
+  interruption: { cause: 'deadline' | 'signal'; before_action_id: number | null } | null;
+  /** Why the plan (or its remaining actions) was refused. */
+  refusal: TidyApplyProblem | null;
+  /** The operational failure that stopped the run (status failed). */
+  failure: TidyApplyProblem | null;
+}
+
+/** Protocol boundaries at which the test-only checkpoint is called (crash injection). */
+export type TidyApplyStep = 'after-intent' | 'after-transaction' | 'after-outcome' | 'after-verified';
+export const TIDY_APPLY_STEPS: readonly TidyApplyStep[] = [
+  'after-intent',
+  'after-transaction',
+  'after-outcome',
+  'after-verified',
+];
+
+export interface TidyApplyProgress {
+  action_id: number;
+  ref: string;
+  outcome: ActionOutcome;
+}
+
+export interface TidyApplyOptions {
+  planId: string;
+  stateDir: string;
+  /** The explicit authorization; without it nothing is read or written. */
+  authorize: boolean;
+  clock?: Clock;
+  /** Aborted on SIGINT/SIGTERM: the run stops before the next action. */
+  signal?: AbortSignal;
+  /** Defaults to DEFAULT_APPLY_BOUNDS (60 s deadline). */
+  bounds?: TidyBounds;
+  /** Called after each action settles. */
+  onProgress?: (event: TidyApplyProgress) => void;
+  /** TEST-ONLY: called at each protocol boundary; the CLI uses it for crash injection. */
+  checkpoint?: (step: TidyApplyStep, actionId: number) => void | Promise<void>;
+}
+
+/** What apply never does, stated with every result. */
+export const TIDY_APPLY_LIMITATIONS: readonly string[] = [
+  'untracked and ignored files are not backed up',
+  'there is no general undo: each deleted branch is restored from its recovery ref with the command shown',
+  'worktree registrations and files are not restored',
+  "a deleted branch's reflog is removed by git with it; the recovery ref keeps its commit",
+  'branch configuration (branch.<name>.*, e.g. its upstream) is left in place',
+  'recovery refs are kept after success; review them before removing any',
+  'checks are samples, not a repository lock: a change after revalidation is stopped by the compare-and-swap, but ABA races cannot all be ruled out',
+];
+
+/** The journal is read whole; 1024 actions × 3 records fit well inside this, with room for retries. */
+const JOURNAL_MAX_BYTES = 4 * 1_048_576;
+/**
+ * After a transaction ran (or was killed), learning what it did is worth a short
+ * overrun of the deadline: a result that does not know what happened helps nobody.
+ */
+const INSPECTION_GRACE_MS = 10_000;
+
+/** Echoed ids are bounded so that a hostile --plan cannot inflate the result. */
+const ECHO_ID_LIMIT = 128;
+
+function emptyResult(planId: string, startedAt: string): TidyApplyResult {
+  return {
+    schema_version: 1,
+    status: 'refused',
+    plan_id: planId.length <= ECHO_ID_LIMIT ? planId : `${planId.slice(0, ECHO_ID_LIMIT)}…`,
+    started_at: startedAt,
+    tool_version: toolVersion(),
+    repository: null,
+    journal: null,
+    actions: [],
+    recovery: [],
+    limitations: [...TIDY_APPLY_LIMITATIONS],
+    interruption: null,
+    refusal: null,
+    failure: null,
+  };
+}
+
+function refused(result: TidyApplyResult, error: StwError): TidyApplyResult {
+  result.status = 'refused';
+  result.refusal = {
+    code: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  };
+  return result;
+}
+
+function tampered(planId: string, why: string): RefusalError {
+  return new RefusalError('tampered-plan', `plan record ${planId} ${why}`);
+}
+
+/**
+ * Checks that the effects are exactly the plan's own: one delete per `delete` target,
+ * ids 1..n in order, each pin named by the plan. The integrity check already ties the
+ * record to what the planner wrote; this rejects a planner bug or a forged-but-hashed record.
+ */
+function checkPlanEffects(plan: TidyPlanV1): void {
+  if (plan.backend.name !== 'git')
+    throw new RefusalError(
+      'unsupported-backend',
+      `plan ${plan.plan_id} uses the ${plan.backend.name} backend; apply supports git`,
+    );
+  if (plan.repository === null || plan.base.oid === null)
+    throw tampered(plan.plan_id, 'has no repository or base');
+  const deletable = new Map(plan.targets.filter((t) => t.decision === 'delete').map((t) => [t.ref, t.oid]));
+  if (plan.effects.length !== deletable.size)
+    throw tampered(plan.plan_id, 'has effects that do not match its targets');
+  const seen = new Set<string>();
+  plan.effects.forEach((effect, index) => {
+    if (effect.type !== 'delete-ref' || effect.action_id !== index + 1)
+      throw tampered(plan.plan_id, `has an unexpected effect at position ${index + 1}`);
+    if (deletable.get(effect.ref) !== effect.old_oid || seen.has(effect.ref))
+      throw tampered(plan.plan_id, `effect ${effect.action_id} does not match a delete target`);
+    if (effect.recovery_ref !== recoveryRefFor(plan.plan_id, effect.action_id))
+      throw tampered(plan.plan_id, `effect ${effect.action_id} names an unexpected recovery ref`);
+    seen.add(effect.ref);
+  });
+}
+
+function repositoryPaths(plan: TidyPlanV1): string[] {
+  const repo = plan.repository;
+  if (repo === null) return [];
+  const paths = [repo.path, repo.git_dir, repo.common_dir, ...plan.worktrees.map((w) => w.path)];
+  if (repo.toplevel !== null) paths.push(repo.toplevel);
+  return paths;
+}
+
+function toDeleteEffect(effect: PlanEffect): DeleteEffect & { action_id: number } {
+  return {
+    action_id: effect.action_id,
+    ref: effect.ref,
+    old_oid: effect.old_oid,
+    // checkPlanEffects guarantees a stored plan names every pin.
+    recovery_ref: effect.recovery_ref ?? '',
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Revalidation
+
+type Revalidation =
+  | { kind: 'ok' }
+  /** The whole plan's proof is stale (base, layout, worktrees): refuse every remaining action. */
+  | { kind: 'plan-stale'; code: string; message: string }
+  /** This target's proof is stale: refuse this action, leave the branch untouched. */
+  | { kind: 'action-stale'; message: string }
+  | { kind: 'interrupted'; cause: 'deadline' | 'signal' }
+  | { kind: 'incomplete'; message: string };
+
+/**
+ * The fields of a worktree registration the plan's evidence depends on: which worktrees
+ * exist and what each has checked out. Lock and prunable annotations do not change which
+ * branches are protected, so they are not compared.
+ */
+function worktreeIdentity(w: PlanWorktree): string {
+  return JSON.stringify([w.path, w.head, w.branch, w.detached, w.bare, w.is_main]);
+}
+
+function sameWorktrees(planned: readonly PlanWorktree[], observed: readonly WorktreeRecord[]): boolean {
+  const a = planned.map(worktreeIdentity);
+  const b = planWorktrees(observed).map(worktreeIdentity);
+  return a.length === b.length && a.every((identity, index) => identity === b[index]);
+}
+
+/** Plan-wide facts: the same repository layout, base commit and worktree registrations. */
+function checkPlanWide(plan: TidyPlanV1, observation: GitObservation): Revalidation {
+  const repo = plan.repository!;
+  const layout = observation.layout;
+  if (
+    layout.gitDir !== repo.git_dir ||
+    layout.commonDir !== repo.common_dir ||
+    (layout.toplevel ?? null) !== repo.toplevel ||
+    layout.objectFormat !== repo.object_format ||
+    layout.isShallow !== repo.is_shallow
+  )
+    return {
+      kind: 'plan-stale',
+      code: 'repository-changed',
+      message: 'the repository layout differs from the plan',
+    };
+  if (observation.base.oid !== plan.base.oid || observation.baseChanged)
+    return {
+      kind: 'plan-stale',
+      code: 'base-moved',
+      message: `base ${plan.base.selector} now resolves to ${observation.base.oid}, not the planned ${plan.base.oid}`,
+    };
+  if (observation.worktreesChanged || !sameWorktrees(plan.worktrees, observation.worktrees))
+    return {
+      kind: 'plan-stale',
+      code: 'worktrees-changed',
+      message: 'worktree registrations or their HEADs differ from the plan',
+    };
+  return { kind: 'ok' };
+}
+
+/**
+ * The target's own proof, re-derived with the planner's own decision function from the
+ * fresh observation: the same tip, and still `delete` (integrated, stable while
+ * observed, a plain commit, not the base, not used by any worktree).
+ */
+function checkTarget(effect: DeleteEffect, observation: GitObservation): Revalidation {
+  const branch = observation.branches.find((b) => b.ref === effect.ref);
+  if (branch === undefined) return { kind: 'action-stale', message: `${effect.ref} no longer exists` };
+  if (branch.oid !== effect.old_oid)
+    return { kind: 'action-stale', message: `tip moved from ${effect.old_oid} to ${branch.oid}` };
+  const decision = decideBranch(branch, observation);
+  if (decision.decision !== 'delete')
+    return { kind: 'action-stale', message: `now retained: ${decision.reasons.join(', ')}` };
+  return { kind: 'ok' };
+}
+
+async function revalidate(
+  plan: TidyPlanV1,
+  effect: DeleteEffect,
+  ctx: { deadline: Deadline; bounds: TidyBounds; signal: AbortSignal | undefined },
+): Promise<Revalidation> {
+  let observation: GitObservation;
+  try {
+    observation = await observeGit(
+      { path: plan.repository!.path, baseSelector: plan.base.selector, refs: [effect.ref] },
+      { deadline: ctx.deadline, bounds: ctx.bounds, signal: ctx.signal },
+    );
+  } catch (error) {
+    if (error instanceof IncompleteObservationError) {
+      if (error.code === 'cancelled') return { kind: 'interrupted', cause: 'signal' };
+      if (error.code === 'deadline') return { kind: 'interrupted', cause: 'deadline' };
+      return { kind: 'incomplete', message: error.message };
+    }
+    if (error instanceof RefusalError) {
+      if (error.code === 'unknown-ref')
+        return { kind: 'action-stale', message: `${effect.ref} no longer exists` };
+      return { kind: 'plan-stale', code: error.code, message: error.message };
+    }
+    throw error;
+  }
+  const planWide = checkPlanWide(plan, observation);
+  return planWide.kind === 'ok' ? checkTarget(effect, observation) : planWide;
+}
+
+// ---------------------------------------------------------------------------
+// The run
+
+function describeInspection(inspection: EffectInspection): string {
+  const target = inspection.target_oid === null ? 'absent' : `at ${inspection.target_oid}`;
+  const pin = inspection.pin_oid === null ? 'absent' : `at ${inspection.pin_oid}`;
+  return `target ${target}, recovery ref ${pin}`;
+}
+
+function stoppedBy(deadline: Deadline, signal: AbortSignal | undefined): 'deadline' | 'signal' | undefined {
+  if (signal?.aborted) return 'signal';
+  if (deadline.isExpired) return 'deadline';
+  return undefined;
+}
+
+function finalStatus(result: TidyApplyResult, deletedThisRun: number): TidyApplyStatus {
+  const outcomes = result.actions.map((a) => a.outcome);
+  const done = outcomes.filter((o) => o === 'deleted' || o === 'already-done').length;
+  if (result.interruption !== null) return deletedThisRun > 0 ? 'partial' : 'cancelled';
+  if (outcomes.includes('failed')) return 'failed';
+  if (done === outcomes.length) return 'complete';
+  return done > 0 ? 'partial' : 'refused';
+}
+
+/**
+ * Applies one stored plan. Refusals of the inputs (no authorization, unknown, stateless,
+ * tampered or older plans, store checks) come back as a `refused` result; so do stale
+ * proofs. Only programming errors throw.
+ */
+export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyApplyResult> {
+  const clock = options.clock ?? systemClock;
+  const now = () => formatInstant(clock.now());
+  const result = emptyResult(options.planId, now());
+  // Authorization comes first: without it, not even the store is read.
+  if (!options.authorize)
+    return refused(
+      result,
+      new RefusalError(
+        'authorization-required',
+        'tidy apply changes the repository only with --authorize; review the stored plan first',
+      ),
+    );
+
+  const bounds = options.bounds ?? { ...DEFAULT_APPLY_BOUNDS };
+  const deadline = Deadline.after(bounds.deadlineMs);
+  const stateDir = resolve(options.stateDir);
+  let plan: TidyPlanV1;
+  try {
+    checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
+    checkTextBound('--plan', options.planId, bounds.maxIdBytes);
+    await checkStateDirPrivate(stateDir);
+    plan = (await readPlanRecord(stateDir, options.planId, bounds.maxRecordBytes)).plan;
+    checkPlanEffects(plan);
+    // The same store checks as at plan time, against the repository paths the plan recorded
+    // (revalidation refuses if the registrations differ now).
+    await checkStateDir(stateDir, repositoryPaths(plan));
+  } catch (error) {
+    if (error instanceof RefusalError) return refused(result, error);
+    if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
+    throw error;
+  }
+
+  result.repository = plan.repository!.path;
+  if (plan.effects.length === 0) {
+    result.status = 'complete';
+    return result;
+  }
+  const effects = plan.effects.map(toDeleteEffect);
+  result.actions = effects.map((effect) => ({
+    action_id: effect.action_id,
+    type: 'delete-ref',
+    ref: effect.ref,
+    old_oid: effect.old_oid,
+    recovery_ref: effect.recovery_ref,
+    outcome: 'not-attempted',
+    reason: null,
+    message: null,
+    verified: false,
+    recovered: false,
+  }));
+  const path = journalPath(stateDir, plan.plan_id);
+
+  let lock: ApplyLock;
+  try {
+    lock = await ApplyLock.acquire(stateDir, plan.plan_id);
+  } catch (error) {
+    if (error instanceof RefusalError) return refused(result, error);
+    if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
+    throw error;
+  }
+  const run = new ApplyRun(plan, effects, result, stateDir, bounds, deadline, options, now);
+  try {
+    await run.execute(path);
+  } finally {
+    run.journal?.close();
+    lock.release();
+  }
+  result.journal = existsSync(path) ? path : null;
+  return result;
+}
+
+function isIoError(error: unknown): error is NodeJS.ErrnoException {
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === 'string' &&
+    !(error instanceof StwError)
+  );
+}
+
+function ioRefusal(error: NodeJS.ErrnoException, stateDir: string): RefusalError {
+  return new RefusalError(
+    'state-dir-unreadable',
+    `state directory ${JSON.stringify(stateDir)}: ${error.message}`,
+  );
+}
+
+/** One apply run over the plan's actions, in order. */
+class ApplyRun {
+  journal: Journal | undefined;
+  private deletedThisRun = 0;
+  private readonly pins = new Map<number, string>();
+  /** Journal state per action, as loaded at the start of the run. */
+  private states = new Map<number, ActionJournalState>();
+
+  constructor(
+    private readonly plan: TidyPlanV1,
+    private readonly effects: (DeleteEffect & { action_id: number })[],
+    private readonly result: TidyApplyResult,
+    private readonly stateDir: string,
+    private readonly bounds: TidyBounds,
+    private readonly deadline: Deadline,
+    private readonly options: TidyApplyOptions,
+    private readonly now: () => string,
+  ) {}
+
+  private get cwd(): string {
+    return this.plan.repository!.path;
+  }
+
+  private async append(record: JournalRecord): Promise<void> {
+    this.journal ??= await openJournal(this.stateDir, this.plan.plan_id);
+    this.journal.append(record);
+  }
+
+  private async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
+    await this.options.checkpoint?.(step, actionId);
+  }
+
+  /** Reads the target and the pin. After a transaction it gets a grace deadline of its own. */
+  private inspect(effect: DeleteEffect, grace = false): Promise<EffectInspection> {
+    return inspectEffect(effect, {
+      cwd: this.cwd,
+      deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : this.deadline,
+      maxBytes: this.bounds.maxOutputBytes,
+    });
+  }
+
+  private settle(index: number, fields: Partial<TidyApplyAction>): void {
+    const action = this.result.actions[index]!;
+    Object.assign(action, fields);
+    if ((action.outcome === 'deleted' || action.outcome === 'already-done') && action.verified)
+      this.pins.set(action.action_id, action.old_oid);
+    this.options.onProgress?.({ action_id: action.action_id, ref: action.ref, outcome: action.outcome });
+  }
+
+  async execute(path: string): Promise<void> {
+    let loaded: Awaited<ReturnType<typeof loadJournal>>;
+    try {
+      loaded = await loadJournal(path, this.effects, JOURNAL_MAX_BYTES);
+      this.states = loaded.states;
+      if (loaded.tornTail !== undefined) {
+        // The torn line's append never returned, so nothing was done on its strength; its
+        // action is still open or settled by the complete records and is re-established
+        // by inspection below. Keep the text as evidence, then drop it.
+        await discardTornTail(path, loaded.tornTail);
+        await this.append(tornTailRecord(loaded.tornTail, this.now()));
+      }
+    } catch (error) {
+      const refusal = isIoError(error)
+        ? new RefusalError('journal-unreadable', `journal ${path}: ${error.message}`)
+        : error;
+      if (!(refusal instanceof RefusalError)) throw refusal;
+      this.refusePlan(refusal.code, refusal.message, 0);
+      this.result.status = 'refused';
+      return;
+    }
+
+    for (const [index, effect] of this.effects.entries()) {
+      const state = loaded.states.get(effect.action_id)!;
+      const cause = stoppedBy(this.deadline, this.options.signal);
+      if (cause !== undefined) {
+        this.interrupt(cause, effect.action_id, index);
+        break;
+      }
+      try {
+        if ((await this.runAction(index, effect, state)) === 'stop') break;
+      } catch (error) {
+        // git or the filesystem failed under us: what this action did is unknown to this
+        // run (its journal stays as it is, so the next run inspects), and nothing more runs.
+        if (!(error instanceof OperationalError) && !isIoError(error)) throw error;
+        const message = (error as Error).message;
+        this.result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
+        this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
+        this.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
+        break;
+      }
+    }
+    this.result.status = finalStatus(this.result, this.deletedThisRun);
+    this.result.recovery = this.result.actions
+      .filter((action) => this.pins.get(action.action_id) === action.old_oid)
+      .map((action) => ({
+        ref: action.ref,
+        recovery_ref: action.recovery_ref,
+        oid: action.old_oid,
+        restore_command: restoreCommand(action.ref, action.recovery_ref),
+      }));
+  }
+
+  private interrupt(cause: 'deadline' | 'signal', actionId: number, fromIndex: number): void {
+    this.result.interruption = { cause, before_action_id: actionId };
+    this.markRemaining(
+      fromIndex,
+      cause === 'signal' ? 'cancelled' : 'deadline',
+      cause === 'signal'
+        ? 'stopped by a signal before this action'
+        : 'the deadline passed before this action',
+    );
+  }
+
+  private refusePlan(code: string, message: string, fromIndex: number): void {
+    this.result.refusal = { code, message };
+    this.markRemaining(fromIndex, 'plan-refused', message);
+  }
+
+  /**
+   * Actions the run stopped before. Those an earlier run completed are still reported
+   * from the journal — as done, with their recovery refs — but marked unverified, since
+   * this run did not look at them again.
+   */
+  private markRemaining(fromIndex: number, reason: string, message: string): void {
+    for (const action of this.result.actions.slice(fromIndex)) {
+      if (action.outcome !== 'not-attempted') continue;
+      const state = this.states.get(action.action_id);
+      if (state?.phase === 'verified') {
+        action.outcome = 'already-done';
+        action.verified = false;
+        action.message = `done and verified by an earlier run; not re-checked in this run (${reason})`;
+        this.pins.set(action.action_id, action.old_oid);
+      } else if (state?.phase === 'settled' && state.lastOutcome?.result === 'deleted') {
+        action.reason = 'verification-pending';
+        action.message = `deleted by an earlier run and not yet verified; ${message}`;
+        this.pins.set(action.action_id, action.old_oid);
+      } else {
+        action.reason = reason;
+        action.message = message;
+      }
+    }
+  }
+
+  /** Returns 'stop' when the remaining actions must not run. */
+  private async runAction(
+    index: number,
+    effect: DeleteEffect & { action_id: number },
+    state: ActionJournalState,
+  ): Promise<'next' | 'stop'> {
+    const id = effect.action_id;
+
+    // Completed by an earlier run: verify the recorded postcondition, never repeat the effect.
+    if (state.phase === 'verified') {
+      const now = await this.inspect(effect);
+      if (now.state === 'committed') {
+        this.settle(index, { outcome: 'already-done', verified: true });
+        return 'next';
+      }
+      this.notePin(effect, now);
+      this.settle(index, {
+        outcome: 'failed',
+        reason: 'postcondition-changed',
+        message: `recorded as done, but now ${describeInspection(now)}`,
+      });
+      return 'next';
+    }
+
+    // The transaction's result was journaled as a deletion but not yet verified.
+    if (state.phase === 'settled' && state.lastOutcome?.result === 'deleted')
+      return this.verifyAndRecord(index, effect, true);
+
+    if (state.phase === 'open') {
+      // The last run journaled its intent and stopped before journaling an outcome: the
+      // transaction may or may not have committed. Never retry blindly — ask the
+      // repository. The transaction is atomic and creates the pin only together with the
+      // deletion, so exactly two states have a known history:
+      //  - pin at the old OID and target absent: it committed; record that and verify;
+      //  - pin absent and target still at the old OID: it did not happen; record that,
+      //    then treat the action as fresh, which means full revalidation first;
+      //  - anything else (pin elsewhere, target moved or recreated, both or neither
+      //    present) has more than one possible history: a person must review it.
+      const found = await this.inspect(effect, true);
+      if (found.state === 'committed') {
+        await this.append({
+          type: 'outcome',
+          action_id: id,
+          result: 'deleted',
+          recovered: true,
+          at: this.now(),
+        });
+        await this.checkpoint('after-outcome', id);
+        return this.verifyAndRecord(index, effect, true);
+      }
+      if (found.state !== 'not-happened') {
+        this.notePin(effect, found);
+        this.settle(index, {
+          outcome: 'refused',
+          reason: 'manual-review-required',
+          message: `an earlier run was interrupted after its intent and now ${describeInspection(found)}`,
+          recovered: true,
+        });
+        return 'next';
+      }
+      await this.append({
+        type: 'outcome',
+        action_id: id,
+        result: 'failed',
+        reason: 'interrupted-before-effect',
+        recovered: true,
+        at: this.now(),
+      });
+    }
+
+    // A fresh attempt: full revalidation against a new observation.
+    const check = await revalidate(this.plan, effect, {
+      deadline: this.deadline,
+      bounds: this.bounds,
+      signal: this.options.signal,
+    });
+    switch (check.kind) {
+      case 'interrupted':
+        this.interrupt(check.cause, id, index);
+        return 'stop';
+      case 'plan-stale':
+        this.refusePlan(check.code, check.message, index);
+        return 'stop';
+      case 'incomplete':
+        // Evidence that could not be read completely never licenses a deletion.
+        this.refusePlan('evidence-incomplete', check.message, index);
+        return 'stop';
+      case 'action-stale':
+        this.settle(index, { outcome: 'refused', reason: 'stale-proof', message: check.message });
+        return 'next';
+      case 'ok':
+        break;
+    }
+
+    // The pin must not exist yet: `create` would fail, and an unexpected pin needs a person.
+    const before = await this.inspect(effect);
+    if (before.state !== 'not-happened') {
+      this.notePin(effect, before);
+      const pinInTheWay = before.pin_oid !== null;
+      this.settle(index, {
+        outcome: 'refused',
+        reason: pinInTheWay ? 'manual-review-required' : 'stale-proof',
+        message: pinInTheWay
+          ? `recovery ref ${effect.recovery_ref} already exists (${describeInspection(before)})`
+          : `changed after revalidation: ${describeInspection(before)}`,
+      });
+      return 'next';
+    }
+
+    await this.append({
+      type: 'intent',
+      action_id: id,
+      ref: effect.ref,
+      old_oid: effect.old_oid,
+      recovery_ref: effect.recovery_ref,
+      at: this.now(),
+    });
+    await this.checkpoint('after-intent', id);
+
+    // Not cancellable by the signal: once journaled, the atomic transaction is allowed to
+    // finish, so the run stops *between* actions. The deadline still bounds it.
+    const outcome = await pinAndDelete(effect, {
+      cwd: this.cwd,
+      deadline: this.deadline,
+      maxBytes: this.bounds.maxOutputBytes,
+    });
+    await this.checkpoint('after-transaction', id);
+
+    // Whatever git reported, the repository decides what happened.
+    const after = await this.inspect(effect, true);
+    if (after.state === 'committed') {
+      await this.append({ type: 'outcome', action_id: id, result: 'deleted', at: this.now() });
+      await this.checkpoint('after-outcome', id);
+      return this.verifyAndRecord(index, effect, false);
+    }
+    if (after.pin_oid === null) {
+      // Nothing of ours exists: the transaction did not commit.
+      const moved = after.target_oid !== effect.old_oid;
+      const message = moved
+        ? `compare-and-swap refused: ${effect.ref} changed concurrently (${describeInspection(after)})`
+        : describeOutcome(outcome, 'git update-ref');
+      await this.append({
+        type: 'outcome',
+        action_id: id,
+        result: moved ? 'refused' : 'failed',
+        reason: moved ? 'stale-proof' : 'transaction-failed',
+        at: this.now(),
+      });
+      this.settle(index, {
+        outcome: moved ? 'refused' : 'failed',
+        reason: moved ? 'stale-proof' : 'transaction-failed',
+        message,
+      });
+      return 'next';
+    }
+    // A pin exists but the state is not the committed one: the intent stays open so that
+    // every later run inspects again rather than guessing.
+    this.notePin(effect, after);
+    this.settle(index, {
+      outcome: 'failed',
+      reason: 'manual-review-required',
+      message: `after the transaction: ${describeInspection(after)}`,
+    });
+    return 'next';
+  }
+
+  /** Verifies target absent and pin at the old OID, then journals `verified`. */
+  private async verifyAndRecord(
+    index: number,
+    effect: DeleteEffect & { action_id: number },
+    recovered: boolean,
+  ): Promise<'next' | 'stop'> {
+    const check = await this.inspect(effect, true);
+    if (check.state !== 'committed') {
+      this.notePin(effect, check);
+      this.settle(index, {
+        outcome: 'failed',
+        reason: 'postcondition-failed',
+        message: `expected the target absent and the recovery ref at ${effect.old_oid}; found ${describeInspection(check)}`,
+        recovered,
+      });
+      return 'next';
+    }
+    await this.append({ type: 'verified', action_id: effect.action_id, at: this.now() });
+    this.deletedThisRun += 1;
+    this.settle(index, { outcome: 'deleted', verified: true, recovered });
+    await this.checkpoint('after-verified', effect.action_id);
+    return 'next';
+  }
+
+  /** A pin found at the old OID is a recovery root even when the action did not complete. */
+  private notePin(effect: DeleteEffect & { action_id: number }, inspection: EffectInspection): void {
+    if (inspection.pin_oid === effect.old_oid) this.pins.set(effect.action_id, effect.old_oid);
+  }
+}
