@@ -69,6 +69,28 @@ export function hardenedGitEnv(
   return env;
 }
 
+// What a git call made for the user takes from the caller's environment.
+const USER_ENV_KEYS = [
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'EMAIL',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+];
+
+/** The extra environment for `git(…, {mode: 'user'})` so the caller's identity and config apply. */
+export function userGitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+  const picked: NodeJS.ProcessEnv = {};
+  if (env === undefined) return picked;
+  for (const key of USER_ENV_KEYS) if (env[key] !== undefined) picked[key] = env[key];
+  return picked;
+}
+
 export interface GitOptions extends Omit<RunOptions, 'env'> {
   cwd: string;
   mode?: GitMode;

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Deadline } from '../core/deadline.js';
 import { RefusalError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs-atomic.js';
-import { git, splitNul } from '../core/git.js';
+import { git, splitNul, userGitEnv } from '../core/git.js';
 import { describeOutcome } from '../core/run.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 import type { EditKind, Entry, Report } from './types.js';
@@ -89,28 +89,6 @@ export interface ApplyResult {
 
 const entryKind = (entry: Entry): EditKind | 'generative' =>
   entry.op_type === 'generative' ? 'generative' : (entry.exact_edit?.kind ?? 'generative');
-
-// What a git call made for the user takes from the caller's environment.
-const USER_ENV_KEYS = [
-  'HOME',
-  'XDG_CONFIG_HOME',
-  'EMAIL',
-  'GIT_CONFIG_GLOBAL',
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_AUTHOR_DATE',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_COMMITTER_DATE',
-];
-
-/** The extra environment for `git(…, {mode: 'user'})` so the caller's identity and config apply. */
-export function userGitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
-  const picked: NodeJS.ProcessEnv = {};
-  if (env === undefined) return picked;
-  for (const key of USER_ENV_KEYS) if (env[key] !== undefined) picked[key] = env[key];
-  return picked;
-}
 
 /** A root-relative POSIX path that stays inside the root and out of `.git` and `.dochygiene`. */
 export function isSafeRelativePath(path: string): boolean {

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../core/errors.js';
-import { discoverRepo, git, gitText, splitNul } from '../core/git.js';
+import { discoverRepo, git, gitText, splitNul, userGitEnv } from '../core/git.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
 import {
   type ApplyFaults,
@@ -11,7 +11,6 @@ import {
   applyReport,
   type FileOutcome,
   removeCreatedDirs,
-  userGitEnv,
 } from './apply.js';
 import { resolveProjectRoot } from './project.js';
 import { STATE_DIR, StateStore } from './state-store.js';
