@@ -14,6 +14,9 @@ export const HARDENED_CONFIG: readonly string[] = [
   'protocol.allow=never',
   'gc.auto=0',
   'maintenance.auto=false',
+  // GIT_GRAFT_FILE=/dev/null (below) makes git print a deprecation hint on every call,
+  // which would otherwise stand in front of the real error in our messages.
+  'advice.graftFileDeprecated=false',
 ];
 
 export type GitMode =

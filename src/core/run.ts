@@ -184,7 +184,16 @@ export function run(command: string, args: readonly string[], options: RunOption
 export function describeOutcome(result: RunResult, label: string): string {
   switch (result.kind) {
     case 'exited': {
-      const detail = result.stderr.toString('utf8').trim().split('\n')[0] ?? '';
+      // The line that says what went wrong: git's fatal/error line, else the first that is not a hint.
+      const lines = result.stderr
+        .toString('utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+      const detail =
+        lines.find((line) => /^(fatal|error):/.test(line)) ??
+        lines.find((line) => !line.startsWith('hint:')) ??
+        '';
       return `${label} exited ${result.code}${detail ? `: ${detail}` : ''}`;
     }
     case 'signaled':

@@ -71,6 +71,15 @@ describe('hardened git', () => {
     if (hardened.kind === 'exited') assert.equal(hardened.code, 1);
   });
 
+  it('keeps git stderr free of the grafts deprecation hint, so errors name their cause', async () => {
+    const result = await git(['rev-parse', '--verify', 'refs/heads/no-such-branch'], { cwd: repo.dir });
+    assert.equal(result.kind, 'exited');
+    if (result.kind === 'exited') assert.doesNotMatch(result.stderr.toString(), /hint:/);
+    const log = await git(['log', '-1', '--format=%H'], { cwd: repo.dir });
+    if (log.kind === 'exited') assert.equal(log.stderr.toString(), '');
+    else assert.fail(log.kind);
+  });
+
   it('discovers the repository layout', async () => {
     const layout = await discoverRepo(repo.dir);
     assert.ok(layout);

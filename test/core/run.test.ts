@@ -110,3 +110,15 @@ describe('run', () => {
     assert.equal((await pending).kind, 'cancelled');
   });
 });
+
+describe('describeOutcome', () => {
+  it('names the error line, not a hint in front of it', async () => {
+    const result = await run('sh', [
+      '-c',
+      'echo "hint: something deprecated" >&2; echo "fatal: the real cause" >&2; exit 128',
+    ]);
+    assert.equal(describeOutcome(result, 'git x'), 'git x exited 128: fatal: the real cause');
+    const plain = await run('sh', ['-c', 'echo "hint: h" >&2; echo "it broke" >&2; exit 1']);
+    assert.equal(describeOutcome(plain, 'tool'), 'tool exited 1: it broke');
+  });
+});
