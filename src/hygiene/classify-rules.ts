@@ -8,12 +8,17 @@
  *   1. superseded → move-to-archive (the file moves whole; nothing else is proposed);
  *   2. orphaned → delete-range of the whole file (covers every line; nothing else),
  *      unless a completed marker says to keep it as a frozen record (step 3);
- *   3. in-place deterministic edits: insert-frontmatter (completed), dedupe blocks,
- *      replace-text (dangling references, version skew) — an anchor that overlaps one
- *      already taken is dropped (the next check re-proposes it);
+ *   3. in-place deterministic edits: insert-frontmatter (completed), dedupe blocks (never
+ *      in an always-loaded agent-context file: a link is not an import, so the agent would
+ *      lose the instruction), replace-text for dangling references (all fixable ones on a
+ *      line in one edit) — an anchor that overlaps one already taken is dropped (the next
+ *      check re-proposes it);
  *   4. bloat → a generative distill, only when step 3 proposed nothing: the model-free
  *      fixes come first so they still happen with no model, and the distill is proposed
  *      by the next check once they are applied.
+ * `version_skew` gets no proposal: a stated version may be historical ("Node 18 support was
+ * dropped"), which only a reader can tell; the signal stays in the scan for a classifier
+ * that can judge it.
  * Non-destructive dispositions win over destructive ones (archive before delete, freeze
  * before delete): the scanner's evidence never outweighs keeping the content.
  */
@@ -87,9 +92,65 @@ export function occursOnlyAsToken(line: string, target: string): boolean {
   }
 }
 
-const PLAIN_VERSION = /^v?\d+(\.\d+){0,3}$/;
-/** A manifest version with at most one leading operator; group 1 is its floor (`^5.9.3` → `5.9.3`). */
-const SINGLE_BOUND = /^(?:\^|~|>=|=|v)?(\d+(?:\.\d+){0,3})$/;
+/** Whether every occurrence of `text` on the line ends where a path would (not `a.md` in `a.md.bak`). */
+function alwaysEndsAsToken(line: string, text: string): boolean {
+  for (let at = line.indexOf(text); at !== -1; at = line.indexOf(text, at + 1)) {
+    const end = at + text.length;
+    let after = line[end] ?? '';
+    if (after === '.') after = /\w/.test(line[end + 1] ?? '') ? 'x' : '';
+    if (PATH_CHAR_AFTER.test(after)) return false;
+  }
+  return true;
+}
+
+interface LinkFix {
+  target: string;
+  suggested: string;
+  /** The reference in its syntax on the line (`](old.md`, `]: old.md`, `@old.md`, …). */
+  match: string;
+  replacement: string;
+}
+
+/**
+ * How a broken reference with a known new target is fixed on its line: the target in the
+ * syntax that makes it a reference (so a file name in prose is never rewritten), and only
+ * when that form stands on the line as a whole path token.
+ */
+function linkFix(line: string, signal: Signal): LinkFix | undefined {
+  const target = str(signal.data?.['target']);
+  const suggested = str(signal.data?.['suggested_target']);
+  if (target === undefined || suggested === undefined || suggested === target || /[\r\n]/.test(suggested))
+    return undefined;
+  const forms: [string, string][] = (() => {
+    switch (str(signal.data?.['kind'])) {
+      case 'definition':
+        return [
+          [']: ', ''],
+          [']: <', '>'],
+        ];
+      case 'html':
+        return [
+          ['="', '"'],
+          ["='", "'"],
+        ];
+      case 'import':
+        return [['@', '']];
+      case 'code-path':
+        return [['`', '`']];
+      default:
+        return [
+          ['](', ''],
+          ['](<', '>'],
+        ];
+    }
+  })();
+  for (const [before, after] of forms) {
+    const match = `${before}${target}${after}`;
+    if (!line.includes(match) || (after === '' && !alwaysEndsAsToken(line, match))) continue;
+    return { target, suggested, match, replacement: `${before}${suggested}${after}` };
+  }
+  return undefined;
+}
 
 function archiveDest(path: string, config: HygieneConfig): string {
   const name = posix.basename(path);
@@ -200,6 +261,7 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     const ref = str(signal.data?.['canonical_ref']);
     if (start === undefined || end === undefined || ref === undefined || ref.split('#')[0] === ctx.path)
       continue;
+    if (ctx.isAgentContext) continue;
     const anchor = { start_line: start, end_line: end };
     if (!inFile(anchor) || !free(anchor)) continue;
     taken.push(anchor);
@@ -214,57 +276,49 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     });
   }
 
+  // Every fixable broken reference, grouped by line: one replace-text per line, so that
+  // several moved links on one line are fixed together in one cleanup.
+  const fixesByLine = new Map<number, { signal: Signal; fix: LinkFix }[]>();
   for (const signal of ctx.signals) {
     const line = signal.line;
-    if (line === undefined || line < 1 || line > ctx.lines.length) continue;
-    const text = ctx.lines[line - 1]!;
+    if (signal.name !== 'broken_reference' || line === undefined || line < 1 || line > ctx.lines.length)
+      continue;
+    const fix = linkFix(ctx.lines[line - 1]!, signal);
+    if (fix === undefined) continue;
+    const group = fixesByLine.get(line);
+    if (group === undefined) fixesByLine.set(line, [{ signal, fix }]);
+    else group.push({ signal, fix });
+  }
+  for (const [line, fixes] of [...fixesByLine].sort(([a], [b]) => a - b)) {
     const anchor = { start_line: line, end_line: line };
-    if (signal.name === 'broken_reference') {
-      const target = str(signal.data?.['target']);
-      const suggested = str(signal.data?.['suggested_target']);
-      if (target === undefined || suggested === undefined || suggested === target || suggested.includes('\n'))
-        continue;
-      if (!occursOnlyAsToken(text, target) || !free(anchor)) continue;
-      taken.push(anchor);
-      const how =
-        str(signal.data?.['suggested_by']) === 'rename-history'
-          ? 'git history shows it moved'
-          : 'a unique file of that name exists';
-      out.push({
-        path: ctx.path,
-        category: { class: 'stale', subtype: 'dangling-reference' },
-        signals: [signal],
-        op: `Point the broken reference ${target} on line ${line} at ${suggested} (${how}).`,
-        op_type: 'deterministic',
-        exact_edit: { kind: 'replace-text', anchor, match: target, replacement: suggested },
-        confidence: str(signal.data?.['suggested_by']) === 'rename-history' ? 0.9 : 0.7,
-      });
-    } else if (signal.name === 'version_skew') {
-      const match = str(signal.data?.['match']);
-      const stated = str(signal.data?.['stated']);
-      const actual = str(signal.data?.['actual']);
-      const subject = str(signal.data?.['subject']) ?? 'version';
-      const manifest = str(signal.data?.['manifest']) ?? 'the manifest';
-      // The replacement is the lowest version the manifest allows (`^5.9.3`, `>=20.19` → their
-      // floor); a compound range (`>=2 <3`, `1.x || 2.x`) is left to a person.
-      const floor = actual === undefined ? undefined : SINGLE_BOUND.exec(actual.trim())?.[1];
-      if (match === undefined || stated === undefined || floor === undefined) continue;
-      if (!PLAIN_VERSION.test(stated)) continue;
-      const first = match.indexOf(stated);
-      if (first === -1 || match.indexOf(stated, first + 1) !== -1 || !text.includes(match)) continue;
-      const replacement = match.slice(0, first) + floor + match.slice(first + stated.length);
-      if (replacement === match || !free(anchor)) continue;
-      taken.push(anchor);
-      out.push({
-        path: ctx.path,
-        category: { class: 'stale', subtype: 'contradicted' },
-        signals: [signal],
-        op: `Update the stated ${subject} version ${stated} on line ${line} to ${floor}, as ${manifest} requires (${actual}).`,
-        op_type: 'deterministic',
-        exact_edit: { kind: 'replace-text', anchor, match, replacement },
-        confidence: 0.7,
-      });
-    }
+    if (!free(anchor)) continue;
+    const text = ctx.lines[line - 1]!;
+    let fixed = text;
+    for (const { fix } of fixes) fixed = fixed.split(fix.match).join(fix.replacement);
+    if (fixed === text) continue;
+    taken.push(anchor);
+    const one = fixes.length === 1 ? fixes[0]! : undefined;
+    const byHistory = fixes.every(({ signal }) => str(signal.data?.['suggested_by']) === 'rename-history');
+    const how = byHistory ? 'git history shows where it moved' : 'a unique file of that name exists';
+    out.push({
+      path: ctx.path,
+      category: { class: 'stale', subtype: 'dangling-reference' },
+      signals: fixes.map(({ signal }) => signal),
+      op:
+        one !== undefined
+          ? `Point the broken reference ${one.fix.target} on line ${line} at ${one.fix.suggested} (${how}).`
+          : `Point ${fixes.length} broken references on line ${line} at their new paths: ${fixes
+              .map(({ fix }) => `${fix.target} → ${fix.suggested}`)
+              .join(', ')}.`,
+      op_type: 'deterministic',
+      // One fix: its link syntax as the match, so prose naming the same file is untouched.
+      // Several: the whole line, rewritten once.
+      exact_edit:
+        one !== undefined
+          ? { kind: 'replace-text', anchor, match: one.fix.match, replacement: one.fix.replacement }
+          : { kind: 'replace-text', anchor, match: text, replacement: fixed },
+      confidence: byHistory ? 0.9 : 0.7,
+    });
   }
   return out;
 }

@@ -51,12 +51,24 @@ interface FileBytes {
 function idKey(entry: Entry): string {
   const edit = entry.exact_edit;
   const anchor = edit?.anchor ? `${edit.anchor.start_line}-${edit.anchor.end_line}` : '';
-  return [entry.path, entry.category.subtype, edit?.kind ?? 'generative', anchor, edit?.key ?? ''].join('\0');
+  // What the edit does is part of its identity: an id approved from an earlier report must
+  // never name a different edit on the same lines (e.g. the next broken link on a line).
+  const effect = [
+    edit?.key,
+    edit?.value,
+    edit?.match,
+    edit?.replacement,
+    edit?.canonical_ref,
+    edit?.dest_path,
+  ]
+    .map((part) => part ?? '')
+    .join('\0');
+  return [entry.path, entry.category.subtype, edit?.kind ?? 'generative', anchor, effect].join('\0');
 }
 
 /**
- * Short ids that stay the same across re-checks while the file, subtype, kind and anchor
- * do: the first 8 hex digits of a sha256 of those facts. Entries are sorted first, so a
+ * Short ids that stay the same across re-checks while the file, subtype, kind, anchor and
+ * the edit's own fields do (not its hash guard): the first 8 hex digits of a sha256 of those facts. Entries are sorted first, so a
  * (vanishingly rare) prefix collision is resolved the same way every time: `-2`, `-3`, ….
  */
 export function assignEntryIds(entries: Entry[]): void {

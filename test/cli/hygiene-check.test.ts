@@ -114,7 +114,7 @@ describe('stw hygiene check', () => {
       const withHistory = JSON.parse(readFileSync(join(moved.dir, '.dochygiene', 'report.json'), 'utf8'));
       assert.deepEqual(
         withHistory.entries.map((e: { exact_edit?: { replacement?: string } }) => e.exact_edit?.replacement),
-        ['start/setup.md'],
+        ['](start/setup.md'],
       );
 
       // A git that fails `git log`: the rename evidence is gone, so no link fix is proposed.

@@ -81,8 +81,8 @@ describe('runCheck', () => {
       ['docs/plans/rollout.md', 'completed-in-place', 'insert-frontmatter', 'auto'],
     ]);
     const link = first.report.entries.find((e) => e.path === 'docs/guide.md')!;
-    assert.equal(link.exact_edit?.match, 'setup.md');
-    assert.equal(link.exact_edit?.replacement, 'getting-started/setup.md');
+    assert.equal(link.exact_edit?.match, '](setup.md');
+    assert.equal(link.exact_edit?.replacement, '](getting-started/setup.md');
     const distill = first.report.entries.find((e) => e.path === 'CLAUDE.md')!;
     assert.equal(distill.token_estimate.injection_frequency, 1);
     assert.equal(first.summary.tokens_saved_per_session, distill.token_estimate.weighted_tokens);

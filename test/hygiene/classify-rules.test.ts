@@ -71,13 +71,13 @@ describe('classifyWithRules', () => {
     assert.deepEqual(p!.exact_edit, {
       kind: 'replace-text',
       anchor: { start_line: 3, end_line: 3 },
-      match: 'guide.md',
-      replacement: 'docs/guide.md',
+      match: '](guide.md',
+      replacement: '](docs/guide.md',
     });
     assert.equal(p!.signals[0]!.name, 'broken_reference');
   });
 
-  it('never guesses: no suggestion, a line that lacks the target, or a target inside a longer path gives nothing', () => {
+  it('never guesses: no suggestion, no link syntax around the target, or a target inside a longer path gives nothing', () => {
     const signal = (line: number, data: Record<string, unknown>): Signal => ({
       name: 'broken_reference',
       line,
@@ -89,12 +89,14 @@ describe('classifyWithRules', () => {
         'a.md': [signal(1, { target: 'x.md' })],
         'b.md': [signal(1, { target: 'x.md', suggested_target: 'y.md' })],
         'c.md': [signal(1, { target: 'a.md', suggested_target: 'b.md' })],
+        'e.md': [signal(1, { target: 'a.md', suggested_target: 'b.md' })],
         'd.md': [signal(9, { target: 'x.md', suggested_target: 'y.md' })],
       },
       {
         'a.md': '[x](x.md)\n',
         'b.md': 'no link here\n',
-        'c.md': '[a](a.md) and [data](data.md)\n',
+        'c.md': 'see a.md (prose, not a link)\n',
+        'e.md': '[a](a.md.bak)\n',
         'd.md': '[x](x.md)\n',
       },
     );
@@ -270,34 +272,64 @@ describe('classifyWithRules', () => {
     );
   });
 
-  it('fixes a version skew with the manifest floor and leaves a compound range to a person', () => {
-    const skew = (stated: string, actual: string, match: string): Signal => ({
-      name: 'version_skew',
-      line: 1,
-      detail: 'stated version disagrees',
-      data: { subject: 'Node.js', stated, actual, manifest: 'package.json', match },
-    });
+  it('proposes nothing for a version skew: a stated version may be historical', () => {
     const proposals = classify(
       {
-        'a.md': [skew('18', '20', 'Node 18')],
-        'b.md': [skew('18', '>=20 <23', 'Node 18')],
-        'c.md': [skew('18', '>=20.19.0', 'Node 18')],
+        'a.md': [
+          {
+            name: 'version_skew',
+            line: 1,
+            detail: 'stated version disagrees',
+            data: {
+              subject: 'node',
+              stated: '18',
+              actual: '>=20',
+              manifest: 'package.json',
+              match: 'Node 18',
+            },
+          },
+        ],
       },
-      {
-        'a.md': 'Requires Node 18 or later.\n',
-        'b.md': 'Requires Node 18 or later.\n',
-        'c.md': 'Requires Node 18 or later.\n',
-      },
+      { 'a.md': 'Node 18 support was dropped in 2.0.\n' },
     );
-    assert.equal(proposals.length, 2);
-    assert.equal(proposals[1]!.exact_edit?.replacement, 'Node 20.19.0');
-    assert.deepEqual(proposals[0]!.category, { class: 'stale', subtype: 'contradicted' });
-    assert.deepEqual(proposals[0]!.exact_edit, {
-      kind: 'replace-text',
-      anchor: { start_line: 1, end_line: 1 },
-      match: 'Node 18',
-      replacement: 'Node 20',
+    assert.deepEqual(proposals, []);
+  });
+
+  it('fixes only the link, not the same file name in prose, and every moved link on a line at once', () => {
+    const broken = (target: string, kind = 'link'): Signal => ({
+      name: 'broken_reference',
+      line: 1,
+      detail: 'broken',
+      data: { target, kind, suggested_target: `ref/${target}`, suggested_by: 'rename-history' },
     });
+    const proposals = classify(
+      { 'a.md': [broken('api.md')], 'b.md': [broken('x.md'), broken('y.md', 'definition')] },
+      { 'a.md': 'The old file api.md is now at [the api](api.md).\n', 'b.md': '[x](x.md) and [y]: y.md\n' },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.match, p.exact_edit?.replacement, p.signals.length]),
+      [
+        ['a.md', '](api.md', '](ref/api.md', 1],
+        ['b.md', '[x](x.md) and [y]: y.md', '[x](ref/x.md) and [y]: ref/y.md', 2],
+      ],
+    );
+  });
+
+  it('never dedupes an always-loaded agent-context file (a link is not an import)', () => {
+    const dup: Signal = {
+      name: 'duplicate_content',
+      detail: 'duplicate',
+      data: { canonical_ref: 'docs/rules.md#L1-L3', start_line: 1, end_line: 3 },
+    };
+    const proposals = classify(
+      { 'AGENTS.md': [dup], 'docs/other.md': [dup] },
+      { 'AGENTS.md': 'a\nb\nc\n', 'docs/other.md': 'a\nb\nc\n' },
+      { agentContext: ['AGENTS.md'] },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.kind]),
+      [['docs/other.md', 'dedupe']],
+    );
   });
 
   it('applies the documented precedence so no two proposals for a file conflict', () => {

@@ -356,6 +356,28 @@ describe('finalizeReport', () => {
     assert.notEqual(entries[2]!.id, entries[0]!.id);
   });
 
+  it('gives a different edit on the same lines a different id, and the same edit the same id', () => {
+    const fix = (replacement: string, sha: string): Entry =>
+      ({
+        id: '',
+        path: 'docs/a.md',
+        category: { class: 'stale', subtype: 'dangling-reference' },
+        exact_edit: {
+          kind: 'replace-text',
+          anchor: { start_line: 3, end_line: 3 },
+          match: '](old.md',
+          replacement,
+          expected_sha256: sha,
+        },
+      }) as Entry;
+    const first = [fix('](new.md', 'a'.repeat(64))];
+    const again = [fix('](new.md', 'b'.repeat(64))];
+    const other = [fix('](elsewhere.md', 'a'.repeat(64))];
+    for (const entries of [first, again, other]) assignEntryIds(entries);
+    assert.equal(again[0]!.id, first[0]!.id, 'stable across re-checks of a changed file');
+    assert.notEqual(other[0]!.id, first[0]!.id);
+  });
+
   it('always produces a report that validateReport accepts (property)', async () => {
     const kinds = [
       'delete-range',
