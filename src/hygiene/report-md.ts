@@ -27,6 +27,27 @@ export function escapeMarkdown(text: string): string {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/**
+ * What the edit will really write, from `exact_edit` itself rather than the op sentence,
+ * so a reviewer sees the exact text (and a hand-edited report cannot hide behind its op).
+ */
+function exactFields(entry: Entry): string {
+  const edit = entry.exact_edit;
+  if (edit === undefined) return '';
+  switch (edit.kind) {
+    case 'replace-text':
+      return ` · ${codeSpan(edit.match ?? '')} → ${codeSpan(edit.replacement ?? '')}`;
+    case 'dedupe':
+      return ` · link to ${codeSpan(edit.canonical_ref ?? '')}`;
+    case 'move-to-archive':
+      return ` · to ${codeSpan(edit.dest_path ?? '')}`;
+    case 'insert-frontmatter':
+      return ` · ${codeSpan(`${edit.key ?? ''}: ${edit.value ?? ''}`)}`;
+    default:
+      return '';
+  }
+}
+
 function renderEntry(entry: Entry): string[] {
   const edit = entry.exact_edit;
   const op = edit ? `${edit.kind} (deterministic)` : 'generative rewrite';
@@ -39,7 +60,7 @@ function renderEntry(entry: Entry): string[] {
     '',
     `- **Category:** ${entry.category.class} / ${entry.category.subtype}`,
     `- **Op:** ${escapeMarkdown(entry.op)}`,
-    `- **Edit:** ${op}${anchor}`,
+    `- **Edit:** ${op}${anchor}${exactFields(entry)}`,
     `- **Tier:** ${entry.safety_tier}${irreversible}`,
     `- **Tokens:** ≈${tokens.raw_tokens}${weighted}`,
   ];
