@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
-import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import { schemaPath } from '../../src/core/package.js';
+import { unsafePathReason } from '../../src/hygiene/scan/files.js';
+import type { Report } from '../../src/hygiene/types.js';
+import { validateReport } from '../../src/hygiene/validate.js';
+import { runCli } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 import { scanDir } from './scan-helpers.js';
 
@@ -142,5 +148,101 @@ describe('exclusions', () => {
     assert.equal(artifact.excluded.length, 1);
     assert.equal(artifact.excluded[0]!.path, 'escape.md');
     assert.equal(artifact.excluded[0]!.reason, 'symlink-outside-root');
+  });
+});
+
+describe('unsafe names', () => {
+  /** Names a report path can carry (space, Unicode, shell and Markdown specials, a tab) and cannot. */
+  const SAFE = [
+    'docs/with space.md',
+    'docs/ünïcødé ✓.md',
+    'docs/star*.md',
+    'docs/pipe|.md',
+    'docs/back`tick`.md',
+    'docs/tab\there.md',
+    'docs/...md',
+  ];
+  const UNSAFE = [
+    'docs/new\nline.md',
+    'docs/carriage\rreturn.md',
+    'docs/line\u2028sep.md',
+    'docs/para\u2029sep.md',
+  ];
+
+  it('rejects exactly the names the report schema rejects', () => {
+    const schema = JSON.parse(readFileSync(schemaPath('report.schema.json'), 'utf8')) as {
+      definitions: { relativePath: object };
+    };
+    const valid = new Ajv({ strict: true }).compile(schema.definitions.relativePath);
+    for (const path of [...SAFE, ...UNSAFE, 'a/../b.md', '/abs.md', '..', 'a/..', '']) {
+      assert.equal(unsafePathReason(path) === undefined, valid(path), JSON.stringify(path));
+    }
+  });
+
+  it('leaves out a doc whose name has a line break, with the reason, and still scans odd but safe names', async () => {
+    const files: Record<string, string> = { 'README.md': '# Readme\n' };
+    for (const path of [...SAFE, ...UNSAFE]) files[path] = BROKEN;
+    const repo = fixture(files);
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist, ['README.md', ...SAFE].sort());
+    assert.deepEqual(
+      artifact.excluded.map((e) => [e.path, e.reason, e.detail]),
+      [
+        [
+          'docs/carriage\rreturn.md',
+          'unsafe-name',
+          'its name contains a line break (U+000D), which a report path cannot carry',
+        ],
+        [
+          'docs/line\u2028sep.md',
+          'unsafe-name',
+          'its name contains a line break (U+2028), which a report path cannot carry',
+        ],
+        [
+          'docs/new\nline.md',
+          'unsafe-name',
+          'its name contains a line break (U+000A), which a report path cannot carry',
+        ],
+        [
+          'docs/para\u2029sep.md',
+          'unsafe-name',
+          'its name contains a line break (U+2029), which a report path cannot carry',
+        ],
+      ],
+    );
+    // The safe ones were read: each carries its broken link.
+    for (const path of SAFE) assert.equal(artifact.signals[path]?.[0]?.name, 'broken_reference', path);
+  });
+
+  it('never suggests an unsafe name as the new home of a moved doc', async () => {
+    const repo = fixture({ 'README.md': '# Readme\n\nSee [notes](notes.md).\n', 'notes.md': '# Notes\n' });
+    repo.move('rename', 'notes.md', 'docs/notes\n.md');
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(
+      artifact.signals['README.md']?.map((s) => s.data),
+      [{ target: 'notes.md', kind: 'link' }],
+    );
+  });
+
+  it('stw hygiene check writes a valid report in a repository holding such a name', async () => {
+    const repo = fixture({
+      'README.md': '# Readme\n\nSee the [guide](docs/guide.md).\n',
+      'docs/guide.md': '# Guide\n\nSee [setup](setup.md).\n',
+      'docs/setup.md': '# Setup\n',
+      'docs/new\nline.md': '# nl\n',
+    });
+    repo.move('move setup', 'docs/setup.md', 'docs/start/setup.md');
+    const result = await runCli(['hygiene', 'check'], {
+      cwd: repo.dir,
+      env: { STW_NOW: '2026-03-01T12:00:00Z' },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(readFileSync(join(repo.dir, '.dochygiene', 'report.json'), 'utf8')) as Report;
+    assert.deepEqual(validateReport(report, { projectRoot: repo.dir }), []);
+    assert.deepEqual(report.shortlist, ['README.md', 'docs/guide.md', 'docs/start/setup.md']);
+    assert.deepEqual(
+      report.entries.map((e) => e.path),
+      ['docs/guide.md'],
+    );
   });
 });

@@ -37,6 +37,35 @@ describe('parseMarkdown', () => {
     assert.deepEqual(doc.commentBlocks, [[11, 12]]);
   });
 
+  it('finds links, images and code paths in GFM table cells on their row', () => {
+    const doc = parseMarkdown(
+      [
+        '# Table', // 1
+        '', // 2
+        '| Name | Where |', // 3
+        '| ---- | ----- |', // 4
+        '| api | [l](api.md) |', // 5
+        '| img | ![i](pic.png) and `src/main.ts` |', // 6
+        '| [a](a.md) | [b](b.md) |', // 7
+        '| html | <a href="h.md">h</a> |', // 8
+        '', // 9
+        'After [x](after.md).', // 10
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      doc.refs.map((r) => [r.line, r.kind, r.target]),
+      [
+        [5, 'link', 'api.md'],
+        [6, 'image', 'pic.png'],
+        [6, 'code-path', 'src/main.ts'],
+        [7, 'link', 'a.md'],
+        [7, 'link', 'b.md'],
+        [8, 'html', 'h.md'],
+        [10, 'link', 'after.md'],
+      ],
+    );
+  });
+
   it('makes GitHub heading slugs, numbering repeats, and reads explicit anchors', () => {
     const doc = parseMarkdown(
       '# Hello, World!\n\n## Hello, World!\n\n### The `scan()` API\n\n<a name="Custom-Anchor"></a>\n',

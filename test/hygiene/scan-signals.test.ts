@@ -96,6 +96,38 @@ describe('broken_reference', () => {
     ]);
   });
 
+  it('checks links in GFM table cells: a moved target is reported on its row with a suggestion', async () => {
+    const repo = fixture({
+      'docs/index.md': [
+        '# Index', // 1
+        '', // 2
+        '| Topic | Doc |', // 3
+        '| ----- | --- |', // 4
+        '| ok | [guide](guide.md) |', // 5
+        '| x | [l](api.md) |', // 6
+        '', // 7
+        'See [ref][api].', // 8
+        '', // 9
+        '[api]: api.md', // 10
+        '',
+      ].join('\n'),
+      'docs/guide.md': '# Guide\n',
+      'docs/api.md': '# API\n',
+    });
+    repo.move('move', 'docs/api.md', 'docs/reference/api.md');
+    const artifact = await scanDir(repo.dir);
+    const moved = {
+      kind: 'link',
+      suggested_target: 'reference/api.md',
+      suggested_path: 'docs/reference/api.md',
+      suggested_by: 'rename-history',
+    };
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/index.md', 'broken_reference')), [
+      { line: 6, data: { target: 'api.md', ...moved } },
+      { line: 10, data: { target: 'api.md', ...moved, kind: 'definition' } },
+    ]);
+  });
+
   it('suggests a unique file with the same name when history has no rename', async () => {
     const repo = fixture({
       'docs/index.md': '# Index\n\nSee [the API](api-reference.md).\n',

@@ -81,6 +81,24 @@ function walk(root: string, skipDirs: ReadonlySet<string>, skipped: string[]): s
   return out.sort();
 }
 
+/**
+ * Why a listed path cannot appear in a report, or undefined when it can. Mirrors the
+ * report schema's `relativePath` pattern `^(?!/)(?!.*(^|/)\.\.(/|$)).+$`, whose `.` (a
+ * `u`-flag RegExp without `s`) matches everything except the four JavaScript line
+ * terminators. Tabs, other controls, spaces and any other Unicode are acceptable there.
+ */
+export function unsafePathReason(path: string): string | undefined {
+  if (path === '') return 'its name is empty';
+  const terminator = /[\n\r\u2028\u2029]/.exec(path);
+  if (terminator) {
+    const code = terminator[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `its name contains a line break (U+${code}), which a report path cannot carry`;
+  }
+  if (path.startsWith('/')) return 'its name starts with "/"';
+  if (/(?:^|\/)\.\.(?:\/|$)/.test(path)) return 'its name has a ".." segment';
+  return undefined;
+}
+
 export type ReadOutcome =
   | { kind: 'text'; text: string; bytes: Buffer }
   | {

@@ -15,7 +15,7 @@ import {
   type SignalName,
   SUPERSEDED_STATUSES,
 } from '../types.js';
-import { listFiles, readDoc } from './files.js';
+import { listFiles, readDoc, unsafePathReason } from './files.js';
 import { type HistoryChange, isPartialClone, streamHistory } from './history.js';
 import { readVersionFacts, VersionMatcher } from './manifests.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './markdown.js';
@@ -203,7 +203,8 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   const candidates: string[] = [];
   for (const file of files) {
     if (!inGlobs(file)) continue;
-    allDocs.push(file);
+    // A name no report can carry is never a doc, a sibling or a suggestion (considerDoc lists it).
+    if (unsafePathReason(file) === undefined) allDocs.push(file);
     if (!inScope(file)) continue;
     candidates.push(file);
   }
@@ -224,6 +225,11 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   const considerDoc = (file: string, importedBy?: string): Doc | undefined => {
     if (file === '.dochygiene' || file.startsWith('.dochygiene/')) {
       collapse('.dochygiene', 'tool-state', 'the tool’s own state');
+      return undefined;
+    }
+    const unsafe = unsafePathReason(file);
+    if (unsafe !== undefined) {
+      excluded.push({ path: file, reason: 'unsafe-name', detail: unsafe });
       return undefined;
     }
     const ex = excludedDirOf(file);
@@ -512,7 +518,9 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
         const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
         const renamed = renameTarget(r.path);
         const sameName = byName.get(baseOf(r.path))?.filter((p) => p !== r.path) ?? [];
-        const suggestion = renamed ?? (sameName.length === 1 ? sameName[0] : undefined);
+        // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
+        const found = renamed ?? (sameName.length === 1 ? sameName[0] : undefined);
+        const suggestion = found !== undefined && unsafePathReason(found) === undefined ? found : undefined;
         if (suggestion !== undefined) {
           data['suggested_target'] = writeLike(doc.path, ref, r, suggestion);
           data['suggested_path'] = suggestion;

@@ -60,7 +60,8 @@ interface DefinitionHit {
   href: string;
 }
 
-const md = new MarkdownIt({ html: true, linkify: false });
+// The default preset: GFM tables and strikethrough on (commonmark would read a table as a paragraph).
+const md = new MarkdownIt('default', { html: true, linkify: false });
 // Keep link destinations as written (after unescaping): no percent-encoding or punycode, which
 // also costs a URL parse per link.
 md.normalizeLink = (url: string) => url;
@@ -210,6 +211,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     }
   };
 
+  let rowMap: [number, number] | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const map = token.map;
@@ -235,7 +237,14 @@ export function parseMarkdown(text: string): ParsedDoc {
       addHtml(token.content, map[0], map[1]);
       continue;
     }
-    if (token.type !== 'inline' || !map) continue;
+    if (token.type === 'tr_open') rowMap = map;
+    else if (token.type === 'tr_close') rowMap = null;
+    if (token.type !== 'inline') continue;
+    if (!map) {
+      // A table cell's inline token has no map of its own; its row (one source line) does.
+      if (rowMap) scanInline(token.children ?? [], rowMap[0], rowMap[1]);
+      continue;
+    }
     const previous = tokens[i - 1];
     if (previous?.type === 'heading_open') {
       let heading = '';
