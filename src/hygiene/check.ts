@@ -151,6 +151,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
+  // A mistyped --scope must not replace a good report with an empty one.
+  if (options.scopes !== undefined && options.scopes.length > 0 && artifact.shortlist.length === 0) {
+    throw new UsageError(
+      `--scope ${options.scopes.map((scope) => quote(scope)).join(', ')} matched no scannable doc; the previous report is kept`,
+      'give a folder, file or glob inside the project (relative to the current directory)',
+    );
+  }
 
   const readText = (path: string) =>
     isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;

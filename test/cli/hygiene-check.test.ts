@@ -99,6 +99,16 @@ describe('stw hygiene check', () => {
     assert.match(outside.stderr, /outside the project root/);
   });
 
+  it('a --scope that matches no doc is a usage error and keeps the previous report', async () => {
+    const first = await runCli(['hygiene', 'check'], { cwd: repo.dir, env });
+    assert.equal(first.code, 0, first.stderr);
+    const before = readFileSync(join(repo.dir, '.dochygiene', 'report.json'));
+    const typo = await runCli(['hygiene', 'check', '--scope', 'dosc'], { cwd: repo.dir, env });
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /matched no scannable doc; the previous report is kept/);
+    assert.deepEqual(readFileSync(join(repo.dir, '.dochygiene', 'report.json')), before);
+  });
+
   it('writes a valid report but exits 1 (partial) when history cannot be read, proposing nothing that needs it', async () => {
     const moved = makeRepo();
     try {

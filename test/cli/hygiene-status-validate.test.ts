@@ -55,6 +55,7 @@ describe('stw hygiene status', () => {
       state: { last_check: null, last_clean: null, last_reminded: null },
       report: { exists: false, json_path: null, md_path: null },
       state_dir_ignored: false,
+      gitignore_line: '.dochygiene/',
     });
     assert.deepEqual(readdirSync(repo.dir).sort(), before, 'status created nothing');
   });

@@ -37,6 +37,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       md_path: hasReport ? store.reportMdPath : null,
     },
     state_dir_ignored: ignored ?? null,
+    ...(ignored === false ? { gitignore_line: GITIGNORE_LINE } : {}),
   };
   out.result(result, (style) => {
     const rows: [string, keyof HygieneState][] = [
