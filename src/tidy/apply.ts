@@ -245,7 +245,9 @@ type Revalidation =
 /**
  * The fields of a worktree registration the plan's evidence depends on: which worktrees
  * exist and what each has checked out. Lock and prunable annotations do not change which
- * branches are protected, so they are not compared.
+ * branches are protected, so they are not compared. Nor is a worktree's rebase/bisect
+ * state: the fresh observation carries it and `checkTarget` re-decides with it, so a
+ * rebase or bisect that starts after planning refuses only the branch it holds.
  */
 function worktreeIdentity(w: PlanWorktree): string {
   return JSON.stringify([w.path, w.head, w.branch, w.detached, w.bare, w.is_main]);

@@ -4,7 +4,7 @@
  * `integrated` and nothing else; everything uncertain or blocked is retained.
  */
 import type { WorktreeRecord } from '../core/git.js';
-import type { GitObservation, ObservedBranch } from './observe-git.js';
+import type { GitObservation, ObservedBranch, WorktreeGitState } from './observe-git.js';
 import {
   GIT_ANCESTRY_METHOD,
   type PlanBlocker,
@@ -16,40 +16,75 @@ import {
   recoveryRefFor,
 } from './types.js';
 
-/** The worktree list as plan v1 reports it. */
-export function planWorktrees(worktrees: readonly WorktreeRecord[]): PlanWorktree[] {
-  return worktrees.map((worktree) => ({
-    path: worktree.path,
-    head: worktree.head ?? null,
-    branch: worktree.branch ?? null,
-    detached: worktree.isDetached,
-    bare: worktree.isBare,
-    locked: worktree.locked ?? null,
-    prunable: worktree.prunable ?? null,
-    is_main: worktree.isMain,
-  }));
+/** The state read for a listed worktree: the common dir's for the main one, else by path. */
+function stateOf(
+  worktree: WorktreeRecord,
+  states: readonly WorktreeGitState[],
+): WorktreeGitState | undefined {
+  return worktree.isMain ? states[0] : states.slice(1).find((state) => state.worktree === worktree.path);
+}
+
+/**
+ * The worktree list as plan v1 reports it, with each worktree's rebases and bisects in
+ * progress when their state was read (`states` from the same observation).
+ */
+export function planWorktrees(
+  worktrees: readonly WorktreeRecord[],
+  states?: readonly WorktreeGitState[],
+): PlanWorktree[] {
+  return worktrees.map((worktree) => {
+    const planned: PlanWorktree = {
+      path: worktree.path,
+      head: worktree.head ?? null,
+      branch: worktree.branch ?? null,
+      detached: worktree.isDetached,
+      bare: worktree.isBare,
+      locked: worktree.locked ?? null,
+      prunable: worktree.prunable ?? null,
+      is_main: worktree.isMain,
+    };
+    if (states !== undefined) {
+      const state = stateOf(worktree, states);
+      planned.operations = state === undefined ? [] : state.operations.map((op) => ({ ...op }));
+      planned.operations_unreadable = state?.unreadable ?? null;
+    }
+    return planned;
+  });
 }
 
 /**
  * Blockers for one branch: the base itself (the base ref, or a branch pointing at the
  * base commit — SPEC §3.1 "is the base ref or points at the selected base"), a worktree
- * that has it checked out (main or linked, locked or prunable alike), and a detached
- * worktree whose HEAD is its commit.
+ * that has it checked out (main or linked, locked or prunable alike), a worktree with a
+ * rebase or bisect in progress that started from it (git shows that worktree detached,
+ * but treats the branch as checked out there), and a detached worktree whose HEAD is its
+ * commit.
  */
 export function blockersFor(
   branch: Pick<ObservedBranch, 'ref' | 'oid'>,
   base: { ref: string | null; oid: string },
   worktrees: readonly WorktreeRecord[],
+  states: readonly WorktreeGitState[] = [],
 ): PlanBlocker[] {
   const blockers: PlanBlocker[] = [];
   if (branch.ref === base.ref || branch.oid === base.oid)
-    blockers.push({ reason: 'is-base', worktree: null });
+    blockers.push({ reason: 'is-base', worktree: null, operation: null });
   for (const worktree of worktrees) {
     if (worktree.isBare) continue;
-    if (worktree.branch === branch.ref) blockers.push({ reason: 'checked-out', worktree: worktree.path });
+    if (worktree.branch === branch.ref)
+      blockers.push({ reason: 'checked-out', worktree: worktree.path, operation: null });
     else if (worktree.isDetached && worktree.head === branch.oid)
-      blockers.push({ reason: 'worktree-head', worktree: worktree.path });
+      blockers.push({ reason: 'worktree-head', worktree: worktree.path, operation: null });
   }
+  // Every worktree git dir counts, listed or not: git refuses `branch -d` for all of them.
+  for (const state of states)
+    for (const operation of state.operations)
+      if (operation.branch === branch.ref)
+        blockers.push({
+          reason: 'checked-out',
+          worktree: state.worktree ?? state.gitDir,
+          operation: operation.kind,
+        });
   return blockers;
 }
 
@@ -70,11 +105,19 @@ export function decideBranch(branch: ObservedBranch, observation: GitObservation
   }
   if (observation.worktreesChanged) {
     reasons.add('uncertain');
-    notes.push('the worktree list changed during observation');
+    notes.push("the worktree list or a worktree's rebase/bisect state changed during observation");
   }
   if (branch.changed) {
     reasons.add('uncertain');
     notes.push('the branch changed during observation');
+  }
+  for (const state of observation.worktreeStates) {
+    if (state.unreadable === null) continue;
+    // Any branch could be the one a rebase or bisect there started from.
+    reasons.add('uncertain');
+    notes.push(
+      `the rebase/bisect state of worktree ${state.worktree ?? state.gitDir} could not be read (${state.unreadable})`,
+    );
   }
   if (branch.symref !== null) {
     reasons.add('unsupported');
@@ -99,7 +142,7 @@ export function decideBranch(branch: ObservedBranch, observation: GitObservation
   if (ancestor === true) reasons.add('integrated');
   else if (ancestor === false) reasons.add('not-integrated');
 
-  const blockers = blockersFor(branch, base, observation.worktrees);
+  const blockers = blockersFor(branch, base, observation.worktrees, observation.worktreeStates);
   for (const blocker of blockers) reasons.add(blocker.reason);
 
   const list = ordered(reasons);

@@ -2,10 +2,13 @@
  * The Git observation behind `tidy plan` (and apply's revalidation): repository layout,
  * base, branch tips, object types, native ancestry and worktrees, read with a bounded
  * number of hardened git calls (never one per branch), each capped at the output bound
- * and sharing one deadline. Tips, base and worktrees are read twice; anything that
- * changed between the reads is reported so that the decision retains it as uncertain.
+ * and sharing one deadline. Each worktree's rebase/bisect state is read from its git dir
+ * (small files, bounded). Tips, base, worktrees and their state are read twice; anything
+ * that changed between the reads is reported so that the decision retains it as uncertain.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../core/git.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
@@ -14,6 +17,7 @@ import {
   type ObjectFormat,
   type ObserveContext,
   type ObserveRequest,
+  type PlanWorktreeOperation,
   type TidyBackend,
 } from './types.js';
 
@@ -63,7 +67,9 @@ export interface GitObservation {
   branches: ObservedBranch[];
   /** The base resolved to a different commit on the second read. */
   baseChanged: boolean;
-  /** The worktree list differed between the two reads. */
+  /** Rebase/bisect state per worktree git dir (main first, then linked by admin dir name). */
+  worktreeStates: WorktreeGitState[];
+  /** The worktree list, or a worktree's rebase/bisect state, differed between the two reads. */
   worktreesChanged: boolean;
   /** Number of git processes this observation ran. */
   gitCalls: number;
@@ -517,6 +523,190 @@ export async function readWorktrees(ctx: GitCallContext): Promise<WorktreeRecord
   return parseWorktreeList(result.stdout);
 }
 
+// ---------------------------------------------------------------------------
+// Rebase and bisect state (read from files: no git process per worktree)
+
+/**
+ * The rebase/bisect state of one worktree's git dir. During a rebase or bisect git
+ * lists the worktree as detached, yet treats the branch the operation started from as
+ * checked out there (git's `is_worktree_being_rebased`/`_bisected`, which read these
+ * same files), so the decision blocks that branch like a checkout.
+ */
+export interface WorktreeGitState {
+  /** The worktree's git dir: the common dir for the main worktree, `<common>/worktrees/<id>` for a linked one. */
+  gitDir: string;
+  /** The worktree's path as `git worktree list` shows it; null when it could not be read. */
+  worktree: string | null;
+  operations: PlanWorktreeOperation[];
+  /** Why the state could not be read completely (then every target is uncertain); null when read. */
+  unreadable: string | null;
+}
+
+type SmallFile = { kind: 'absent' } | { kind: 'text'; text: string } | { kind: 'unreadable'; why: string };
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/**
+ * Reads a small state file, at most `limit` bytes. Absent (ENOENT/ENOTDIR) is a fact;
+ * anything else — not a regular file, too large, unreadable — is reported, never guessed.
+ * O_NONBLOCK keeps a FIFO planted at the path from blocking the open.
+ */
+export async function readSmallFile(path: string, limit: number): Promise<SmallFile> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
+    return { kind: 'unreadable', why: code };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { kind: 'unreadable', why: 'not a regular file' };
+    if (info.size > limit) return { kind: 'unreadable', why: `larger than ${limit} bytes` };
+    const buffer = Buffer.alloc(limit + 1);
+    const { bytesRead } = await handle.read(buffer, 0, limit + 1, 0);
+    if (bytesRead > limit) return { kind: 'unreadable', why: `larger than ${limit} bytes` };
+    return { kind: 'text', text: buffer.subarray(0, bytesRead).toString('utf8') };
+  } catch (error) {
+    return { kind: 'unreadable', why: errorCode(error) };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+async function exists(path: string): Promise<boolean | string> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    return code === 'ENOENT' || code === 'ENOTDIR' ? false : code;
+  }
+}
+
+/**
+ * The branch a rebase head-name or BISECT_START names, the way git's `get_branch` reads
+ * it: trailing newlines dropped; `detached HEAD` (rebase) or an object id (bisect) is no
+ * branch; `refs/…` as is; anything else is a short branch name. Undefined: not a ref name.
+ */
+export function stateFileBranch(text: string): string | null | undefined {
+  const value = text.replace(/\n+$/, '');
+  if (value === 'detached HEAD' || isFullOid(value)) return null;
+  const ref = value.startsWith('refs/') ? value : `refs/heads/${value}`;
+  return isValidFullRefName(ref) ? ref : undefined;
+}
+
+/** Reads the rebase (merge and apply backends) and bisect state in one worktree git dir. */
+export async function readOperations(
+  gitDir: string,
+  limit: number,
+): Promise<{ operations: PlanWorktreeOperation[]; problems: string[] }> {
+  const operations: PlanWorktreeOperation[] = [];
+  const problems: string[] = [];
+  const record = (kind: PlanWorktreeOperation['kind'], file: string, read: SmallFile): void => {
+    if (read.kind === 'unreadable') problems.push(`${file}: ${read.why}`);
+    else if (read.kind === 'text') {
+      const branch = stateFileBranch(read.text);
+      if (branch === undefined) problems.push(`${file}: does not name a branch`);
+      else operations.push({ kind, file, branch });
+    }
+  };
+  for (const dir of ['rebase-merge', 'rebase-apply']) {
+    const file = `${dir}/head-name`;
+    const read = await readSmallFile(join(gitDir, file), limit);
+    if (read.kind !== 'absent') {
+      record('rebase', file, read);
+      continue;
+    }
+    const present = await exists(join(gitDir, dir));
+    if (present === false) continue;
+    if (present !== true) {
+      problems.push(`${dir}: ${present}`);
+      continue;
+    }
+    // rebase-apply without head-name is `git am` when it says so; otherwise a rebase
+    // being set up or torn down, whose branch is not known: never assume there is none.
+    if (dir === 'rebase-apply' && (await exists(join(gitDir, dir, 'applying'))) === true) continue;
+    problems.push(`${dir} exists without head-name`);
+  }
+  record('bisect', 'BISECT_START', await readSmallFile(join(gitDir, 'BISECT_START'), limit));
+  return { operations, problems };
+}
+
+function checkStillRunning(ctx: ObserveContext): void {
+  if (ctx.signal?.aborted)
+    throw new IncompleteObservationError('cancelled', 'worktree state read was cancelled');
+  if (ctx.deadline.isExpired)
+    throw new IncompleteObservationError(
+      'deadline',
+      'reading worktree state ran past the deadline; evidence is incomplete',
+    );
+}
+
+/** The worktree path a linked admin dir's `gitdir` file names, as `git worktree list` derives it. */
+async function linkedWorktreePath(adminDir: string, limit: number): Promise<string | null> {
+  const read = await readSmallFile(join(adminDir, 'gitdir'), limit);
+  if (read.kind !== 'text') return null;
+  let path = read.text.replace(/\s+$/, '');
+  if (path.endsWith('/.git')) path = path.slice(0, -'/.git'.length);
+  if (path === '') return null;
+  if (isAbsolute(path)) return path;
+  const joined = resolve(adminDir, path);
+  return realpath(joined).catch(() => joined);
+}
+
+/**
+ * The rebase/bisect state of every worktree git dir: the common dir (main worktree) and
+ * every entry of `<common>/worktrees/` — all of them, as git checks, whether or not the
+ * entry's worktree is listed or its files still exist. Plain file reads, bounded in size
+ * and count; no git process.
+ */
+export async function readWorktreeStates(
+  layout: Pick<GitLayout, 'commonDir'>,
+  worktrees: readonly WorktreeRecord[],
+  ctx: ObserveContext,
+): Promise<WorktreeGitState[]> {
+  const limit = ctx.bounds.maxTextBytes + 1; // a ref name or path, and its newline
+  const states: WorktreeGitState[] = [];
+  const main = worktrees.find((worktree) => worktree.isMain);
+  const add = async (gitDir: string, worktree: string | null) => {
+    checkStillRunning(ctx);
+    const { operations, problems } = await readOperations(gitDir, limit);
+    states.push({
+      gitDir,
+      worktree,
+      operations,
+      unreadable: problems.length > 0 ? problems.join('; ') : null,
+    });
+  };
+  await add(layout.commonDir, main?.path ?? null);
+
+  const adminRoot = join(layout.commonDir, 'worktrees');
+  let ids: string[];
+  try {
+    ids = (await readdir(adminRoot)).sort();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return states;
+    states.push({ gitDir: adminRoot, worktree: null, operations: [], unreadable: `${adminRoot}: ${code}` });
+    return states;
+  }
+  if (ids.length > ctx.bounds.maxEntries)
+    throw new RefusalError(
+      'bound-exceeded',
+      `${ids.length} worktree registrations; the bound is ${ctx.bounds.maxEntries} entries`,
+    );
+  for (const id of ids) {
+    const adminDir = join(adminRoot, id);
+    if ((await exists(adminDir)) === false) continue; // removed while listed
+    await add(adminDir, await linkedWorktreePath(adminDir, limit));
+  }
+  return states;
+}
+
 function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -565,6 +755,8 @@ export async function observeGit(
     readWorktrees(call).then((list) => (partial.worktrees = list)),
     request.refs === undefined ? readAllLocalTips(format, call) : Promise.resolve(undefined),
   ]);
+  // After the list, so that every worktree it names is there to be read.
+  const worktreeStates = await readWorktreeStates(layout, worktrees, ctx);
   const names = allTips?.names ?? [...(request.refs ?? [])];
   if (names.length + worktrees.length > bounds.maxEntries)
     throw new RefusalError(
@@ -601,6 +793,7 @@ export async function observeGit(
     resolveBase(request.baseSelector, format, call).catch(() => undefined),
     readWorktrees(call),
   ]);
+  const statesAgain = await readWorktreeStates(layout, worktreesAgain, ctx);
 
   const branches: ObservedBranch[] = present.map((name) => {
     const tip = tips.get(name)!;
@@ -624,7 +817,10 @@ export async function observeGit(
     worktrees,
     branches,
     baseChanged: baseAgain === undefined || baseAgain.oid !== base.oid,
-    worktreesChanged: !sameWorktrees(worktrees, worktreesAgain),
+    worktreeStates,
+    worktreesChanged:
+      !sameWorktrees(worktrees, worktreesAgain) ||
+      JSON.stringify(worktreeStates) !== JSON.stringify(statesAgain),
     gitCalls: counter.calls,
   };
 }

@@ -132,7 +132,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.repository = repositoryFrom(partial);
     plan.base = { ...observation.base };
     plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
-    plan.worktrees = planWorktrees(observation.worktrees);
+    plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
     plan.targets = decideGitTargets(observation);
     plan.status = 'complete';
     if (observation.baseChanged || observation.worktreesChanged) {
@@ -142,7 +142,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         code: 'changed-during-observation',
         message: observation.baseChanged
           ? 'the base changed during observation; every target is retained as uncertain'
-          : 'the worktree list changed during observation; every target is retained as uncertain',
+          : "the worktree list or a worktree's rebase/bisect state changed during observation; every target is retained as uncertain",
       };
     }
     const planId = stateDir !== undefined && plan.status === 'complete' ? newPlanId() : '';

@@ -169,12 +169,35 @@ export interface PlanWorktree {
   /** null when not prunable; git's reason when prunable. */
   prunable: string | null;
   is_main: boolean;
+  /**
+   * Rebases and bisects in progress in this worktree, read from its git dir. During
+   * them git shows the worktree as detached but treats the branch they started from as
+   * checked out here. Absent in plans written before this field existed.
+   */
+  operations?: PlanWorktreeOperation[];
+  /** Why this worktree's rebase/bisect state could not be read; null when it was read. */
+  operations_unreadable?: string | null;
+}
+
+export type WorktreeOperationKind = 'rebase' | 'bisect';
+
+export interface PlanWorktreeOperation {
+  kind: WorktreeOperationKind;
+  /** The state file it was read from, relative to the worktree's git dir. */
+  file: string;
+  /** The branch the operation started from; null when it started on a detached HEAD. */
+  branch: string | null;
 }
 
 export interface PlanBlocker {
   reason: BlockerReason;
   /** The worktree that holds the target, or null (is-base). */
   worktree: string | null;
+  /**
+   * For `checked-out`: the rebase or bisect in progress through which the worktree holds
+   * the branch; null for a plain checkout and other reasons. Absent in older plans.
+   */
+  operation?: WorktreeOperationKind | null;
 }
 
 export interface PlanEvidence {

@@ -67,12 +67,14 @@ describe('stw tidy plan: reason codes (end to end)', () => {
     assert.equal(alias.evidence.symref_target, 'refs/heads/topic');
     assert.equal(target(plan, 'refs/heads/topic').evidence.ancestor_of_base, false);
     assert.deepEqual(target(plan, 'refs/heads/detached-target').blockers, [
-      { reason: 'worktree-head', worktree: s.wtDetached },
+      { reason: 'worktree-head', worktree: s.wtDetached, operation: null },
     ]);
     assert.deepEqual(target(plan, 'refs/heads/wt-branch').blockers, [
-      { reason: 'checked-out', worktree: s.wtLocked },
+      { reason: 'checked-out', worktree: s.wtLocked, operation: null },
     ]);
-    assert.deepEqual(target(plan, 'refs/heads/at-base').blockers, [{ reason: 'is-base', worktree: null }]);
+    assert.deepEqual(target(plan, 'refs/heads/at-base').blockers, [
+      { reason: 'is-base', worktree: null, operation: null },
+    ]);
 
     // locked and prunable worktrees are reported as such
     const locked = plan.worktrees.find((w) => w.path === s.wtLocked);

@@ -298,7 +298,9 @@ describe('planTidy (library)', () => {
       repo.worktree(wt, { branch: 'side' });
       const { plan } = await planTidy({ path: repo.dir, base: 'refs/heads/main', clock });
       checkedPlan(plan);
-      assert.deepEqual(target(plan, 'refs/heads/side').blockers, [{ reason: 'checked-out', worktree: wt }]);
+      assert.deepEqual(target(plan, 'refs/heads/side').blockers, [
+        { reason: 'checked-out', worktree: wt, operation: null },
+      ]);
       const { renderPlan } = await import('../../src/cli/commands/tidy-plan.js');
       const plain = { bold: String, dim: String, red: String, green: String, yellow: String, cyan: String };
       const text = renderPlan(plan, plain as never, undefined);

@@ -20,7 +20,7 @@ function describeTarget(target: PlanTarget, style: Style): string[] {
   for (const note of target.evidence.notes) out.push(`          note: ${escapeText(note)}`);
   for (const blocker of target.blockers)
     out.push(
-      `          blocker: ${blocker.reason}${blocker.worktree === null ? '' : ` in worktree ${quote(blocker.worktree)}`}`,
+      `          blocker: ${blocker.reason}${blocker.operation ? ` (${blocker.operation} in progress)` : ''}${blocker.worktree === null ? '' : ` in worktree ${quote(blocker.worktree)}`}`,
     );
   return out;
 }
@@ -64,6 +64,12 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
         facts.push(worktree.locked === '' ? 'locked' : `locked: ${quote(worktree.locked)}`);
       if (worktree.prunable !== null)
         facts.push(worktree.prunable === '' ? 'prunable' : `prunable: ${quote(worktree.prunable)}`);
+      for (const operation of worktree.operations ?? [])
+        facts.push(
+          `${operation.kind} in progress${operation.branch === null ? ' (from a detached HEAD)' : ` of ${quote(operation.branch)}`}`,
+        );
+      if (worktree.operations_unreadable != null)
+        facts.push(`rebase/bisect state unreadable: ${escapeText(worktree.operations_unreadable)}`);
       out.push(`  ${quote(worktree.path)}  ${facts.join(', ')}`);
     }
   }

@@ -30,10 +30,12 @@ Decisions:
   delete only when the branch's commit is an ancestor of (or equal to) the base
   commit by native git ancestry and nothing blocks it. Reasons: integrated,
   not-integrated, is-base (the base ref, or a branch at the base commit),
-  checked-out (in the main or a linked worktree, locked or prunable included),
-  worktree-head (a detached worktree's HEAD is its commit), uncertain (shallow
-  repository, missing objects, changed while observed), unsupported (symbolic
-  branch ref, or a tip that is not a commit).
+  checked-out (in the main or a linked worktree, locked or prunable included; also
+  the branch a rebase or bisect in progress there started from, though git lists
+  that worktree as detached — the blocker says "rebase in progress" or "bisect in
+  progress"), worktree-head (a detached worktree's HEAD is its commit), uncertain
+  (shallow repository, missing objects, unreadable rebase/bisect state, changed
+  while observed), unsupported (symbolic branch ref, or a tip that is not a commit).
   Not evaluated: squash/patch equivalence, pull requests, remotes. No network.
   Replace objects and grafts are ignored.
 
@@ -63,9 +65,10 @@ Options:
 
 For each delete action, in plan order:
   1. revalidate against a fresh observation: the base still at the planned commit,
-     the same worktrees with the same HEADs, the branch at its planned commit and
-     still integrated. A changed branch is refused (stale-proof) and left untouched;
-     a moved base or a changed worktree refuses the rest of the plan.
+     the same worktrees with the same HEADs, the branch at its planned commit,
+     still integrated and not held by a worktree (a rebase or bisect in progress
+     included). A changed or newly held branch is refused (stale-proof) and left
+     untouched; a moved base or a changed worktree refuses the rest of the plan.
   2. journal the intent (fsync) in DIR/journals/<plan_id>.jsonl
   3. one git ref transaction: create refs/stw-recovery/<plan_id>/<action_id> at the
      branch's exact commit, and delete the branch only if it is still at that commit
