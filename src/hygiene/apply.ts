@@ -62,6 +62,12 @@ export interface FileOutcome {
   moved_to?: string;
   /** A delete-range removed every line: the file itself was deleted (staged as a removal). */
   removed?: true;
+  /**
+   * sha256 of the bytes the applier left at `path` (at `moved_to` for a move): a rollback
+   * restores only a file that still holds them, never a later edit. Absent for a removed
+   * file and in a dry run.
+   */
+  written_sha256?: string;
 }
 
 export interface EntryOutcome {
@@ -165,6 +171,8 @@ type Transaction =
       status: 'applied' | 'unchanged';
       unchanged: string[];
       wrote?: string;
+      /** sha256 of the bytes now at the path (or at the move destination). */
+      writtenSha256?: string;
       removed?: true;
       moved?: { to: string; createdDirs: string[] };
     }
@@ -215,6 +223,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     } else {
       if (outcome.wrote !== undefined) result.stage.push(outcome.wrote);
       if (outcome.removed) file.removed = true;
+      if (outcome.writtenSha256 !== undefined) file.written_sha256 = outcome.writtenSha256;
       if (outcome.moved !== undefined) {
         file.moved_to = outcome.moved.to;
         result.staged_by_move.push(path, outcome.moved.to);
@@ -311,7 +320,7 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
     status: 'applied',
     unchanged: edited.unchanged,
     wrote: path,
-    ...(removesFile ? { removed: true } : {}),
+    ...(removesFile ? { removed: true } : { writtenSha256: sha256Hex(Buffer.from(edited.text, 'utf8')) }),
   };
 }
 
@@ -330,6 +339,7 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
 
   if (tx.dryRun) return { status: 'applied', unchanged: [], moved: { to: destination, createdDirs: [] } };
   const createdDirs: string[] = [];
+  let movedSha256: string;
   try {
     let missing = dirname(absoluteDestination);
     const toCreate: string[] = [];
@@ -341,6 +351,8 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
       await mkdir(dir);
       createdDirs.push(relative(root, dir).split(sep).join('/'));
     }
+    // What the destination will hold: a rollback removes it only while it still does.
+    movedSha256 = sha256Hex(await readFile(join(root, path)));
     await faults?.beforeMove?.(path, destination);
   } catch (error) {
     await removeCreatedDirs(root, createdDirs);
@@ -356,7 +368,12 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
     await removeCreatedDirs(root, createdDirs);
     return { status: 'failed', reason: 'git-mv-failed', detail: describeOutcome(moved, 'git mv') };
   }
-  return { status: 'applied', unchanged: [], moved: { to: destination, createdDirs } };
+  return {
+    status: 'applied',
+    unchanged: [],
+    moved: { to: destination, createdDirs },
+    writtenSha256: movedSha256,
+  };
 }
 
 /** Removes folders the applier created, innermost first, only while they are empty. */

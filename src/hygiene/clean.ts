@@ -1,4 +1,4 @@
-import { lstat, realpath, rm } from 'node:fs/promises';
+import { lstat, readFile, realpath, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
@@ -14,6 +14,7 @@ import {
 } from './apply.js';
 import { resolveProjectRoot } from './project.js';
 import { STATE_DIR, StateStore } from './state-store.js';
+import { sha256Hex } from './text-edits.js';
 import type { EditKind, Entry, Report, SafetyTier } from './types.js';
 import { validateReport } from './validate.js';
 
@@ -48,7 +49,11 @@ export interface PlannedEntry {
   raw_tokens: number;
   why?: string;
   decision: GateDecision;
-  /** Why a `skipped` entry is skipped: `untracked`, `no-model`, `lifecycle-not-supported`. */
+  /**
+   * Why a `skipped` entry is skipped: `untracked`, `hidden-from-status` (marked
+   * assume-unchanged or skip-worktree, so git cannot see or checkpoint a local edit in it),
+   * `no-model`, `lifecycle-not-supported`.
+   */
   reason?: string;
 }
 
@@ -119,15 +124,29 @@ export async function isSameRoot(reportRoot: string, root: string): Promise<bool
   }
 }
 
-/** Paths (of `paths`) that git tracks in the index. */
-async function trackedPaths(
-  root: string,
-  paths: readonly string[],
-  deadline: Deadline,
-): Promise<Set<string>> {
-  if (paths.length === 0) return new Set();
-  const out = await readGit(['ls-files', '-z', '--', ...paths], root, deadline);
-  return new Set(splitNul(out));
+interface IndexFlags {
+  /** Paths (of those asked about) that git tracks in the index. */
+  tracked: Set<string>;
+  /**
+   * Tracked paths git hides from `status`: assume-unchanged (lowercase tag in `ls-files -v`)
+   * or skip-worktree (`S`). A local edit in one is invisible to the dirty check, so no
+   * checkpoint would hold it and `git add` would not stage it: such files are never edited.
+   */
+  hidden: Set<string>;
+}
+
+async function indexFlags(root: string, paths: readonly string[], deadline: Deadline): Promise<IndexFlags> {
+  const flags: IndexFlags = { tracked: new Set(), hidden: new Set() };
+  if (paths.length === 0) return flags;
+  const out = await readGit(['ls-files', '-v', '-z', '--', ...paths], root, deadline);
+  for (const record of splitNul(out)) {
+    // "<tag> <path>"
+    const tag = record.slice(0, 1);
+    const path = record.slice(2);
+    flags.tracked.add(path);
+    if (tag === 'S' || /^[a-z]$/.test(tag)) flags.hidden.add(path);
+  }
+  return flags;
 }
 
 async function readGit(args: string[], root: string, deadline: Deadline, literal = true): Promise<string> {
@@ -232,7 +251,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     );
 
   const paths = [...new Set(report.entries.map((entry) => entry.path))];
-  const tracked = await trackedPaths(root, paths, deadline);
+  const { tracked, hidden } = await indexFlags(root, paths, deadline);
   const approved = new Set(approve);
   const rejected = new Set(reject);
   const entries = report.entries.map((entry): PlannedEntry => {
@@ -254,6 +273,9 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     else if (!tracked.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'untracked';
+    } else if (hidden.has(entry.path)) {
+      planned.decision = 'skipped';
+      planned.reason = 'hidden-from-status';
     } else if (kind === 'generative') {
       planned.decision = 'skipped';
       planned.reason = 'no-model';
@@ -395,6 +417,9 @@ interface Checkpoint {
   indexTree: string;
   /** The WIP commit of the user's tracked changes, when the tree was dirty. */
   wip?: string;
+  /** Index flags `read-tree` drops, put back after it: assume-unchanged and skip-worktree paths. */
+  assumeUnchanged: string[];
+  skipWorktree: string[];
 }
 
 // The tool's own state never enters a commit, even where a user has (wrongly) tracked it.
@@ -407,7 +432,7 @@ const OUTSIDE_STATE = [':(top)', `:(top,exclude)${STATE_DIR}`];
  */
 export async function clean(options: CleanOptions): Promise<CleanResult> {
   const deadline = options.deadline ?? Deadline.none();
-  const plan = options.plan ?? (await planClean(options));
+  const plan = await recheckHidden(options.plan ?? (await planClean(options)), deadline);
   const { root, report } = plan;
   const byId = new Map(report.entries.map((entry) => [entry.id, entry]));
   const base = {
@@ -449,7 +474,17 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   const dates = commitDates(options.env, options.clock);
   const dirty =
     (await readGit(
-      ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--', ...OUTSIDE_STATE],
+      // A submodule with only modified or untracked content inside is not a change this
+      // repository can commit (`add -u` stages nothing for it): it is not dirty here.
+      [
+        'status',
+        '--porcelain=v1',
+        '-z',
+        '--untracked-files=no',
+        '--ignore-submodules=dirty',
+        '--',
+        ...OUTSIDE_STATE,
+      ],
       root,
       deadline,
       false,
@@ -462,7 +497,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       await userGit(['write-tree'], root, options.env, deadline),
       'git write-tree',
     ).trim();
-    checkpoint = { head: repo.head, indexTree };
+    checkpoint = { head: repo.head, indexTree, ...(await hiddenFlags(root, deadline)) };
     try {
       if (stagedState)
         expectOk(await userGit(['reset', '-q', '--', STATE_DIR], root, options.env, deadline), 'git reset');
@@ -582,10 +617,28 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
         rolled_back: restored.ok,
         baseline,
         ...(checkpoint?.wip ? { wip_commit: checkpoint.wip, original_head: checkpoint.head } : {}),
+        ...(restored.ok ? {} : { left_alone: restored.left_alone }),
         files: applied?.files ?? [],
       },
     );
   }
+}
+
+/**
+ * A plan made earlier (and shown at the gate) may be stale: a file marked assume-unchanged
+ * or skip-worktree since is skipped now, before anything changes.
+ */
+async function recheckHidden(plan: CleanPlan, deadline: Deadline): Promise<CleanPlan> {
+  const approved = plan.entries.filter((entry) => entry.decision === 'approved');
+  const { hidden } = await indexFlags(plan.root, [...new Set(approved.map((e) => e.path))], deadline);
+  if (hidden.size === 0) return plan;
+  const entries = plan.entries.map(
+    (entry): PlannedEntry =>
+      entry.decision === 'approved' && hidden.has(entry.path)
+        ? { ...entry, decision: 'skipped', reason: 'hidden-from-status' }
+        : entry,
+  );
+  return { ...plan, entries, apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id) };
 }
 
 /** Each planned entry's final word: the applier's outcome where it ran, else the gate's decision. */
@@ -637,12 +690,103 @@ async function unwindCheckpoint(
       'git reset --soft',
     );
   expectOk(await userGit(['read-tree', checkpoint.indexTree], root, env, deadline), 'git read-tree');
+  // `read-tree` makes fresh entries: without this, a skip-worktree file absent from a sparse
+  // worktree would show as deleted (and `commit -a` would delete it).
+  for (const [flag, paths] of [
+    ['--assume-unchanged', checkpoint.assumeUnchanged],
+    ['--skip-worktree', checkpoint.skipWorktree],
+  ] as const) {
+    if (paths.length > 0)
+      expectOk(
+        await userGit(
+          ['update-index', flag, '-z', '--stdin'],
+          root,
+          env,
+          deadline,
+          {},
+          `${paths.join('\0')}\0`,
+        ),
+        'git update-index',
+      );
+  }
 }
+
+/** Every index path marked assume-unchanged or skip-worktree (`ls-files -v` tags). */
+async function hiddenFlags(
+  root: string,
+  deadline: Deadline,
+): Promise<{ assumeUnchanged: string[]; skipWorktree: string[] }> {
+  const flags = { assumeUnchanged: [] as string[], skipWorktree: [] as string[] };
+  for (const record of splitNul(await readGit(['ls-files', '-v', '-z'], root, deadline))) {
+    const tag = record.slice(0, 1);
+    const path = record.slice(2);
+    if (tag === 'S' || tag === 's') flags.skipWorktree.push(path);
+    if (/^[a-z]$/.test(tag)) flags.assumeUnchanged.push(path);
+  }
+  return flags;
+}
+
+/** Whether the file at `path` holds exactly the bytes with this sha256 (false when absent or not a file). */
+async function holds(root: string, path: string, sha256: string | undefined): Promise<boolean> {
+  if (sha256 === undefined) return false;
+  try {
+    if (!(await lstat(join(root, path))).isFile()) return false;
+    return sha256Hex(await readFile(join(root, path))) === sha256;
+  } catch {
+    return false;
+  }
+}
+
+async function isAbsent(root: string, path: string): Promise<boolean> {
+  try {
+    await lstat(join(root, path));
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/**
+ * The applied files that still hold exactly what the run left there (a written file: the
+ * bytes it wrote; a removed file: still absent; a move: the destination unchanged and the
+ * source still absent), and the paths of every other applied file — changed since the
+ * run wrote them, by someone else, so a rollback must not overwrite them.
+ */
+async function sortByIntegrity(
+  root: string,
+  applied: ApplyResult,
+  deadline: Deadline,
+): Promise<{ intact: string[]; changed: string[] }> {
+  const intact: string[] = [];
+  const changed: string[] = [];
+  for (const file of applied.files) {
+    if (file.status !== 'applied') continue;
+    if (file.moved_to !== undefined) {
+      const ok = (await holds(root, file.moved_to, file.written_sha256)) && (await isAbsent(root, file.path));
+      (ok ? intact : changed).push(file.path, file.moved_to);
+    } else if (applied.stage.includes(file.path)) {
+      const ok = file.removed
+        ? await isAbsent(root, file.path)
+        : await holds(root, file.path, file.written_sha256);
+      (ok ? intact : changed).push(file.path);
+    }
+  }
+  // A file hidden from status (marked after the plan was checked) may have held a local
+  // edit the baseline does not have: checking the baseline out over it could destroy that.
+  const { hidden } = await indexFlags(root, intact, deadline);
+  if (hidden.size > 0)
+    return { intact: intact.filter((p) => !hidden.has(p)), changed: [...changed, ...hidden] };
+  return { intact, changed };
+}
+
+type Restored = { ok: true } | { ok: false; problem: string; left_alone: string[] };
 
 /**
  * Restores every path the run touched to the baseline (index and worktree), removes move
  * destinations and the folders made for them, then unwinds a WIP checkpoint. Only touched
- * paths are restored, so nothing else in the worktree (untracked files included) is touched.
+ * paths are restored, so nothing else in the worktree (untracked files included) is touched;
+ * and only those that still hold what the run wrote: a path changed since is left as it is
+ * in the worktree (only its index entry goes back) and named, and the rollback is incomplete.
  */
 async function restoreBaseline(
   root: string,
@@ -651,10 +795,26 @@ async function restoreBaseline(
   baseline: string,
   applied: ApplyResult | undefined,
   checkpoint: Checkpoint | undefined,
-): Promise<{ ok: true } | { ok: false; problem: string }> {
+): Promise<Restored> {
+  let leftAlone: string[] = [];
   try {
     if (applied !== undefined) {
-      const touched = [...new Set([...applied.stage, ...applied.staged_by_move])];
+      const { intact, changed } = await sortByIntegrity(root, applied, deadline);
+      leftAlone = changed;
+      // Paths staged by the run but not sorted above (none today) are restored as before.
+      const sorted = new Set([...intact, ...changed]);
+      const touched = [
+        ...new Set([
+          ...intact,
+          ...[...applied.stage, ...applied.staged_by_move].filter((p) => !sorted.has(p)),
+        ]),
+      ];
+      if (changed.length > 0)
+        // The index entry only: `reset` never writes the worktree.
+        expectOk(
+          await userGit(['reset', '-q', baseline, '--', ...changed], root, env, deadline),
+          'git reset',
+        );
       if (touched.length > 0) {
         const inBaseline = new Set(
           splitNul(
@@ -684,8 +844,14 @@ async function restoreBaseline(
       await removeCreatedDirs(root, applied.created_dirs);
     }
     if (checkpoint !== undefined) await unwindCheckpoint(root, env, deadline, checkpoint);
+    if (leftAlone.length > 0)
+      return {
+        ok: false,
+        problem: `changed after the cleanup wrote ${leftAlone.length === 1 ? 'it' : 'them'}, so left as ${leftAlone.length === 1 ? 'it is' : 'they are'}: ${leftAlone.join(', ')}`,
+        left_alone: leftAlone,
+      };
     return { ok: true };
   } catch (error) {
-    return { ok: false, problem: (error as Error).message };
+    return { ok: false, problem: (error as Error).message, left_alone: leftAlone };
   }
 }

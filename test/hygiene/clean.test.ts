@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
@@ -535,5 +536,249 @@ describe('clean refusals (no change at all)', () => {
     const plan = await planClean({ cwd: repo.dir, approve: ['del'] });
     assert.deepEqual(plan.apply, ['del', 'fix', 'dup', 'frz']);
     assert.deepEqual(fingerprint(repo), before);
+  });
+});
+
+describe('clean data safety', () => {
+  /** Rejects with clean-failed, rolled_back false, naming exactly `paths` as left alone. */
+  const incomplete =
+    (paths: string[]) => (error: Error & { code?: string; details?: Record<string, unknown> }) => {
+      assert.equal(error.code, 'clean-failed');
+      assert.doesNotMatch(error.message, /nothing changed/);
+      assert.match(error.message, /rollback did not finish/);
+      for (const path of paths) assert.ok(error.message.includes(path), `${path} named in: ${error.message}`);
+      assert.equal(error.details?.['rolled_back'], false);
+      assert.deepEqual(error.details?.['left_alone'], paths);
+      return true;
+    };
+  const hide = (root: string, flag: string, path: string, edited: string) => {
+    execFileSync('git', ['update-index', flag, '--', path], { cwd: root, env });
+    writeFileSync(join(root, path), edited);
+  };
+
+  it('never edits a file hidden from git status (assume-unchanged, skip-worktree); the rest commits', async () => {
+    const repo = project(
+      { 'docs/a.md': 'A\nsee old\nend\n', 'docs/b.md': 'B\nsee old\nend\n', 'docs/c.md': 'C\nsee old\n' },
+      (root) => {
+        // Hidden from `git status`, each with a local edit the report was made over.
+        hide(root, '--assume-unchanged', 'docs/a.md', 'A (my local edit)\nsee old\nend\n');
+        hide(root, '--skip-worktree', 'docs/b.md', 'B (my local edit)\nsee old\nend\n');
+        return ['a', 'b', 'c'].map((name) =>
+          makeEntry(root, {
+            id: name,
+            path: `docs/${name}.md`,
+            kind: 'replace-text',
+            anchor: [2, 2],
+            match: 'old',
+            replacement: 'new',
+          }),
+        );
+      },
+    );
+    const start = repo.head();
+    const result = await clean({ cwd: repo.dir, clock, env });
+    assert.equal(result.status, 'partial');
+    assert.deepEqual(
+      result.entries.map((e) => [e.id, e.outcome, e.reason]),
+      [
+        ['a', 'skipped', 'hidden-from-status'],
+        ['b', 'skipped', 'hidden-from-status'],
+        ['c', 'applied', undefined],
+      ],
+    );
+    // One commit (no WIP: git cannot see the hidden edits), holding only the visible file.
+    assert.equal(repo.git(['rev-parse', 'HEAD~1']), start);
+    assert.equal(repo.git(['show', '--name-only', '--format=', 'HEAD']), 'docs/c.md');
+    assert.equal(read(repo, 'docs/a.md'), 'A (my local edit)\nsee old\nend\n');
+    assert.equal(read(repo, 'docs/b.md'), 'B (my local edit)\nsee old\nend\n');
+    assert.equal(read(repo, 'docs/c.md'), 'C\nsee new\n');
+    assert.match(repo.git(['ls-files', '-v', 'docs/a.md', 'docs/b.md']), /^h docs\/a\.md\nS docs\/b\.md$/);
+  });
+
+  it('re-checks a plan made earlier: a file hidden since the gate is skipped, nothing edited', async () => {
+    const repo = project({ 'docs/a.md': 'A\nsee old\n' }, (root) => [
+      makeEntry(root, {
+        id: 'a',
+        path: 'docs/a.md',
+        kind: 'replace-text',
+        anchor: [2, 2],
+        match: 'old',
+        replacement: 'new',
+      }),
+    ]);
+    const plan = await planClean({ cwd: repo.dir });
+    assert.deepEqual(plan.apply, ['a']);
+    repo.git(['update-index', '--assume-unchanged', 'docs/a.md']);
+    const before = fingerprint(repo);
+    const result = await clean({ cwd: repo.dir, plan, clock, env });
+    assert.deepEqual(
+      result.entries.map((e) => [e.id, e.outcome, e.reason]),
+      [['a', 'skipped', 'hidden-from-status']],
+    );
+    assert.deepEqual(fingerprint(repo), before);
+  });
+
+  it('unwinding a WIP checkpoint keeps assume-unchanged and skip-worktree marks (a sparse file stays hidden)', async () => {
+    const repo = project(
+      { ...standardDocs, 'src/w.txt': '1\n', 'a.txt': 'a\n', 'b.txt': 'b\n' },
+      standardEntries,
+    );
+    hide(repo.dir, '--assume-unchanged', 'a.txt', 'a (hidden edit)\n');
+    repo.git(['update-index', '--skip-worktree', '--', 'b.txt']);
+    rmSync(repo.path('b.txt')); // as a sparse checkout leaves it
+    writeFileSync(repo.path('src/w.txt'), '2\n');
+    const before = { ...fingerprint(repo), flags: repo.git(['ls-files', '-v']), status: repo.status() };
+    await assert.rejects(
+      clean({
+        cwd: repo.dir,
+        clock,
+        env,
+        faults: {
+          beforeWrite: () => {
+            throw new Error('EIO (simulated)');
+          },
+        },
+      }),
+      /rolled back; nothing changed/,
+    );
+    assert.deepEqual(
+      { ...fingerprint(repo), flags: repo.git(['ls-files', '-v']), status: repo.status() },
+      before,
+    );
+  });
+
+  it('a rollback leaves a file the user changed after the tool wrote it, names it, and restores the rest', async () => {
+    const repo = project(standardDocs, standardEntries);
+    const head = repo.head();
+    await assert.rejects(
+      clean({
+        cwd: repo.dir,
+        clock,
+        env,
+        reject: ['del', 'frz'],
+        faults: {
+          beforeCommit: () => {
+            writeFileSync(repo.path('docs/guide.md'), `${read(repo, 'docs/guide.md')}my line\n`);
+            throw new Error('commit refused (simulated)');
+          },
+        },
+      }),
+      incomplete(['docs/guide.md']),
+    );
+    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee [new](new.md)\nmy line\n');
+    assert.equal(
+      read(repo, 'docs/notes.md'),
+      standardDocs['docs/notes.md'],
+      'the untouched-since file is restored',
+    );
+    assert.equal(repo.head(), head);
+    assert.equal(repo.git(['diff', '--cached', '--name-only']), '', 'the index is back at the baseline');
+    assert.equal(state(repo), undefined);
+  });
+
+  it('a real failing commit (commit.gpgsign with a failing gpg) rolls back fully', async () => {
+    const repo = project(standardDocs, standardEntries);
+    repo.git(['config', 'commit.gpgsign', 'true']);
+    repo.git(['config', 'gpg.program', 'false']);
+    const before = fingerprint(repo);
+    await assert.rejects(
+      clean({ cwd: repo.dir, clock, env, approve: ['del'] }),
+      (error: Error & { details?: Record<string, unknown> }) => {
+        assert.match(error.message, /rolled back; nothing changed \(git commit exited/);
+        assert.equal(error.details?.['rolled_back'], true);
+        return true;
+      },
+    );
+    assert.deepEqual(fingerprint(repo), before);
+  });
+
+  it('a real failing commit after the user edited a written file leaves that edit in place', async () => {
+    const repo = project(standardDocs, standardEntries);
+    repo.git(['config', 'commit.gpgsign', 'true']);
+    repo.git(['config', 'gpg.program', 'false']);
+    await assert.rejects(
+      clean({
+        cwd: repo.dir,
+        clock,
+        env,
+        reject: ['del', 'dup', 'frz'],
+        faults: {
+          beforeCommit: () => writeFileSync(repo.path('docs/guide.md'), 'rewritten by me\n'),
+        },
+      }),
+      incomplete(['docs/guide.md']),
+    );
+    assert.equal(read(repo, 'docs/guide.md'), 'rewritten by me\n');
+    assert.equal(repo.git(['diff', '--cached', '--name-only']), '');
+  });
+
+  it('a rollback leaves a moved file whose destination changed, and a re-created removed file', async () => {
+    const repo = project(
+      { 'docs/old.md': 'old\n', 'docs/plans/gone.md': 'one\ntwo\n', 'docs/keep.md': 'k\nx\n' },
+      (root) => [
+        makeEntry(root, {
+          id: 'mv',
+          path: 'docs/old.md',
+          kind: 'move-to-archive',
+          dest_path: 'docs/archive/old.md',
+        }),
+        makeEntry(root, { id: 'rm', path: 'docs/plans/gone.md', kind: 'delete-range', anchor: [1, 2] }),
+        makeEntry(root, {
+          id: 'rt',
+          path: 'docs/keep.md',
+          kind: 'replace-text',
+          anchor: [2, 2],
+          match: 'x',
+          replacement: 'y',
+        }),
+      ],
+    );
+    const head = repo.head();
+    await assert.rejects(
+      clean({
+        cwd: repo.dir,
+        clock,
+        env,
+        approve: ['rm'],
+        faults: {
+          beforeCommit: () => {
+            writeFileSync(repo.path('docs/archive/old.md'), 'old, edited in its new place\n');
+            writeFileSync(repo.path('docs/plans/gone.md'), 'wanted it back\n');
+            throw new Error('commit refused (simulated)');
+          },
+        },
+      }),
+      incomplete(['docs/old.md', 'docs/archive/old.md', 'docs/plans/gone.md']),
+    );
+    assert.equal(read(repo, 'docs/archive/old.md'), 'old, edited in its new place\n');
+    assert.equal(existsSync(repo.path('docs/old.md')), false, 'no second copy of the moved file appears');
+    assert.equal(read(repo, 'docs/plans/gone.md'), 'wanted it back\n');
+    assert.equal(read(repo, 'docs/keep.md'), 'k\nx\n');
+    assert.equal(repo.head(), head);
+    assert.equal(repo.git(['diff', '--cached', '--name-only']), '');
+  });
+
+  it('a submodule with modified or untracked content inside does not make clean fail', async () => {
+    const sub = makeRepo();
+    repos.push(sub);
+    sub.commit('sub', { 'lib.txt': 'lib v1\n' });
+    const repo = project(standardDocs, standardEntries);
+    repo.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'vendor/sub']);
+    repo.git(['commit', '-qm', 'add submodule']);
+    const start = repo.head();
+    writeFileSync(repo.path('vendor/sub/lib.txt'), 'lib v2 (local edit)\n');
+    writeFileSync(repo.path('vendor/sub/scratch.txt'), 'untracked in the submodule\n');
+    const subStatus = repo.git(['status', '--porcelain'], { cwd: repo.path('vendor/sub') });
+    const result = await clean({ cwd: repo.dir, clock, env, reject: ['del'] });
+    assert.equal(result.status, 'committed');
+    assert.equal(result.wip_commit, undefined);
+    assert.equal(repo.git(['rev-parse', 'HEAD~1']), start, 'exactly one commit');
+    assert.equal(
+      repo.git(['show', '--name-only', '--format=', 'HEAD']),
+      ['docs/guide.md', 'docs/notes.md', 'docs/plan.md'].join('\n'),
+    );
+    assert.equal(read(repo, 'vendor/sub/lib.txt'), 'lib v2 (local edit)\n');
+    assert.equal(read(repo, 'vendor/sub/scratch.txt'), 'untracked in the submodule\n');
+    assert.equal(repo.git(['status', '--porcelain'], { cwd: repo.path('vendor/sub') }), subStatus);
   });
 });
