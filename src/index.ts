@@ -25,6 +25,7 @@ export {
   type EntryOutcome,
   type FileOutcome,
 } from './hygiene/apply.js';
+export { applyGated, type GatedApplyResult } from './hygiene/apply-gate.js';
 export {
   type CheckOptions,
   type CheckResult,

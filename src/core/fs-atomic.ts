@@ -31,7 +31,9 @@ export interface WriteOptions {
 /**
  * Replaces `path` atomically: write a temp file in the same directory, fsync it,
  * rename it over the target, fsync the directory. A failure at any point leaves the
- * previous content in place and removes the temp file.
+ * previous content in place and removes the temp file. The file gets exactly `mode`
+ * (default 0644), whatever the umask.
+ * The rename replaces the inode: hard links to the old file keep the old content.
  */
 export async function writeFileAtomic(
   path: string,
@@ -39,9 +41,12 @@ export async function writeFileAtomic(
   options: WriteOptions = {},
 ): Promise<void> {
   const temp = tempNameFor(path);
-  const handle = await open(temp, 'wx', options.mode ?? 0o644);
+  const mode = options.mode ?? 0o644;
+  const handle = await open(temp, 'wx', mode);
   try {
     try {
+      // open() applies the umask; the caller asked for this exact mode (e.g. to keep a 0666 file 0666).
+      await handle.chmod(mode);
       await handle.writeFile(data);
       await handle.sync();
     } finally {

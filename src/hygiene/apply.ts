@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Deadline } from '../core/deadline.js';
 import { RefusalError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs-atomic.js';
-import { git, splitNul, userGitEnv } from '../core/git.js';
+import { discoverRepo, git, splitNul, userGitEnv } from '../core/git.js';
 import { describeOutcome } from '../core/run.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 import type { EditKind, Entry, Report } from './types.js';
@@ -128,6 +128,50 @@ async function staysInsideRoot(realRoot: string, dir: string): Promise<boolean> 
   return real === realRoot || real.startsWith(realRoot + sep);
 }
 
+/** The real paths of the repository's git dir and common dir: nothing the applier writes may land there. */
+async function gitDirsOf(root: string, deadline: Deadline): Promise<string[]> {
+  const layout = await discoverRepo(root, deadline);
+  if (layout === undefined) return [];
+  const dirs = new Set<string>();
+  for (const dir of [layout.gitDir, layout.commonDir]) {
+    if (dir === '') continue;
+    dirs.add(await realpath(dir).catch(() => dir));
+  }
+  return [...dirs];
+}
+
+/**
+ * Why writing at `path` (already a plain relative path) could land somewhere other than
+ * where it says, or undefined when it cannot: a `.git` component at any depth, a folder on
+ * the way that is a symlink (which could lead anywhere — into `.git`, say — while its real
+ * path still looks inside the root), or a real location inside the repository's git dir
+ * (a separate git dir kept in the work tree). Folders that do not exist yet are created
+ * as real folders, so only existing components need checking.
+ */
+async function unsafeLocation(tx: TransactionContext, path: string): Promise<string | undefined> {
+  const parts = path.split('/');
+  if (parts.some((part) => part.toLowerCase() === '.git')) return 'it goes through a .git folder';
+  let current = tx.root;
+  for (const [index, part] of parts.slice(0, -1).entries()) {
+    current = join(current, part);
+    let stats: Awaited<ReturnType<typeof lstat>>;
+    try {
+      stats = await lstat(current);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') break;
+      throw error;
+    }
+    if (stats.isSymbolicLink()) return `${parts.slice(0, index + 1).join('/')} is a symbolic link`;
+    if (!stats.isDirectory()) break;
+  }
+  // No symlink below the root, so this is the real location.
+  const real = join(tx.realRoot, ...parts);
+  if (tx.gitDirs.some((dir) => real === dir || real.startsWith(dir + sep)))
+    return "it is inside the repository's git directory";
+  return undefined;
+}
+
 async function isTracked(root: string, path: string, deadline: Deadline): Promise<boolean> {
   const result = await git(['ls-files', '-z', '--', path], {
     cwd: root,
@@ -191,6 +235,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
   const selected = selectEntries(report, options.only);
   const realRoot = await realpath(root);
+  const gitDirs = await gitDirsOf(root, deadline);
   const result: ApplyResult = {
     status: 'nothing',
     files: [],
@@ -211,7 +256,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
       };
     else
       outcome = await fileTransaction(
-        { root, realRoot, deadline, faults, env: options.env, dryRun: options.dryRun === true },
+        { root, realRoot, gitDirs, deadline, faults, env: options.env, dryRun: options.dryRun === true },
         path,
         entries,
       );
@@ -247,6 +292,8 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
 interface TransactionContext {
   root: string;
   realRoot: string;
+  /** Real paths of the repository's git dirs (see `gitDirsOf`). */
+  gitDirs: readonly string[];
   deadline: Deadline;
   faults: ApplyFaults | undefined;
   env: NodeJS.ProcessEnv | undefined;
@@ -265,6 +312,8 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   if (first.exact_edit?.kind === 'delete-path')
     return skip('lifecycle-not-supported', 'lifecycle deletions are not applied by this release');
 
+  const unsafe = await unsafeLocation(tx, path);
+  if (unsafe !== undefined) return skip('unsafe-path', `the path is not safe to write: ${unsafe}`);
   const absolute = join(root, path);
   if (!(await staysInsideRoot(realRoot, dirname(absolute))))
     return skip('unsafe-path', 'the path leads outside the project root');
@@ -330,6 +379,9 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
   if (typeof destination !== 'string') return skip('invalid-entry', `${entry.id} lacks exact_edit.dest_path`);
   if (!isSafeRelativePath(destination) || destination === path)
     return skip('destination-outside-root', 'the destination is not a plain path inside the project');
+  const unsafe = await unsafeLocation(tx, destination);
+  if (unsafe !== undefined)
+    return skip('destination-outside-root', `the destination is not safe to write: ${unsafe}`);
   const absoluteDestination = join(root, destination);
   if (!(await staysInsideRoot(realRoot, dirname(absoluteDestination))))
     return skip('destination-outside-root', 'the destination leads outside the project root');

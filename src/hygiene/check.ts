@@ -135,6 +135,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     options.proposalsFile === undefined ? undefined : await readProposalsFile(options.proposalsFile);
 
   const root = await resolveProjectRoot(options.cwd);
+  // An unsafe .dochygiene (e.g. a symlink out of the project) is refused before the scan.
+  await new StateStore(root).assertSafe();
   const config = await loadConfig(root);
   if (supplied === undefined && config.classifier !== 'rules') {
     throw new ConfigError(

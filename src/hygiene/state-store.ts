@@ -1,8 +1,8 @@
-import { copyFile, link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRfc3339 } from '../core/clock.js';
-import { ConfigError } from '../core/errors.js';
-import { ensureDir, fsyncDir, writeFileAtomic } from '../core/fs-atomic.js';
+import { ConfigError, RefusalError } from '../core/errors.js';
+import { fsyncDir, writeFileAtomic } from '../core/fs-atomic.js';
 import { git } from '../core/git.js';
 import type { HygieneState } from './types.js';
 
@@ -38,8 +38,9 @@ async function exists(path: string): Promise<boolean> {
 }
 
 // Scratch files have fixed names (recovery finds them), so they are written in place.
+// Exclusive create: recovery has just removed them, and O_EXCL never follows a symlink.
 async function writeDurable(path: string, data: string): Promise<void> {
-  const handle = await open(path, 'w', 0o644);
+  const handle = await open(path, 'wx', 0o644);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -56,11 +57,18 @@ async function unlinkIfPresent(path: string): Promise<void> {
   }
 }
 
+/** What `<root>/.dochygiene` is: missing, a real directory, or anything else (a symlink, a file…). */
+type DirKind = 'absent' | 'directory' | 'unsafe';
+
 /**
  * The per-project store under `<root>/.dochygiene/` (SPEC §2.1): lifecycle timestamps in
  * `state.json` and the one report pair. Every write is atomic and lands only inside
  * `.dochygiene/` (created on first write); there is no global index and `.gitignore` is
  * never touched. Reads never write.
+ *
+ * `.dochygiene` must be a real directory: a symlink (a committed one, say, pointing out of
+ * the project) or a file there makes every write refuse (`state-dir-unsafe`) and every
+ * read see no state, so nothing is ever written or read through it.
  */
 export class StateStore {
   readonly dir: string;
@@ -84,8 +92,46 @@ export class StateStore {
     this.previousMd = join(this.dir, '.report.md.prev');
   }
 
+  /** Refuses (`state-dir-unsafe`) unless `.dochygiene` is missing or a real directory. */
+  async assertSafe(): Promise<void> {
+    if ((await this.dirKind()) === 'unsafe') throw this.unsafe();
+  }
+
+  private async dirKind(): Promise<DirKind> {
+    try {
+      // lstat: a symlink to a directory is not a directory here.
+      return (await lstat(this.dir)).isDirectory() ? 'directory' : 'unsafe';
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+      throw error;
+    }
+  }
+
+  private unsafe(): RefusalError {
+    return new RefusalError(
+      'state-dir-unsafe',
+      `${STATE_DIR} is not a plain directory (a symlink or a file); remove or rename it so the tool can keep its state there`,
+      { dir: this.dir },
+    );
+  }
+
+  /** Creates `.dochygiene/` if missing; refuses when it is anything but a real directory. */
+  private async ensureSafeDir(): Promise<void> {
+    if ((await this.dirKind()) === 'absent') {
+      try {
+        await mkdir(this.dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    // Checked after creating too: something may have appeared there in the meantime.
+    if ((await this.dirKind()) !== 'directory') throw this.unsafe();
+  }
+
   /** The three timestamps; a missing file (or directory) is all null. Corrupt → `state-corrupt`. */
   async read(): Promise<HygieneState> {
+    if ((await this.dirKind()) !== 'directory')
+      return { last_check: null, last_clean: null, last_reminded: null };
     let text: string;
     try {
       text = await readFile(this.statePath, 'utf8');
@@ -105,19 +151,22 @@ export class StateStore {
   async stamp(field: keyof HygieneState, instant: string): Promise<void> {
     if (!STATE_FIELDS.includes(field)) throw new TypeError(`unknown state field ${String(field)}`);
     if (!isRfc3339(instant)) throw new TypeError(`not an RFC 3339 instant: ${JSON.stringify(instant)}`);
+    await this.assertSafe();
     const state = await this.read();
     state[field] = instant;
-    await ensureDir(this.dir);
+    await this.ensureSafeDir();
     await writeFileAtomic(this.statePath, `${JSON.stringify(state, null, 2)}\n`);
   }
 
   /** True when a machine report exists (the last committed `report.json`). */
   async hasReport(): Promise<boolean> {
+    if ((await this.dirKind()) !== 'directory') return false;
     return exists(this.reportJsonPath);
   }
 
   /** The parsed `report.json`; throws when absent or not JSON. Validation is the caller's. */
   async readReport(): Promise<unknown> {
+    if ((await this.dirKind()) === 'unsafe') throw this.unsafe();
     const text = await readFile(this.reportJsonPath, 'utf8');
     try {
       return JSON.parse(text) as unknown;
@@ -145,7 +194,7 @@ export class StateStore {
    * Concurrent writers to one store are not supported (one `check` at a time).
    */
   async writeReport(json: string, md: string, faults: WriteReportFaults = {}): Promise<void> {
-    await ensureDir(this.dir);
+    await this.ensureSafeDir();
     await this.recover();
     try {
       await this.backup(this.reportJsonPath, this.previousJson);
@@ -174,6 +223,9 @@ export class StateStore {
    * only the backups go. Idempotent; a no-op when nothing was interrupted.
    */
   async recover(): Promise<void> {
+    const kind = await this.dirKind();
+    if (kind === 'absent') return;
+    if (kind === 'unsafe') throw this.unsafe();
     if (await exists(this.stagedJson)) {
       if (await exists(this.previousMd)) await rename(this.previousMd, this.reportMdPath);
       else if (!(await exists(this.reportJsonPath))) await unlinkIfPresent(this.reportMdPath);

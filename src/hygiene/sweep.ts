@@ -73,6 +73,8 @@ async function restoreState(store: StateStore, saved: SavedState): Promise<void>
 export async function sweep(options: SweepOptions): Promise<SweepResult> {
   const root = await resolveProjectRoot(options.cwd);
   const store = new StateStore(root);
+  // Before a dry run saves (and later rewrites) the state files through it.
+  await store.assertSafe();
   const saved = options.dryRun ? await saveState(store) : undefined;
   try {
     const checked = await runCheck({

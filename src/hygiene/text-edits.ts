@@ -20,6 +20,7 @@ export type SkipReason =
   | 'no-model'
   | 'lifecycle-not-supported'
   | 'untracked'
+  | 'hidden-from-status'
   | 'file-missing'
   | 'not-a-regular-file'
   | 'not-utf8'

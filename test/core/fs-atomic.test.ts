@@ -1,11 +1,25 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Journal, readJournal, writeFileAtomic, writeFileExclusive } from '../../src/core/fs-atomic.js';
 import { makeTempDir } from '../helpers/git-repo.js';
 
 describe('writeFileAtomic', () => {
+  it('gives the file exactly the mode asked for, whatever the umask', async () => {
+    const dir = makeTempDir();
+    const path = join(dir, 'shared.md');
+    const previous = process.umask(0o022);
+    try {
+      await writeFileAtomic(path, 'x', { mode: 0o666 });
+      assert.equal(statSync(path).mode & 0o777, 0o666);
+      await writeFileAtomic(path, 'y', { mode: 0o640 });
+      assert.equal(statSync(path).mode & 0o777, 0o640);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it('replaces the content and leaves no temp file', async () => {
     const dir = makeTempDir();
     const path = join(dir, 'state.json');

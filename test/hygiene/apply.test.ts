@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { applyReport } from '../../src/hygiene/apply.js';
-import { makeRepo, type TestRepo, testEnv } from '../helpers/git-repo.js';
+import { makeRepo, makeTempDir, type TestRepo, testEnv } from '../helpers/git-repo.js';
 import { makeEntry, makeReport } from '../helpers/report.js';
 
 const repos: TestRepo[] = [];
@@ -123,6 +125,101 @@ describe('applyReport', () => {
     assert.equal(read(repo, 'archive/a.md'), 'taken\n');
     assert.ok(existsSync(repo.path('loose.md')));
     assert.equal(repo.git(['status', '--porcelain']), '?? loose.md');
+  });
+
+  it('never moves into .git through a committed symlinked folder; the index stays intact', async () => {
+    const repo = docsRepo({ 'docs/plans/p.md': 'plan\n' });
+    symlinkSync('../.git', repo.path('docs/archive'));
+    repo.git(['add', 'docs/archive']);
+    repo.commit('archive link');
+    const gitBefore = readdirSync(repo.path('.git')).sort();
+    const report = makeReport(repo.dir, [
+      makeEntry(repo.dir, {
+        id: 'mv',
+        path: 'docs/plans/p.md',
+        kind: 'move-to-archive',
+        dest_path: 'docs/archive/p.md',
+      }),
+    ]);
+    const dry = await applyReport({ root: repo.dir, report, env, dryRun: true });
+    assert.equal(dry.files[0]?.reason, 'destination-outside-root');
+    const result = await applyReport({ root: repo.dir, report, env });
+    assert.equal(result.status, 'partial');
+    assert.deepEqual(
+      result.files.map((file) => [file.path, file.status, file.reason]),
+      [['docs/plans/p.md', 'skipped', 'destination-outside-root']],
+    );
+    assert.match(result.files[0]?.detail ?? '', /docs\/archive is a symbolic link/);
+    assert.deepEqual(result.staged_by_move, []);
+    assert.deepEqual(readdirSync(repo.path('.git')).sort(), gitBefore, 'nothing written under .git');
+    assert.equal(read(repo, 'docs/plans/p.md'), 'plan\n');
+    assert.equal(repo.git(['status', '--porcelain', '--untracked-files=all']), '');
+    assert.equal(repo.git(['ls-files', 'docs']), 'docs/archive\ndocs/plans/p.md');
+  });
+
+  it('never edits a file reached through a symlinked folder, a .git folder or the git dir itself', async () => {
+    const repo = docsRepo({ 'docs/a.md': 'a\n' });
+    symlinkSync('../.git', repo.path('docs/meta'));
+    mkdirSync(repo.path('vendor/lib/.git'), { recursive: true });
+    writeFileSync(repo.path('vendor/lib/.git/description'), 'nested repo\n');
+    const description = read(repo, '.git/description');
+    const report = makeReport(repo.dir, [
+      makeEntry(repo.dir, {
+        id: 'via-link',
+        path: 'docs/meta/description',
+        kind: 'delete-range',
+        anchor: [1, 1],
+      }),
+      makeEntry(repo.dir, {
+        id: 'nested',
+        path: 'vendor/lib/.git/description',
+        kind: 'delete-range',
+        anchor: [1, 1],
+      }),
+    ]);
+    const result = await applyReport({ root: repo.dir, report, env });
+    assert.deepEqual(
+      result.files.map((file) => [file.path, file.status, file.reason]),
+      [
+        ['docs/meta/description', 'skipped', 'unsafe-path'],
+        ['vendor/lib/.git/description', 'skipped', 'unsafe-path'],
+      ],
+    );
+    assert.equal(read(repo, '.git/description'), description);
+    assert.equal(read(repo, 'vendor/lib/.git/description'), 'nested repo\n');
+
+    // A git dir kept inside the work tree under another name (git init --separate-git-dir).
+    const root = makeTempDir();
+    const git = (args: string[]) => execFileSync('git', args, { cwd: root, env, encoding: 'utf8' });
+    git(['init', '-q', '--separate-git-dir', join(root, 'meta'), root]);
+    writeFileSync(join(root, 'a.md'), 'a\n');
+    git(['add', 'a.md']);
+    git(['commit', '-q', '-m', 'a']);
+    const before = readFileSync(join(root, 'meta/description'), 'utf8');
+    const inside = makeReport(root, [
+      makeEntry(root, { id: 'meta', path: 'meta/description', kind: 'delete-range', anchor: [1, 1] }),
+      makeEntry(root, { id: 'mv', path: 'a.md', kind: 'move-to-archive', dest_path: 'meta/a.md' }),
+    ]);
+    const separate = await applyReport({ root, report: inside, env });
+    assert.deepEqual(
+      separate.files.map((file) => [file.path, file.status, file.reason, file.detail]),
+      [
+        [
+          'a.md',
+          'skipped',
+          'destination-outside-root',
+          "the destination is not safe to write: it is inside the repository's git directory",
+        ],
+        [
+          'meta/description',
+          'skipped',
+          'unsafe-path',
+          "the path is not safe to write: it is inside the repository's git directory",
+        ],
+      ],
+    );
+    assert.equal(readFileSync(join(root, 'meta/description'), 'utf8'), before);
+    assert.equal(existsSync(join(root, 'meta/a.md')), false);
   });
 
   it('skips generative entries (no model), lifecycle deletions and symlinks', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../src/core/errors.js';
+import { ConfigError, RefusalError } from '../../src/core/errors.js';
 import { findRepoRoot, resolveProjectRoot } from '../../src/hygiene/project.js';
 import { GITIGNORE_LINE, StateStore } from '../../src/hygiene/state-store.js';
 import { makeRepo, makeTempDir } from '../helpers/git-repo.js';
@@ -77,8 +77,40 @@ describe('StateStore state', () => {
     assert.deepEqual(await store.read(), { last_check: null, last_clean: null, last_reminded: null });
     assert.equal(await store.hasReport(), false);
     await assert.rejects(store.stamp('last_check', '2026-11-01T10:00:00Z'));
-    await assert.rejects(store.writeReport('{}', '# r\n'));
+    await assert.rejects(store.writeReport('{}', '# r\n'), { code: 'state-dir-unsafe' });
     assert.equal(readFileSync(join(root, '.dochygiene'), 'utf8'), 'not a directory\n');
+  });
+
+  it('a .dochygiene symlink is never read or written through: writes refuse, reads see no state', async () => {
+    const root = makeTempDir();
+    const outside = makeTempDir();
+    const files = {
+      'state.json': '{"last_check": "2026-11-01T10:00:00Z"}\n',
+      'report.json': '{"n": 1}\n',
+      'report.md': "the user's own notes\n",
+    };
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(outside, name), text);
+    symlinkSync(outside, join(root, '.dochygiene'));
+    const store = new StateStore(root);
+    assert.deepEqual(await store.read(), { last_check: null, last_clean: null, last_reminded: null });
+    assert.equal(await store.hasReport(), false);
+    const unsafe = { code: 'state-dir-unsafe' };
+    await assert.rejects(
+      store.assertSafe(),
+      (error) => error instanceof RefusalError && error.code === unsafe.code,
+    );
+    await assert.rejects(store.readReport(), unsafe);
+    await assert.rejects(store.stamp('last_reminded', '2026-11-02T08:00:00Z'), unsafe);
+    await assert.rejects(store.writeReport('{"n": 2}\n', '# two\n'), unsafe);
+    await assert.rejects(store.recover(), unsafe);
+    assert.deepEqual(listDir(outside), Object.keys(files).sort(), 'nothing created outside');
+    for (const [name, text] of Object.entries(files))
+      assert.equal(readFileSync(join(outside, name), 'utf8'), text);
+    // A dangling symlink is refused too: writing would create files wherever it points.
+    const dangling = makeTempDir();
+    symlinkSync(join(outside, 'missing'), join(dangling, '.dochygiene'));
+    await assert.rejects(new StateStore(dangling).stamp('last_check', '2026-11-01T10:00:00Z'), unsafe);
+    assert.equal(existsSync(join(outside, 'missing')), false);
   });
 });
 

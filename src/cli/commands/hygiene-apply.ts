@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { RefusalError, UsageError, ValidationError } from '../../core/errors.js';
 import { Output } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import { applyReport } from '../../hygiene/apply.js';
+import { applyGated } from '../../hygiene/apply-gate.js';
 import { isSameRoot } from '../../hygiene/clean.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
 import type { Report } from '../../hygiene/types.js';
@@ -11,7 +11,7 @@ import { validateReport } from '../../hygiene/validate.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 
-/** `stw hygiene apply`: the patch applier alone — edits the worktree, never commits. */
+/** `stw hygiene apply`: the patch applier behind the approval gate — edits the worktree, never commits. */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(
     ctx.argv,
@@ -52,7 +52,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       `the report was made for ${quote(report.scan.project_root)}, not ${quote(root)}`,
     );
   const only = values.only === undefined ? undefined : many(values.only);
-  const result = await applyReport({ root, report, env: ctx.env, ...(only ? { only } : {}) });
+  const result = await applyGated({ root, report, env: ctx.env, ...(only ? { only } : {}) });
   out.result({ ...result, project_root: root }, (style) => {
     const lines = [`Applied to the worktree of ${quote(root)} (nothing committed):`];
     for (const f of result.files) {
@@ -63,7 +63,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       const moved = f.moved_to ? ` → ${quote(f.moved_to)}` : '';
       lines.push(`  ${colour(label)} ${quote(f.path)}${moved}${detail}`);
     }
-    if (result.files.length === 0) lines.push('  nothing to apply');
+    for (const id of result.needs_approval) {
+      const entry = report.entries.find((e) => e.id === id)!;
+      lines.push(
+        `  ${style.dim('held'.padEnd(9))} ${quote(entry.path)} (${quote(id)}: confirm tier; name it with --only to apply)`,
+      );
+    }
+    if (result.files.length === 0 && result.needs_approval.length === 0) lines.push('  nothing to apply');
     if (result.stage.length > 0) lines.push(`to stage: ${result.stage.map(quote).join(' ')}`);
     if (result.staged_by_move.length > 0)
       lines.push(`staged by git mv: ${result.staged_by_move.map(quote).join(' ')}`);

@@ -1,0 +1,110 @@
+import { Deadline } from '../core/deadline.js';
+import { OperationalError } from '../core/errors.js';
+import { git, splitNul } from '../core/git.js';
+import { describeOutcome } from '../core/run.js';
+import {
+  type ApplyOptions,
+  type ApplyResult,
+  applyReport,
+  type EntryOutcome,
+  type FileOutcome,
+  isSafeRelativePath,
+  selectEntries,
+} from './apply.js';
+import type { SkipReason } from './text-edits.js';
+import type { Entry } from './types.js';
+
+/**
+ * The gate for `stw hygiene apply` (SPEC §2.10: nothing relaxes it). Without `only`, auto
+ * entries apply and confirm entries are held for approval; naming an entry in `only` is
+ * the approval. Either way, entries on files git does not track — or tracks but hides from
+ * `git status` (assume-unchanged, skip-worktree) — are skipped, as `clean` skips them: the
+ * applier makes no checkpoint, so only a file whose history git can show may be edited.
+ */
+
+export interface GatedApplyResult extends ApplyResult {
+  /** Confirm-tier ids that were not named with `only`: left untouched (not a failure). */
+  needs_approval: string[];
+}
+
+const kindOf = (entry: Entry) =>
+  entry.op_type === 'generative' ? 'generative' : (entry.exact_edit?.kind ?? 'generative');
+
+/** The `git ls-files -v` tag of each of `paths` that git tracks. */
+async function indexTags(
+  root: string,
+  paths: readonly string[],
+  deadline: Deadline,
+): Promise<Map<string, string>> {
+  const tags = new Map<string, string>();
+  if (paths.length === 0) return tags;
+  const result = await git(['ls-files', '-v', '-z', '--', ...paths], {
+    cwd: root,
+    deadline,
+    maxBytes: 64 * 1024 * 1024,
+    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
+  });
+  if (result.kind !== 'exited' || result.code !== 0)
+    throw new OperationalError('git-failed', describeOutcome(result, 'git ls-files'));
+  // Each record is "<tag> <path>"; a lowercase tag is assume-unchanged, S/s is skip-worktree.
+  for (const record of splitNul(result.stdout)) tags.set(record.slice(2), record.slice(0, 1));
+  return tags;
+}
+
+function hiddenBy(tag: string): string | undefined {
+  if (tag === 'S' || tag === 's') return 'skip-worktree';
+  if (tag !== tag.toUpperCase()) return 'assume-unchanged';
+  return undefined;
+}
+
+/** Gates the report's entries as described above, then applies what passed with `applyReport`. */
+export async function applyGated(options: ApplyOptions): Promise<GatedApplyResult> {
+  const deadline = options.deadline ?? Deadline.none();
+  const selected = selectEntries(options.report, options.only);
+  const named = options.only !== undefined;
+  const needsApproval = named ? [] : selected.filter((entry) => entry.safety_tier !== 'auto');
+  const approved = named ? selected : selected.filter((entry) => entry.safety_tier === 'auto');
+
+  // Unsafe paths are never handed to git; the applier skips them (unsafe-path).
+  const paths = [...new Set(approved.map((entry) => entry.path))].filter(isSafeRelativePath);
+  const tags = await indexTags(options.root, paths, deadline);
+  const held = new Map<string, { reason: SkipReason; detail: string }>();
+  for (const path of paths) {
+    const tag = tags.get(path);
+    const hidden = tag === undefined ? undefined : hiddenBy(tag);
+    if (tag === undefined)
+      held.set(path, {
+        reason: 'untracked',
+        detail: 'the file is not tracked by git; an edit could not be undone',
+      });
+    else if (hidden !== undefined)
+      held.set(path, {
+        reason: 'hidden-from-status',
+        detail: `git hides changes to the file (${hidden}); an edit could destroy local changes you cannot see`,
+      });
+  }
+
+  const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
+  const result = await applyReport({ ...options, only: toApply });
+
+  const files: FileOutcome[] = [...result.files];
+  const entries: EntryOutcome[] = [...result.entries];
+  for (const [path, { reason, detail }] of held) {
+    const onPath = approved.filter((entry) => entry.path === path);
+    files.push({ path, status: 'skipped', entries: onPath.map((entry) => entry.id), reason, detail });
+    for (const entry of onPath)
+      entries.push({ id: entry.id, path, kind: kindOf(entry), status: 'skipped', reason });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const order = new Map(options.report.entries.map((entry, index) => [entry.id, index]));
+  entries.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  const status =
+    result.status === 'failed'
+      ? 'failed'
+      : files.some((file) => file.status === 'skipped')
+        ? 'partial'
+        : files.length === 0
+          ? 'nothing'
+          : 'applied';
+  return { ...result, status, files, entries, needs_approval: needsApproval.map((entry) => entry.id) };
+}
