@@ -279,3 +279,48 @@ export function isFullOid(text: string, format?: 'sha1' | 'sha256'): boolean {
   if (format === 'sha256') return OID_SHA256.test(text);
   return OID_SHA1.test(text) || OID_SHA256.test(text);
 }
+
+export interface IndexFlags {
+  /** `git update-index --assume-unchanged`: local edits are invisible to `status`. */
+  assumeUnchanged: boolean;
+  /** `skip-worktree` (sparse checkout or set by hand): git ignores the working copy. */
+  skipWorktree: boolean;
+}
+
+/**
+ * Parses `git ls-files -v -z`: each record is `<tag> <path>`; a lowercase tag means
+ * assume-unchanged, `S` skip-worktree, `s` both.
+ */
+export function parseIndexFlags(output: Buffer | string): Map<string, IndexFlags> {
+  const flags = new Map<string, IndexFlags>();
+  for (const record of splitNul(output)) {
+    const tag = record.slice(0, 1);
+    flags.set(record.slice(2), {
+      assumeUnchanged: /^[a-z]$/.test(tag),
+      skipWorktree: tag === 'S' || tag === 's',
+    });
+  }
+  return flags;
+}
+
+/**
+ * The index flags of each tracked path among `paths` (every tracked path when `paths` is
+ * undefined); a path absent from the map is not tracked. One `ls-files -v` call.
+ */
+export async function readIndexFlags(
+  cwd: string,
+  paths: readonly string[] | undefined,
+  deadline: Deadline = Deadline.none(),
+): Promise<Map<string, IndexFlags>> {
+  if (paths !== undefined && paths.length === 0) return new Map();
+  const args = ['ls-files', '-v', '-z', ...(paths === undefined ? [] : ['--', ...paths])];
+  const result = await git(args, {
+    cwd,
+    deadline,
+    maxBytes: 64 * 1024 * 1024,
+    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
+  });
+  if (result.kind !== 'exited' || result.code !== 0)
+    throw new OperationalError('git-failed', describeOutcome(result, 'git ls-files'));
+  return parseIndexFlags(result.stdout);
+}

@@ -1,7 +1,5 @@
 import { Deadline } from '../core/deadline.js';
-import { OperationalError } from '../core/errors.js';
-import { git, splitNul } from '../core/git.js';
-import { describeOutcome } from '../core/run.js';
+import { readIndexFlags } from '../core/git.js';
 import {
   type ApplyOptions,
   type ApplyResult,
@@ -30,33 +28,6 @@ export interface GatedApplyResult extends ApplyResult {
 const kindOf = (entry: Entry) =>
   entry.op_type === 'generative' ? 'generative' : (entry.exact_edit?.kind ?? 'generative');
 
-/** The `git ls-files -v` tag of each of `paths` that git tracks. */
-async function indexTags(
-  root: string,
-  paths: readonly string[],
-  deadline: Deadline,
-): Promise<Map<string, string>> {
-  const tags = new Map<string, string>();
-  if (paths.length === 0) return tags;
-  const result = await git(['ls-files', '-v', '-z', '--', ...paths], {
-    cwd: root,
-    deadline,
-    maxBytes: 64 * 1024 * 1024,
-    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
-  });
-  if (result.kind !== 'exited' || result.code !== 0)
-    throw new OperationalError('git-failed', describeOutcome(result, 'git ls-files'));
-  // Each record is "<tag> <path>"; a lowercase tag is assume-unchanged, S/s is skip-worktree.
-  for (const record of splitNul(result.stdout)) tags.set(record.slice(2), record.slice(0, 1));
-  return tags;
-}
-
-function hiddenBy(tag: string): string | undefined {
-  if (tag === 'S' || tag === 's') return 'skip-worktree';
-  if (tag !== tag.toUpperCase()) return 'assume-unchanged';
-  return undefined;
-}
-
 /** Gates the report's entries as described above, then applies what passed with `applyReport`. */
 export async function applyGated(options: ApplyOptions): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
@@ -67,12 +38,16 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
 
   // Unsafe paths are never handed to git; the applier skips them (unsafe-path).
   const paths = [...new Set(approved.map((entry) => entry.path))].filter(isSafeRelativePath);
-  const tags = await indexTags(options.root, paths, deadline);
+  const flags = await readIndexFlags(options.root, paths, deadline);
   const held = new Map<string, { reason: SkipReason; detail: string }>();
   for (const path of paths) {
-    const tag = tags.get(path);
-    const hidden = tag === undefined ? undefined : hiddenBy(tag);
-    if (tag === undefined)
+    const flag = flags.get(path);
+    const hidden = flag?.skipWorktree
+      ? 'skip-worktree'
+      : flag?.assumeUnchanged
+        ? 'assume-unchanged'
+        : undefined;
+    if (flag === undefined)
       held.set(path, {
         reason: 'untracked',
         detail: 'the file is not tracked by git; an edit could not be undone',

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Deadline } from '../core/deadline.js';
 import { RefusalError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs-atomic.js';
-import { discoverRepo, git, splitNul, userGitEnv } from '../core/git.js';
+import { discoverRepo, git, readIndexFlags, userGitEnv } from '../core/git.js';
 import { describeOutcome } from '../core/run.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 import type { EditKind, Entry, Report } from './types.js';
@@ -173,14 +173,7 @@ async function unsafeLocation(tx: TransactionContext, path: string): Promise<str
 }
 
 async function isTracked(root: string, path: string, deadline: Deadline): Promise<boolean> {
-  const result = await git(['ls-files', '-z', '--', path], {
-    cwd: root,
-    deadline,
-    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
-  });
-  if (result.kind !== 'exited' || result.code !== 0)
-    throw new RefusalError('git-failed', describeOutcome(result, 'git ls-files'));
-  return splitNul(result.stdout).includes(path);
+  return (await readIndexFlags(root, [path], deadline)).has(path);
 }
 
 /** Refuses ids that are not in the report, before anything is touched. */

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../core/errors.js';
-import { discoverRepo, git, gitText, splitNul, userGitEnv } from '../core/git.js';
+import { discoverRepo, git, gitText, readIndexFlags, splitNul, userGitEnv } from '../core/git.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
 import {
   type ApplyFaults,
@@ -137,14 +137,9 @@ interface IndexFlags {
 
 async function indexFlags(root: string, paths: readonly string[], deadline: Deadline): Promise<IndexFlags> {
   const flags: IndexFlags = { tracked: new Set(), hidden: new Set() };
-  if (paths.length === 0) return flags;
-  const out = await readGit(['ls-files', '-v', '-z', '--', ...paths], root, deadline);
-  for (const record of splitNul(out)) {
-    // "<tag> <path>"
-    const tag = record.slice(0, 1);
-    const path = record.slice(2);
+  for (const [path, { assumeUnchanged, skipWorktree }] of await readIndexFlags(root, paths, deadline)) {
     flags.tracked.add(path);
-    if (tag === 'S' || /^[a-z]$/.test(tag)) flags.hidden.add(path);
+    if (assumeUnchanged || skipWorktree) flags.hidden.add(path);
   }
   return flags;
 }
@@ -717,11 +712,9 @@ async function hiddenFlags(
   deadline: Deadline,
 ): Promise<{ assumeUnchanged: string[]; skipWorktree: string[] }> {
   const flags = { assumeUnchanged: [] as string[], skipWorktree: [] as string[] };
-  for (const record of splitNul(await readGit(['ls-files', '-v', '-z'], root, deadline))) {
-    const tag = record.slice(0, 1);
-    const path = record.slice(2);
-    if (tag === 'S' || tag === 's') flags.skipWorktree.push(path);
-    if (/^[a-z]$/.test(tag)) flags.assumeUnchanged.push(path);
+  for (const [path, { assumeUnchanged, skipWorktree }] of await readIndexFlags(root, undefined, deadline)) {
+    if (skipWorktree) flags.skipWorktree.push(path);
+    if (assumeUnchanged) flags.assumeUnchanged.push(path);
   }
   return flags;
 }

@@ -8,6 +8,7 @@ import {
   isFullOid,
   listWorktrees,
   parseWorktreeList,
+  readIndexFlags,
   splitNul,
 } from '../../src/core/git.js';
 import { makeRepo, makeTempDir } from '../helpers/git-repo.js';
@@ -123,6 +124,20 @@ describe('hardened git', () => {
     );
     assert.equal(parsed[1]?.prunable, 'gitdir file points to non-existent location');
     assert.equal(parsed[1]?.isMain, false);
+  });
+
+  it('reads index flags: assume-unchanged, skip-worktree, both, and untracked absent', async () => {
+    repo.commit('flags', { 'f/a.md': 'a\n', 'f/b.md': 'b\n', 'f/c.md': 'c\n', 'f/d.md': 'd\n' });
+    repo.git(['update-index', '--assume-unchanged', 'f/a.md']);
+    repo.git(['update-index', '--skip-worktree', 'f/b.md']);
+    repo.git(['update-index', '--assume-unchanged', '--skip-worktree', 'f/c.md']);
+    const flags = await readIndexFlags(repo.dir, ['f/a.md', 'f/b.md', 'f/c.md', 'f/d.md', 'f/none.md']);
+    assert.deepEqual(Object.fromEntries(flags), {
+      'f/a.md': { assumeUnchanged: true, skipWorktree: false },
+      'f/b.md': { assumeUnchanged: false, skipWorktree: true },
+      'f/c.md': { assumeUnchanged: true, skipWorktree: true },
+      'f/d.md': { assumeUnchanged: false, skipWorktree: false },
+    });
   });
 
   it('splits NUL output without a phantom last field', () => {
