@@ -289,7 +289,8 @@ export interface IndexFlags {
 
 /**
  * Parses `git ls-files -v -z`: each record is `<tag> <path>`; a lowercase tag means
- * assume-unchanged, `S` skip-worktree, `s` both.
+ * assume-unchanged (it masks a skip-worktree bit set as well), `S` skip-worktree. Either
+ * way git hides the file's local changes from `status`.
  */
 export function parseIndexFlags(output: Buffer | string): Map<string, IndexFlags> {
   const flags = new Map<string, IndexFlags>();

