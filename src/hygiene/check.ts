@@ -177,7 +177,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   const json = `${JSON.stringify(report, null, 2)}\n`;
   await validateOnScratch(json, artifact.project_root);
-  const md = renderReportMarkdown(report);
+  // Signals on files that got no proposal at all (not merely filtered out by --category).
+  const proposed = new Set(proposals.map((proposal) => proposal.path));
+  const unresolved = Object.fromEntries(
+    Object.entries(artifact.signals).filter(([path]) => !proposed.has(path)),
+  );
+  const md = renderReportMarkdown(report, unresolved);
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');

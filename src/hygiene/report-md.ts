@@ -5,7 +5,7 @@
  * Markdown nor put control characters on a terminal.
  */
 import { escapeText } from '../core/quote.js';
-import type { Entry, Report } from './types.js';
+import type { Entry, Report, ScanArtifact } from './types.js';
 
 /** How many cleared paths are listed before the rest are summarised (the JSON has all). */
 const CLEARED_LISTED = 200;
@@ -81,9 +81,16 @@ function section(title: string, entries: Entry[]): string[] {
 }
 
 /** Renders the human report for a (valid) machine report. */
-export function renderReportMarkdown(report: Report): string {
+/**
+ * The human report. With the scan's `signals`, files that carry signals but got no
+ * proposal (e.g. a broken link whose new target nothing reveals) are listed apart from
+ * the clean ones, so "cleared" never hides a known problem.
+ */
+export function renderReportMarkdown(report: Report, signals: ScanArtifact['signals'] = {}): string {
   const candidates = new Set(report.entries.map((entry) => entry.path));
-  const cleared = report.shortlist.filter((path) => !candidates.has(path));
+  const notCandidates = report.shortlist.filter((path) => !candidates.has(path));
+  const unresolved = notCandidates.filter((path) => (signals[path] ?? []).length > 0);
+  const cleared = notCandidates.filter((path) => (signals[path] ?? []).length === 0);
   const auto = report.entries.filter((entry) => entry.safety_tier === 'auto').length;
   const irreversible = report.entries.filter((e) => e.is_destructive && !e.is_reversible).length;
   const saved =
@@ -103,6 +110,9 @@ export function renderReportMarkdown(report: Report): string {
     `- **Category filter:** ${filter}`,
     `- **Files scanned:** ${report.scan.files_scanned}`,
     `- **Candidates:** ${count(report.entries.length, 'entry', 'entries')} in ${count(candidates.size, 'file')} — ${auto} auto, ${report.entries.length - auto} need confirmation${irreversible > 0 ? ` (${irreversible} irreversible)` : ''}`,
+    ...(unresolved.length > 0
+      ? [`- **Signals with no proposed fix:** ${count(unresolved.length, 'file')} (review them by hand)`]
+      : []),
     `- **Cleared:** ${count(cleared.length, 'file')}`,
     `- **Tokens saved per agent session if all are applied:** ≈${saved}${tokenizer}`,
     '',
@@ -116,9 +126,21 @@ export function renderReportMarkdown(report: Report): string {
       'Bloat',
       report.entries.filter((entry) => entry.category.class === 'bloat'),
     ),
-    `## Cleared (${cleared.length})`,
-    '',
   ];
+  if (unresolved.length > 0) {
+    lines.push(`## Signals with no proposed fix (${unresolved.length})`, '');
+    lines.push('The scanner found these, but the evidence does not pin down an exact edit:', '');
+    for (const path of unresolved.slice(0, CLEARED_LISTED)) {
+      const found = (signals[path] ?? []).map(
+        (signal) => `${codeSpan(signal.name)}${signal.line !== undefined ? ` (line ${signal.line})` : ''}`,
+      );
+      lines.push(`- ${codeSpan(path)} — ${found.join(', ')}`);
+    }
+    if (unresolved.length > CLEARED_LISTED)
+      lines.push(`- … and ${unresolved.length - CLEARED_LISTED} more (run \`stw hygiene scan --json\`)`);
+    lines.push('');
+  }
+  lines.push(`## Cleared (${cleared.length})`, '');
   if (cleared.length === 0) lines.push('None.');
   else {
     lines.push('Scanned with no proposed change:', '');

@@ -139,4 +139,20 @@ describe('renderReportMarkdown', () => {
     assert.ok(!md.includes('- `d/200.md`'));
     assert.ok(md.includes('… and 5 more'));
   });
+
+  it('lists files whose signals got no proposal apart from the cleared ones, and shows each exact edit', () => {
+    const md = renderReportMarkdown(report([entry({})], ['docs/a.md', 'docs/lost.md', 'docs/ok.md']), {
+      'docs/lost.md': [{ name: 'broken_reference', line: 4, detail: 'gone.md does not exist' }],
+    });
+    assert.match(md, /- \*\*Signals with no proposed fix:\*\* 1 file \(review them by hand\)/);
+    assert.match(
+      md,
+      /## Signals with no proposed fix \(1\)\n\n.*\n\n- `docs\/lost.md` — `broken_reference` \(line 4\)/,
+    );
+    assert.match(md, /## Cleared \(1\)\n\nScanned with no proposed change:\n\n- `docs\/ok.md`\n/);
+    assert.match(
+      md,
+      /- \*\*Edit:\*\* replace-text \(deterministic\) · lines 3–3 · `guide.md` → `docs\/guide.md`/,
+    );
+  });
 });
