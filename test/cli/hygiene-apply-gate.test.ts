@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import type { Entry } from '../../src/hygiene/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
-import { makeEntry, makeReport, writeProjectReport } from '../helpers/report.js';
+import {
+  makeEntry,
+  makeReport,
+  PLAN_AND_GUIDE,
+  planAndGuideEntries,
+  writeProjectReport,
+} from '../helpers/report.js';
 
 const repos: TestRepo[] = [];
 after(() => {
@@ -59,22 +64,8 @@ describe('stw hygiene apply keeps the gate (built CLI)', () => {
   });
 
   it('a tracked file: the confirm entry applies only when named; auto entries apply by default', async () => {
-    const repo = repoWith({
-      'docs/plan.md': 'Plan\nkeep\nobsolete\n',
-      'docs/guide.md': 'Guide\nsee old.md\n',
-    });
-    const entries: Entry[] = [
-      makeEntry(repo.dir, { id: 'del', path: 'docs/plan.md', kind: 'delete-range', anchor: [3, 3] }),
-      makeEntry(repo.dir, {
-        id: 'fix',
-        path: 'docs/guide.md',
-        kind: 'replace-text',
-        anchor: [2, 2],
-        match: 'old',
-        replacement: 'new',
-      }),
-    ];
-    writeProjectReport(repo.dir, makeReport(repo.dir, entries));
+    const repo = repoWith(PLAN_AND_GUIDE);
+    writeProjectReport(repo.dir, makeReport(repo.dir, planAndGuideEntries(repo.dir)));
     const head = repo.head();
 
     const first = await apply(repo);

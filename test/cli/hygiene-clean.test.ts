@@ -2,10 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { Entry } from '../../src/hygiene/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
-import { makeEntry, makeReport, snapshotTree, writeProjectReport } from '../helpers/report.js';
+import {
+  makeReport,
+  PLAN_AND_GUIDE,
+  planAndGuideEntries,
+  snapshotTree,
+  writeProjectReport,
+} from '../helpers/report.js';
 
 const repos: TestRepo[] = [];
 after(() => {
@@ -17,22 +22,8 @@ const NOW = { STW_NOW: '2026-04-02T08:30:00Z' };
 function project(): TestRepo {
   const repo = makeRepo();
   repos.push(repo);
-  repo.commit('docs', {
-    'docs/plan.md': 'Plan\nkeep\nobsolete\n',
-    'docs/guide.md': 'Guide\nsee old.md\n',
-  });
-  const entries: Entry[] = [
-    makeEntry(repo.dir, { id: 'del', path: 'docs/plan.md', kind: 'delete-range', anchor: [3, 3] }),
-    makeEntry(repo.dir, {
-      id: 'fix',
-      path: 'docs/guide.md',
-      kind: 'replace-text',
-      anchor: [2, 2],
-      match: 'old',
-      replacement: 'new',
-    }),
-  ];
-  writeProjectReport(repo.dir, makeReport(repo.dir, entries));
+  repo.commit('docs', PLAN_AND_GUIDE);
+  writeProjectReport(repo.dir, makeReport(repo.dir, planAndGuideEntries(repo.dir)));
   return repo;
 }
 

@@ -118,6 +118,30 @@ export function writeProjectReport(root: string, report: Report): void {
   writeFileSync(join(root, '.dochygiene', 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
 }
 
+/** A plan with an obsolete last line and a guide with a stale mention: the usual two-entry project. */
+export const PLAN_AND_GUIDE: Record<string, string> = {
+  'docs/plan.md': 'Plan\nkeep\nobsolete\n',
+  'docs/guide.md': 'Guide\nsee old.md\n',
+};
+
+/**
+ * The entries for `PLAN_AND_GUIDE` as committed under `root`: `del`, a confirm-tier
+ * delete-range of plan.md's last line, and `fix`, an auto replace-text in guide.md.
+ */
+export function planAndGuideEntries(root: string): Entry[] {
+  return [
+    makeEntry(root, { id: 'del', path: 'docs/plan.md', kind: 'delete-range', anchor: [3, 3] }),
+    makeEntry(root, {
+      id: 'fix',
+      path: 'docs/guide.md',
+      kind: 'replace-text',
+      anchor: [2, 2],
+      match: 'old',
+      replacement: 'new',
+    }),
+  ];
+}
+
 /** Every file under `dir` except `.git/`, as path → bytes (symlinks as their target), for byte-exact comparisons. */
 export function snapshotTree(dir: string): Map<string, string> {
   const files = new Map<string, string>();

@@ -30,6 +30,12 @@ function project(files: Record<string, string>, entries: (root: string) => Entry
 }
 
 const read = (repo: TestRepo, path: string) => readFileSync(repo.path(path), 'utf8');
+/** A failure at the commit step, after every file was written and staged. */
+const COMMIT_REFUSED = {
+  beforeCommit: () => {
+    throw new Error('commit refused (simulated)');
+  },
+};
 /** The raw commit message (its single final newline dropped by TestRepo.git). */
 const message = (repo: TestRepo, rev = 'HEAD') => {
   const raw = repo.git(['cat-file', 'commit', rev]);
@@ -332,11 +338,7 @@ describe('clean', () => {
         cwd: repo.dir,
         clock,
         env,
-        faults: {
-          beforeCommit: () => {
-            throw new Error('commit refused (simulated)');
-          },
-        },
+        faults: COMMIT_REFUSED,
       }),
       /rolled back/,
     );
@@ -365,11 +367,7 @@ describe('clean', () => {
         clock,
         env,
         approve: ['orphan'],
-        faults: {
-          beforeCommit: () => {
-            throw new Error('commit refused (simulated)');
-          },
-        },
+        faults: COMMIT_REFUSED,
       }),
       /rolled back/,
     );

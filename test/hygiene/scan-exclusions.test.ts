@@ -1,34 +1,20 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { schemaPath } from '../../src/core/package.js';
 import { unsafePathReason } from '../../src/hygiene/scan/files.js';
 import type { Report } from '../../src/hygiene/types.js';
 import { validateReport } from '../../src/hygiene/validate.js';
 import { runCli } from '../helpers/cli.js';
-import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
-import { scanDir } from './scan-helpers.js';
-
-const repos: TestRepo[] = [];
-const dirs: string[] = [];
-function fixture(files: Record<string, string | Buffer>): TestRepo {
-  const repo = makeRepo({ initialCommit: false });
-  repos.push(repo);
-  repo.commit('fixture', files);
-  return repo;
-}
-after(() => {
-  for (const repo of repos) repo.cleanup();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+import { fixtureRepo, scanDir, scratchDir } from './scan-helpers.js';
 
 const BROKEN = '# Doc\n\n[gone](gone.md)\n';
 
 describe('exclusions', () => {
   it('leaves out docs with `hygiene: frozen` frontmatter', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/adr-1.md': `---\nhygiene: frozen\n---\n${BROKEN}`,
       'docs/live.md': '# Live\n',
     });
@@ -41,7 +27,7 @@ describe('exclusions', () => {
   });
 
   it('honours .dochygiene-ignore with gitignore semantics', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       '.dochygiene-ignore': '# generated\ngenerated/\n*.gen.md\n!keep.gen.md\n',
       'generated/api.md': BROKEN,
       'docs/x.gen.md': BROKEN,
@@ -57,7 +43,7 @@ describe('exclusions', () => {
   });
 
   it('leaves out append-only logs by name and by frontmatter', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'CHANGELOG.md': BROKEN,
       'docs/HISTORY.md': BROKEN,
       'docs/deploy.log.md': BROKEN,
@@ -75,7 +61,7 @@ describe('exclusions', () => {
   });
 
   it('leaves out its own .dochygiene/ folder', async () => {
-    const repo = fixture({ 'README.md': '# Readme\n' });
+    const repo = fixtureRepo({ 'README.md': '# Readme\n' });
     repo.write({ '.dochygiene/report.md': BROKEN, '.dochygiene/notes.md': BROKEN });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(artifact.shortlist, ['README.md']);
@@ -85,7 +71,7 @@ describe('exclusions', () => {
   });
 
   it('leaves out the configured excluded directories', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'vendor/lib/README.md': BROKEN,
       'docs/archive/old.md': BROKEN,
       'generated/out.md': BROKEN,
@@ -115,7 +101,7 @@ describe('exclusions', () => {
   });
 
   it('respects git ignore rules and lists ignored docs', async () => {
-    const repo = fixture({ '.gitignore': 'notes/\nscratch.md\n', 'README.md': '# Readme\n' });
+    const repo = fixtureRepo({ '.gitignore': 'notes/\nscratch.md\n', 'README.md': '# Readme\n' });
     repo.write({ 'scratch.md': BROKEN, 'notes/a.md': BROKEN, 'untracked.md': '# New\n' });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(artifact.shortlist, ['README.md', 'untracked.md']);
@@ -123,7 +109,7 @@ describe('exclusions', () => {
   });
 
   it('skips binary and non-UTF-8 files with a reason and never crashes on them', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/binary.md': Buffer.from([0x23, 0x20, 0x00, 0x01, 0x02, 0xff]),
       'docs/latin1.md': Buffer.from('# Caf\xe9\n', 'latin1'),
       'docs/ok.md': '# Fine — UTF-8 ✓\n',
@@ -137,10 +123,9 @@ describe('exclusions', () => {
   });
 
   it('never follows a symlink out of the root', async () => {
-    const outside = makeTempDir('stw-outside-');
-    dirs.push(outside);
+    const outside = scratchDir('stw-outside-');
     writeFileSync(join(outside, 'secret.md'), BROKEN);
-    const repo = fixture({ 'README.md': '# Readme\n', 'docs/real.md': '# Real\n' });
+    const repo = fixtureRepo({ 'README.md': '# Readme\n', 'docs/real.md': '# Real\n' });
     symlinkSync(join(outside, 'secret.md'), join(repo.dir, 'escape.md'));
     symlinkSync('real.md', join(repo.dir, 'docs', 'alias.md'));
     const artifact = await scanDir(repo.dir);
@@ -182,7 +167,7 @@ describe('unsafe names', () => {
   it('leaves out a doc whose name has a line break, with the reason, and still scans odd but safe names', async () => {
     const files: Record<string, string> = { 'README.md': '# Readme\n' };
     for (const path of [...SAFE, ...UNSAFE]) files[path] = BROKEN;
-    const repo = fixture(files);
+    const repo = fixtureRepo(files);
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(artifact.shortlist, ['README.md', ...SAFE].sort());
     assert.deepEqual(
@@ -215,7 +200,10 @@ describe('unsafe names', () => {
   });
 
   it('never suggests an unsafe name as the new home of a moved doc', async () => {
-    const repo = fixture({ 'README.md': '# Readme\n\nSee [notes](notes.md).\n', 'notes.md': '# Notes\n' });
+    const repo = fixtureRepo({
+      'README.md': '# Readme\n\nSee [notes](notes.md).\n',
+      'notes.md': '# Notes\n',
+    });
     repo.move('rename', 'notes.md', 'docs/notes\n.md');
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(
@@ -225,7 +213,7 @@ describe('unsafe names', () => {
   });
 
   it('stw hygiene check writes a valid report in a repository holding such a name', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'README.md': '# Readme\n\nSee the [guide](docs/guide.md).\n',
       'docs/guide.md': '# Guide\n\nSee [setup](setup.md).\n',
       'docs/setup.md': '# Setup\n',

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after } from 'node:test';
 import { schemaValidator } from '../../src/core/schema.js';
 import { scan } from '../../src/hygiene/scan/index.js';
 import {
@@ -7,6 +9,7 @@ import {
   type ScanArtifact,
   type Signal,
 } from '../../src/hygiene/types.js';
+import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 
 /** Scans `root` with the default config (or `config`) and checks the artifact against its schema. */
 export async function scanDir(
@@ -30,4 +33,29 @@ export function signalsOf(artifact: ScanArtifact, path: string, name: Signal['na
 /** `{line, data}` of each signal, for exact comparison. */
 export function brief(signals: Signal[]): { line: number | undefined; data: unknown }[] {
   return signals.map((s) => ({ line: s.line, data: s.data }));
+}
+
+const cleanups: (() => void)[] = [];
+after(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+/** Removes `repo` when the test file ends. */
+export function removeLater(repo: TestRepo): TestRepo {
+  cleanups.push(() => repo.cleanup());
+  return repo;
+}
+
+/** A fresh repository whose one commit holds `files`; removed when the test file ends. */
+export function fixtureRepo(files: Record<string, string | Buffer>): TestRepo {
+  const repo = removeLater(makeRepo({ initialCommit: false }));
+  repo.commit('fixture', files);
+  return repo;
+}
+
+/** A scratch directory removed when the test file ends. */
+export function scratchDir(prefix?: string): string {
+  const dir = makeTempDir(prefix);
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

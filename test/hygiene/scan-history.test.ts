@@ -1,34 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { schemaValidator } from '../../src/core/schema.js';
 import { EXPECTED_UNAVAILABLE, HISTORY_SIGNALS } from '../../src/hygiene/scan/index.js';
 import type { ScanArtifact } from '../../src/hygiene/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { makeRepo, makeTempDir, type TestRepo, testEnv } from '../helpers/git-repo.js';
-import { brief, scanDir, signalsOf } from './scan-helpers.js';
-
-const cleanups: (() => void)[] = [];
-after(() => {
-  for (const cleanup of cleanups) cleanup();
-});
-function repoWith(files: Record<string, string>): TestRepo {
-  const repo = makeRepo({ initialCommit: false });
-  cleanups.push(() => repo.cleanup());
-  repo.commit('fixture', files);
-  return repo;
-}
-function tempDir(prefix: string): string {
-  const dir = makeTempDir(prefix);
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { makeRepo, type TestRepo, testEnv } from '../helpers/git-repo.js';
+import { brief, fixtureRepo, removeLater, scanDir, scratchDir, signalsOf } from './scan-helpers.js';
 
 /** A `git` wrapper first on PATH that logs each invocation (and can fail `git log`). */
 function gitWrapper(options: { failLog?: boolean } = {}): { env: NodeJS.ProcessEnv; calls: () => string[] } {
-  const dir = tempDir('stw-gitwrap-');
+  const dir = scratchDir('stw-gitwrap-');
   const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   const log = join(dir, 'calls.log');
   writeFileSync(log, '');
@@ -55,7 +39,7 @@ function docsRepo(n: number): TestRepo {
   const files: Record<string, string> = { 'src/old.ts': 'export {};\n' };
   for (let i = 0; i < n; i++)
     files[`docs/d${i}.md`] = `# Doc ${i}\n\n[next](d${(i + 1) % n}.md) [gone](gone${i}.md) \`src/old.ts\`\n`;
-  const repo = repoWith(files);
+  const repo = fixtureRepo(files);
   repo.move('move', 'src/old.ts', 'src/new.ts');
   return repo;
 }
@@ -84,7 +68,7 @@ describe('history pass', () => {
 
   it('scans a shallow clone and lists the history signals as unavailable', async () => {
     const origin = docsRepo(2);
-    const clone = join(tempDir('stw-shallow-'), 'clone');
+    const clone = join(scratchDir('stw-shallow-'), 'clone');
     execFileSync('git', ['clone', '-q', '--depth', '1', `file://${origin.dir}`, clone], { env: testEnv() });
     const artifact = await scanDir(clone);
     assert.deepEqual(artifact.shortlist, ['docs/d0.md', 'docs/d1.md']);
@@ -104,7 +88,7 @@ describe('history pass', () => {
   it('does not read history in a partial clone (it would fetch contents)', async () => {
     const origin = docsRepo(2);
     origin.git(['config', 'uploadpack.allowFilter', 'true']);
-    const clone = join(tempDir('stw-partial-'), 'clone');
+    const clone = join(scratchDir('stw-partial-'), 'clone');
     execFileSync('git', ['clone', '-q', '--filter=blob:none', `file://${origin.dir}`, clone], {
       env: testEnv(),
     });
@@ -117,7 +101,7 @@ describe('history pass', () => {
   });
 
   it('scans a directory that is not a repository', async () => {
-    const dir = tempDir('stw-norepo-');
+    const dir = scratchDir('stw-norepo-');
     mkdirSync(join(dir, 'docs'));
     mkdirSync(join(dir, 'node_modules', 'pkg'), { recursive: true });
     writeFileSync(join(dir, 'docs', 'a.md'), '# A\n\n[b](b.md) [gone](gone.md)\n');
@@ -142,7 +126,7 @@ describe('history pass', () => {
   });
 
   it('scans a folder inside a repository with paths and history relative to it', async () => {
-    const repo = repoWith({
+    const repo = fixtureRepo({
       'site/index.md': '# Index\n\n[guide](old/guide.md)\n',
       'site/old/guide.md': '# Guide\n',
     });
@@ -165,8 +149,7 @@ describe('history pass', () => {
   });
 
   it('scans a repository without commits', async () => {
-    const repo = makeRepo({ initialCommit: false });
-    cleanups.push(() => repo.cleanup());
+    const repo = removeLater(makeRepo({ initialCommit: false }));
     repo.write({ 'README.md': '# New\n' });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(artifact.shortlist, ['README.md']);
@@ -197,7 +180,7 @@ describe('history pass', () => {
 
 describe('stw hygiene scan', () => {
   it('prints a summary with quoted paths, and the artifact under --json', async () => {
-    const repo = repoWith({
+    const repo = fixtureRepo({
       'README.md': '# Readme\n\n[gone](gone.md)\n',
       'docs/plans/x.md': '# X\n',
       'CHANGELOG.md': '# Changes\n',
@@ -217,7 +200,7 @@ describe('stw hygiene scan', () => {
   });
 
   it('narrows the scan with --scope (a directory relative to cwd, or a glob)', async () => {
-    const repo = repoWith({
+    const repo = fixtureRepo({
       'README.md': '# R\n',
       'docs/a.md': '# A\n',
       'docs/sub/b.md': '# B\n',
@@ -238,7 +221,7 @@ describe('stw hygiene scan', () => {
   });
 
   it('reads .dochygiene.yml and refuses a bad one with exit 1', async () => {
-    const repo = repoWith({
+    const repo = fixtureRepo({
       '.dochygiene.yml': 'scan:\n  excluded_dirs: [notes]\ncontext:\n  budget_tokens: 5\n',
       'CLAUDE.md': '# Claude\n\nAlways run the whole test suite before committing anything.\n',
       'notes/a.md': '# A\n',
@@ -258,7 +241,7 @@ describe('stw hygiene scan', () => {
   });
 
   it('rejects unknown flags with exit 2', async () => {
-    const repo = repoWith({ 'README.md': '# R\n' });
+    const repo = fixtureRepo({ 'README.md': '# R\n' });
     const result = await runCli(['hygiene', 'scan', '--bogus'], { cwd: repo.dir });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /bogus/);

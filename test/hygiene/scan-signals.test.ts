@@ -1,18 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
-import { brief, scanDir, signalsOf } from './scan-helpers.js';
-
-const repos: TestRepo[] = [];
-function fixture(files: Record<string, string>): TestRepo {
-  const repo = makeRepo({ initialCommit: false });
-  repos.push(repo);
-  repo.commit('fixture', files);
-  return repo;
-}
-after(() => {
-  for (const repo of repos) repo.cleanup();
-});
+import { describe, it } from 'node:test';
+import { brief, fixtureRepo, scanDir, signalsOf } from './scan-helpers.js';
 
 const LONG = (word: string) =>
   `This paragraph about ${word} is long enough to count as a block of duplicated content, ` +
@@ -21,7 +9,7 @@ const LONG = (word: string) =>
 
 describe('broken_reference', () => {
   it('reports inline links, images, definitions, HTML href/src and fragments with their lines', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/guide.md': [
         '# Guide', // 1
         '', // 2
@@ -56,7 +44,7 @@ describe('broken_reference', () => {
   });
 
   it('does not report links inside fenced code blocks or inline code', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'README.md': [
         '# Readme',
         '',
@@ -76,7 +64,7 @@ describe('broken_reference', () => {
   });
 
   it('suggests the new location of a renamed file from git history, written like the original', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/index.md': '# Index\n\nRead [the guide](./guide/old-name.md#setup) first.\n',
       'docs/guide/old-name.md': '# Old\n\n## Setup\n',
     });
@@ -97,7 +85,7 @@ describe('broken_reference', () => {
   });
 
   it('checks links in GFM table cells: a moved target is reported on its row with a suggestion', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/index.md': [
         '# Index', // 1
         '', // 2
@@ -129,7 +117,7 @@ describe('broken_reference', () => {
   });
 
   it('suggests a unique file with the same name when history has no rename', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/index.md': '# Index\n\nSee [the API](api-reference.md).\n',
       'reference/api-reference.md': '# API\n',
     });
@@ -149,7 +137,7 @@ describe('broken_reference', () => {
   });
 
   it('checks @imports of agent-context files and backticked repo paths', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'CLAUDE.md': [
         '# Rules',
         '',
@@ -174,7 +162,7 @@ describe('broken_reference', () => {
 
 describe('agent context', () => {
   it('follows @imports up to four hops, not into code, and not further', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'CLAUDE.md': '# Claude\n\n@docs/h1.md\n\n```\n@docs/fenced.md\n```\n',
       'docs/h1.md': '# 1\n\n@h2.md\n',
       'docs/h2.md': '# 2\n\n@h3.md\n',
@@ -196,7 +184,7 @@ describe('agent context', () => {
 
 describe('version_skew', () => {
   it('reports a runtime, project or dependency version that disagrees with package.json', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'package.json': JSON.stringify({
         name: 'widget',
         version: '2.1.0',
@@ -252,7 +240,7 @@ describe('version_skew', () => {
 
 describe('edit_recency_vs_churn', () => {
   it('fires when the code a doc references changed many times since the doc', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/engine.md': '# Engine\n\nThe engine lives in [engine.ts](../src/engine.ts).\n',
       'src/engine.ts': 'export const v = 0;\n',
     });
@@ -274,7 +262,7 @@ describe('edit_recency_vs_churn', () => {
 
 describe('stale_name_location', () => {
   it('reports plan folders, dates, drafts, old names and older versions, with inbound references', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'README.md': '# Readme\n\nSee [the roadmap](docs/plans/roadmap.md).\n',
       'docs/plans/roadmap.md': '# Roadmap\n',
       'docs/notes-2024-03-15.md': '# Notes\n',
@@ -310,7 +298,7 @@ describe('stale_name_location', () => {
 
 describe('archive_to_live_ratio', () => {
   it('fires when a folder holds more archived than live docs, or a doc links mostly into archives', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'notes/current.md': '# Current\n',
       'notes/archive/2023.md': '# 2023\n',
       'notes/archive/2024.md': '# 2024\n',
@@ -331,7 +319,7 @@ describe('archive_to_live_ratio', () => {
 
 describe('frontmatter_marker', () => {
   it('reports status, superseded_by and archived frontmatter on their lines', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'docs/rfc.md': [
         '---',
         'title: RFC',
@@ -356,7 +344,7 @@ describe('frontmatter_marker', () => {
   });
 
   it('reports an in-body status line and a fully ticked task list', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'plan.md': [
         '# Plan',
         '',
@@ -380,7 +368,7 @@ describe('frontmatter_marker', () => {
 
 describe('append_only_growth', () => {
   it('fires on a non-log doc grown only by appends over several commits', async () => {
-    const repo = fixture({ 'NOTES.md': '# Notes\n' });
+    const repo = fixtureRepo({ 'NOTES.md': '# Notes\n' });
     let text = '# Notes\n';
     for (let i = 1; i <= 5; i++) {
       for (let l = 0; l < 45; l++) text += `- note ${i}.${l}\n`;
@@ -395,7 +383,7 @@ describe('append_only_growth', () => {
 
 describe('duplicate_content', () => {
   it('points the copy in the less canonical place at the canonical one', async () => {
-    const repo = fixture({
+    const repo = fixtureRepo({
       'README.md': ['# Readme', '', LONG('setup'), '', LONG('usage'), ''].join('\n'),
       'docs/plans/notes.md': [
         '# Notes',
@@ -422,7 +410,7 @@ describe('context_weight', () => {
   it('reports agent-context files and their imports over the token budget', async () => {
     const big = (label: string) =>
       `# ${label}\n\n${Array.from({ length: 600 }, (_, i) => `- rule ${i} about ${label}`).join('\n')}\n`;
-    const repo = fixture({
+    const repo = fixtureRepo({
       'AGENTS.md': big('agents'),
       'CLAUDE.md': '# Claude\n\nSee @docs/conventions.md\n',
       'docs/conventions.md': big('conventions'),
