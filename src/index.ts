@@ -24,17 +24,7 @@ export {
   applyReport,
   type EntryOutcome,
   type FileOutcome,
-} from './hygiene/apply.js';
-export { applyGated, type GatedApplyResult } from './hygiene/apply-gate.js';
-export {
-  type CheckOptions,
-  type CheckResult,
-  type CheckSummary,
-  readProposalsFile,
-  runCheck,
-  summarizeReport,
-} from './hygiene/check.js';
-export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify-rules.js';
+} from './hygiene/apply/applier.js';
 export {
   type CleanOptions,
   type CleanPlan,
@@ -43,33 +33,48 @@ export {
   cleanupMessage,
   type PlanCleanOptions,
   planClean,
-} from './hygiene/clean.js';
-export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
-export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/finalize.js';
-export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
+} from './hygiene/apply/clean.js';
+export { applyGated, type GatedApplyResult } from './hygiene/apply/gate.js';
+export { type SweepOptions, type SweepResult, sweep } from './hygiene/apply/sweep.js';
+export {
+  type CheckOptions,
+  type CheckResult,
+  type CheckSummary,
+  readProposalsFile,
+  runCheck,
+  summarizeReport,
+} from './hygiene/check.js';
 export {
   type CategoryFilter,
   findProposalConflicts,
   parseCategoryFilter,
   parseProposals,
-} from './hygiene/proposals.js';
-export { decideReminder, localDay, type ReminderDecision, readStaleAfterDays } from './hygiene/reminder.js';
-export { renderReportMarkdown } from './hygiene/report-md.js';
+} from './hygiene/classify/proposals.js';
+export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify/rules.js';
+export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
+export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
+export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/report/finalize.js';
+export { renderReportMarkdown } from './hygiene/report/report-md.js';
+export {
+  countLines,
+  REPORT_SCHEMA_FILE,
+  type ValidateReportOptions,
+  validateReport,
+} from './hygiene/report/validate.js';
 export { type ScanOptions, scan } from './hygiene/scan/index.js';
+export {
+  decideReminder,
+  localDay,
+  type ReminderDecision,
+  readStaleAfterDays,
+} from './hygiene/state/reminder.js';
 export {
   GITIGNORE_LINE,
   parseState,
   STATE_DIR,
   StateStore,
   type WriteReportFaults,
-} from './hygiene/state-store.js';
-export { type SweepOptions, type SweepResult, sweep } from './hygiene/sweep.js';
-export {
-  countLines,
-  REPORT_SCHEMA_FILE,
-  type ValidateReportOptions,
-  validateReport,
-} from './hygiene/validate.js';
+} from './hygiene/state/store.js';
 export {
   applyTidyPlan,
   type RecoveryEntry,

@@ -12,21 +12,21 @@ import { type Clock, formatInstant } from '../core/clock.js';
 import type { Deadline } from '../core/deadline.js';
 import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { quote } from '../core/quote.js';
-import { classifyWithRules } from './classify-rules.js';
-import { loadConfig } from './config.js';
-import { finalizeReport } from './finalize.js';
-import { resolveProjectRoot } from './project.js';
 import {
   CATEGORY_FILTER_VALUES,
   isSafeRelativePath,
   parseCategoryFilter,
   parseProposals,
-} from './proposals.js';
-import { renderReportMarkdown } from './report-md.js';
+} from './classify/proposals.js';
+import { classifyWithRules } from './classify/rules.js';
+import { loadConfig } from './config.js';
+import { resolveProjectRoot } from './project.js';
+import { finalizeReport } from './report/finalize.js';
+import { renderReportMarkdown } from './report/report-md.js';
+import { validateReport } from './report/validate.js';
 import { isPartialScan, scan } from './scan/index.js';
-import { GITIGNORE_LINE, StateStore } from './state-store.js';
+import { GITIGNORE_LINE, StateStore } from './state/store.js';
 import type { Proposal, Report } from './types.js';
-import { validateReport } from './validate.js';
 
 export interface CheckOptions {
   cwd: string;

@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import type { CommandContext } from '../../src/cli/command.js';
 import { askGate, gatedPlan } from '../../src/cli/commands/hygiene-clean.js';
 import { fixedClock } from '../../src/core/clock.js';
-import type { PlannedEntry } from '../../src/hygiene/clean.js';
+import type { PlannedEntry } from '../../src/hygiene/apply/clean.js';
 import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { makeEntry, makeReport, writeProjectReport } from '../helpers/report.js';
 

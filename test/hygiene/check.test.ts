@@ -5,8 +5,8 @@ import { afterEach, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
 import { ConfigError, UsageError, ValidationError } from '../../src/core/errors.js';
 import { runCheck } from '../../src/hygiene/check.js';
-import { StateStore } from '../../src/hygiene/state-store.js';
-import { validateReport } from '../../src/hygiene/validate.js';
+import { validateReport } from '../../src/hygiene/report/validate.js';
+import { StateStore } from '../../src/hygiene/state/store.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 
 const NOW = '2026-03-01T12:00:00Z';

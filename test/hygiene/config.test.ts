@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/core/errors.js';
 import { loadConfig, parseConfig } from '../../src/hygiene/config.js';
-import { readStaleAfterDays } from '../../src/hygiene/reminder.js';
+import { readStaleAfterDays } from '../../src/hygiene/state/reminder.js';
 import { DEFAULT_CONFIG } from '../../src/hygiene/types.js';
 import { makeTempDir } from '../helpers/git-repo.js';
 

@@ -3,11 +3,11 @@ import { resolve } from 'node:path';
 import { RefusalError, UsageError, ValidationError } from '../../core/errors.js';
 import { Output } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import { applyGated } from '../../hygiene/apply-gate.js';
-import { isSameRoot } from '../../hygiene/clean.js';
+import { isSameRoot } from '../../hygiene/apply/clean.js';
+import { applyGated } from '../../hygiene/apply/gate.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
+import { validateReport } from '../../hygiene/report/validate.js';
 import type { Report } from '../../hygiene/types.js';
-import { validateReport } from '../../hygiene/validate.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 

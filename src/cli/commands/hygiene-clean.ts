@@ -8,7 +8,7 @@ import {
   type PlanCleanOptions,
   type PlannedEntry,
   planClean,
-} from '../../hygiene/clean.js';
+} from '../../hygiene/apply/clean.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 

@@ -6,9 +6,9 @@ import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { readProposalsFile, summarizeReport } from '../../hygiene/check.js';
-import { finalizeReport } from '../../hygiene/finalize.js';
+import { finalizeReport } from '../../hygiene/report/finalize.js';
+import { validateReport } from '../../hygiene/report/validate.js';
 import type { ScanArtifact } from '../../hygiene/types.js';
-import { validateReport } from '../../hygiene/validate.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 

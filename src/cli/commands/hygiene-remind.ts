@@ -4,8 +4,8 @@ import { formatInstant } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
 import { escapeText } from '../../core/quote.js';
 import { findRepoRoot } from '../../hygiene/project.js';
-import { decideReminder, readStaleAfterDays } from '../../hygiene/reminder.js';
-import { StateStore } from '../../hygiene/state-store.js';
+import { decideReminder, readStaleAfterDays } from '../../hygiene/state/reminder.js';
+import { StateStore } from '../../hygiene/state/store.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 

@@ -2,7 +2,7 @@ import { formatInstant } from '../../core/clock.js';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
-import { GITIGNORE_LINE, STATE_DIR, StateStore } from '../../hygiene/state-store.js';
+import { GITIGNORE_LINE, STATE_DIR, StateStore } from '../../hygiene/state/store.js';
 import type { HygieneState } from '../../hygiene/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';

@@ -1,6 +1,6 @@
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
-import { sweep } from '../../hygiene/sweep.js';
+import { sweep } from '../../hygiene/apply/sweep.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { rootScopes } from '../scope.js';

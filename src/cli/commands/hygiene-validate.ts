@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { Output } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import { validateReport } from '../../hygiene/validate.js';
+import { validateReport } from '../../hygiene/report/validate.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 

@@ -1,0 +1,412 @@
+/**
+ * The `rules` classifier (SPEC §2.6): a deterministic, model-free mapping from scanner
+ * signals to slim proposals. It proposes an exact edit only where the signal's data pins
+ * it down (and the file text confirms it); otherwise a generative op or nothing. It never
+ * authors a guarded field.
+ *
+ * Precedence per file, so that no two proposals conflict at apply time (SPEC §2.9):
+ *   1. superseded → move-to-archive (the file moves whole; nothing else is proposed);
+ *   2. orphaned → delete-range of the whole file (covers every line; nothing else),
+ *      unless a completed marker says to keep it as a frozen record (step 3);
+ *   3. in-place deterministic edits: insert-frontmatter (completed), dedupe blocks (never
+ *      in an always-loaded agent-context file: a link is not an import, so the agent would
+ *      lose the instruction), replace-text for dangling references (all fixable ones on a
+ *      line in one edit) — an anchor that overlaps one already taken is dropped (the next
+ *      check re-proposes it);
+ *   4. bloat → a generative distill, only when step 3 proposed nothing: the model-free
+ *      fixes come first so they still happen with no model, and the distill is proposed
+ *      by the next check once they are applied.
+ * `version_skew` gets no proposal: a stated version may be historical ("Node 18 support was
+ * dropped"), which only a reader can tell; the signal stays in the scan for a classifier
+ * that can judge it.
+ * Non-destructive dispositions win over destructive ones (archive before delete, freeze
+ * before delete): the scanner's evidence never outweighs keeping the content.
+ */
+import { posix } from 'node:path';
+import { splitLines } from '../line-span.js';
+import {
+  type Anchor,
+  COMPLETED_STATUSES,
+  type HygieneConfig,
+  type Proposal,
+  type ScanArtifact,
+  type Signal,
+  SUPERSEDED_STATUSES,
+} from '../types.js';
+import { findProposalConflicts, isSafeRelativePath } from './proposals.js';
+
+/** Reads a project-relative file's text; `undefined` (or a throw) when it cannot be read. */
+export type ReadText = (path: string) => string | undefined;
+/** Whether a project-relative path already exists (a move must not overwrite it). */
+export type PathExists = (path: string) => boolean;
+
+const STALE_NAME_REASONS = new Set(['location', 'date-in-name', 'draft', 'old']);
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const int = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+
+function markerValue(signal: Signal): string {
+  return (str(signal.data?.['value']) ?? '').trim().toLowerCase();
+}
+
+function isSupersededMarker(signal: Signal): boolean {
+  if (signal.name !== 'frontmatter_marker') return false;
+  const marker = str(signal.data?.['marker']);
+  if (marker === 'superseded_by' || marker === 'archived') return true;
+  if (marker === 'status' || marker === 'body-status') return SUPERSEDED_STATUSES.has(markerValue(signal));
+  return false;
+}
+
+function isCompletedMarker(signal: Signal): boolean {
+  if (signal.name !== 'frontmatter_marker') return false;
+  const marker = str(signal.data?.['marker']);
+  if (marker === 'tasks-complete') return true;
+  if (marker === 'status' || marker === 'body-status') return COMPLETED_STATUSES.has(markerValue(signal));
+  return false;
+}
+
+const PATH_CHAR_BEFORE = /[\w.\-/~%]/;
+const PATH_CHAR_AFTER = /[\w\-/%]/;
+
+/**
+ * Whether every occurrence of `target` on the line stands alone as a path token, so that
+ * replacing all of them (the applier's replace-text semantics) cannot touch a longer
+ * path that merely contains it (`a.md` inside `data.md`).
+ */
+export function occursOnlyAsToken(line: string, target: string): boolean {
+  if (target === '') return false;
+  let from = 0;
+  let found = false;
+  for (;;) {
+    const at = line.indexOf(target, from);
+    if (at === -1) return found;
+    found = true;
+    const before = at === 0 ? '' : line[at - 1]!;
+    const end = at + target.length;
+    let after = end >= line.length ? '' : line[end]!;
+    // A trailing full stop is sentence punctuation unless a word character follows it.
+    if (after === '.') after = /\w/.test(line[end + 1] ?? '') ? 'x' : '';
+    if (PATH_CHAR_BEFORE.test(before) || PATH_CHAR_AFTER.test(after)) return false;
+    from = at + 1;
+  }
+}
+
+/** Whether every occurrence of `text` on the line ends where a path would (not `a.md` in `a.md.bak`). */
+function alwaysEndsAsToken(line: string, text: string): boolean {
+  for (let at = line.indexOf(text); at !== -1; at = line.indexOf(text, at + 1)) {
+    const end = at + text.length;
+    let after = line[end] ?? '';
+    if (after === '.') after = /\w/.test(line[end + 1] ?? '') ? 'x' : '';
+    if (PATH_CHAR_AFTER.test(after)) return false;
+  }
+  return true;
+}
+
+interface LinkFix {
+  target: string;
+  suggested: string;
+  /** The reference in its syntax on the line (`](old.md`, `]: old.md`, `@old.md`, …). */
+  match: string;
+  replacement: string;
+}
+
+/**
+ * How a broken reference with a known new target is fixed on its line: the target in the
+ * syntax that makes it a reference (so a file name in prose is never rewritten), and only
+ * when that form stands on the line as a whole path token.
+ */
+function linkFix(line: string, signal: Signal): LinkFix | undefined {
+  const target = str(signal.data?.['target']);
+  const suggested = str(signal.data?.['suggested_target']);
+  if (target === undefined || suggested === undefined || suggested === target || /[\r\n]/.test(suggested))
+    return undefined;
+  const forms: [string, string][] = (() => {
+    switch (str(signal.data?.['kind'])) {
+      case 'definition':
+        return [
+          [']: ', ''],
+          [']: <', '>'],
+        ];
+      case 'html':
+        return [
+          ['="', '"'],
+          ["='", "'"],
+        ];
+      case 'import':
+        return [['@', '']];
+      case 'code-path':
+        return [['`', '`']];
+      default:
+        return [
+          ['](', ''],
+          ['](<', '>'],
+        ];
+    }
+  })();
+  for (const [before, after] of forms) {
+    const match = `${before}${target}${after}`;
+    if (!line.includes(match) || (after === '' && !alwaysEndsAsToken(line, match))) continue;
+    return { target, suggested, match, replacement: `${before}${suggested}${after}` };
+  }
+  return undefined;
+}
+
+function archiveDest(path: string, config: HygieneConfig): string {
+  const name = posix.basename(path);
+  if (config.archive.dir !== null && config.archive.dir !== '') {
+    return posix.normalize(posix.join(config.archive.dir, name)).replace(/^\.\//, '');
+  }
+  const dir = posix.dirname(path);
+  return dir === '.' ? `archive/${name}` : `${dir}/archive/${name}`;
+}
+
+interface FileContext {
+  path: string;
+  signals: Signal[];
+  lines: string[];
+  config: HygieneConfig;
+  isAgentContext: boolean;
+  exists: PathExists;
+  reservedDests: Set<string>;
+}
+
+function isOlderSibling(signal: Signal): boolean {
+  return (
+    signal.name === 'stale_name_location' &&
+    str(signal.data?.['reason']) === 'older-version' &&
+    str(signal.data?.['newer_sibling']) !== undefined
+  );
+}
+
+function isUnreferencedStaleName(signal: Signal): boolean {
+  return (
+    signal.name === 'stale_name_location' &&
+    STALE_NAME_REASONS.has(str(signal.data?.['reason']) ?? '') &&
+    signal.data?.['inbound_references'] === 0
+  );
+}
+
+function supersededProposal(ctx: FileContext): Proposal | undefined {
+  const marker = ctx.signals.find(isSupersededMarker);
+  const sibling = ctx.signals.find(isOlderSibling);
+  const trigger = marker ?? sibling;
+  if (trigger === undefined || ctx.isAgentContext) return undefined;
+  const dest = archiveDest(ctx.path, ctx.config);
+  // Never guess another name: an occupied destination means no proposal.
+  // An archive.dir that leads out of the project cannot be honoured either.
+  if (!isSafeRelativePath(dest) || dest === ctx.path || ctx.reservedDests.has(dest) || ctx.exists(dest)) {
+    return undefined;
+  }
+  ctx.reservedDests.add(dest);
+  const by =
+    marker !== undefined
+      ? (str(marker.data?.['superseded_by']) ??
+        (str(marker.data?.['marker']) === 'superseded_by' ? markerValue(marker) : ''))
+      : (str(sibling?.data?.['newer_sibling']) ?? '');
+  const why = by !== '' ? ` (superseded by ${by})` : ` (marked ${markerValue(trigger) || 'archived'})`;
+  return {
+    path: ctx.path,
+    category: { class: 'stale', subtype: 'superseded' },
+    // Every signal that supports the move is its evidence, in scanner order.
+    signals: ctx.signals.filter((signal) => isSupersededMarker(signal) || isOlderSibling(signal)),
+    op: `Move the superseded doc to ${dest}${why}.`,
+    op_type: 'deterministic',
+    exact_edit: { kind: 'move-to-archive', dest_path: dest },
+    confidence: marker !== undefined ? 0.9 : 0.7,
+  };
+}
+
+function orphanedProposal(ctx: FileContext): Proposal | undefined {
+  const trigger = ctx.signals.find(isUnreferencedStaleName);
+  // A completed doc is frozen as a record rather than deleted (non-destructive first).
+  if (trigger === undefined || ctx.isAgentContext || ctx.lines.length === 0) return undefined;
+  if (ctx.signals.some(isCompletedMarker)) return undefined;
+  const n = ctx.lines.length;
+  return {
+    path: ctx.path,
+    category: { class: 'stale', subtype: 'orphaned' },
+    signals: ctx.signals.filter(isUnreferencedStaleName),
+    op: `Delete this doc (all ${n} line${n === 1 ? '' : 's'}): nothing links to it and it sits in a stale location.`,
+    op_type: 'deterministic',
+    exact_edit: { kind: 'delete-range', anchor: { start_line: 1, end_line: n } },
+    confidence: 0.6,
+  };
+}
+
+function inPlaceProposals(ctx: FileContext): Proposal[] {
+  const out: Proposal[] = [];
+  const taken: Anchor[] = [];
+  const free = (a: Anchor) => taken.every((t) => a.end_line < t.start_line || t.end_line < a.start_line);
+  const inFile = (a: Anchor) =>
+    a.start_line >= 1 && a.start_line <= a.end_line && a.end_line <= ctx.lines.length;
+
+  const completed = ctx.signals.find(isCompletedMarker);
+  if (completed !== undefined) {
+    out.push({
+      path: ctx.path,
+      category: { class: 'stale', subtype: 'completed-in-place' },
+      signals: ctx.signals.filter(isCompletedMarker),
+      op: 'Freeze the completed doc with frontmatter hygiene: frozen, so it stays as a record and is no longer scanned.',
+      op_type: 'deterministic',
+      exact_edit: { kind: 'insert-frontmatter', key: 'hygiene', value: 'frozen' },
+      confidence: 0.8,
+    });
+  }
+
+  for (const signal of ctx.signals) {
+    if (signal.name !== 'duplicate_content') continue;
+    const start = int(signal.data?.['start_line']);
+    const end = int(signal.data?.['end_line']);
+    const ref = str(signal.data?.['canonical_ref']);
+    if (start === undefined || end === undefined || ref === undefined || ref.split('#')[0] === ctx.path)
+      continue;
+    if (ctx.isAgentContext) continue;
+    const anchor = { start_line: start, end_line: end };
+    if (!inFile(anchor) || !free(anchor)) continue;
+    taken.push(anchor);
+    out.push({
+      path: ctx.path,
+      category: { class: 'stale', subtype: 'duplicated' },
+      signals: [signal],
+      op: `Replace lines ${start}–${end}, a copy of ${ref}, with a link to it.`,
+      op_type: 'deterministic',
+      exact_edit: { kind: 'dedupe', anchor, canonical_ref: ref },
+      confidence: 0.9,
+    });
+  }
+
+  // Every fixable broken reference, grouped by line: one replace-text per line, so that
+  // several moved links on one line are fixed together in one cleanup.
+  const fixesByLine = new Map<number, { signal: Signal; fix: LinkFix }[]>();
+  for (const signal of ctx.signals) {
+    const line = signal.line;
+    if (signal.name !== 'broken_reference' || line === undefined || line < 1 || line > ctx.lines.length)
+      continue;
+    const fix = linkFix(ctx.lines[line - 1]!, signal);
+    if (fix === undefined) continue;
+    const group = fixesByLine.get(line);
+    if (group === undefined) fixesByLine.set(line, [{ signal, fix }]);
+    else group.push({ signal, fix });
+  }
+  for (const [line, fixes] of [...fixesByLine].sort(([a], [b]) => a - b)) {
+    const anchor = { start_line: line, end_line: line };
+    if (!free(anchor)) continue;
+    const text = ctx.lines[line - 1]!;
+    let fixed = text;
+    for (const { fix } of fixes) fixed = fixed.split(fix.match).join(fix.replacement);
+    if (fixed === text) continue;
+    taken.push(anchor);
+    const one = fixes.length === 1 ? fixes[0]! : undefined;
+    const byHistory = fixes.every(({ signal }) => str(signal.data?.['suggested_by']) === 'rename-history');
+    const how = byHistory ? 'git history shows where it moved' : 'a unique file of that name exists';
+    out.push({
+      path: ctx.path,
+      category: { class: 'stale', subtype: 'dangling-reference' },
+      signals: fixes.map(({ signal }) => signal),
+      op:
+        one !== undefined
+          ? `Point the broken reference ${one.fix.target} on line ${line} at ${one.fix.suggested} (${how}).`
+          : `Point ${fixes.length} broken references on line ${line} at their new paths: ${fixes
+              .map(({ fix }) => `${fix.target} → ${fix.suggested}`)
+              .join(', ')}.`,
+      op_type: 'deterministic',
+      // One fix: its link syntax as the match, so prose naming the same file is untouched.
+      // Several: the whole line, rewritten once.
+      exact_edit:
+        one !== undefined
+          ? { kind: 'replace-text', anchor, match: one.fix.match, replacement: one.fix.replacement }
+          : { kind: 'replace-text', anchor, match: text, replacement: fixed },
+      confidence: byHistory ? 0.9 : 0.7,
+    });
+  }
+  return out;
+}
+
+function distillProposal(ctx: FileContext): Proposal | undefined {
+  const n = ctx.lines.length;
+  if (n === 0) return undefined;
+  const weight = ctx.signals.find((s) => s.name === 'context_weight');
+  if (weight !== undefined) {
+    const budget = int(weight.data?.['budget']) ?? ctx.config.context.budget_tokens;
+    const tokens = int(weight.data?.['tokens']);
+    return {
+      path: ctx.path,
+      category: { class: 'bloat', subtype: 'distill' },
+      signals: [weight],
+      op: `Distil this always-loaded agent context${tokens !== undefined ? ` (≈${tokens} tokens)` : ''} to under its ${budget}-token budget, keeping every instruction that still applies.`,
+      op_type: 'generative',
+      reducible_range: { start_line: 1, end_line: n },
+      confidence: 0.7,
+    };
+  }
+  const growth = ctx.signals.find((s) => s.name === 'append_only_growth');
+  if (growth !== undefined) {
+    const first = int(growth.data?.['first_appended_line']);
+    const start = first !== undefined && first >= 1 && first <= n ? first : 1;
+    return {
+      path: ctx.path,
+      category: { class: 'bloat', subtype: 'distill' },
+      signals: [growth],
+      op: `Distil the notes appended ${start > 1 ? `from line ${start} on` : 'over time'} into the durable points they still make.`,
+      op_type: 'generative',
+      reducible_range: { start_line: start, end_line: n },
+      confidence: 0.6,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Classifies every signal-bearing candidate of `artifact` into slim proposals.
+ * Deterministic: the same artifact and file texts give the same proposals in the same
+ * order (by path, then by the precedence above). A file that cannot be read gets none.
+ */
+export function classifyWithRules(
+  artifact: ScanArtifact,
+  config: HygieneConfig,
+  readText: ReadText,
+  exists: PathExists = () => false,
+): Proposal[] {
+  const out: Proposal[] = [];
+  const shortlisted = new Set(artifact.shortlist);
+  const agentContext = new Set(artifact.agent_context ?? []);
+  const reservedDests = new Set<string>();
+  for (const path of Object.keys(artifact.signals).sort()) {
+    const signals = artifact.signals[path] ?? [];
+    if (signals.length === 0 || !shortlisted.has(path)) continue;
+    let text: string | undefined;
+    try {
+      text = readText(path);
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) continue;
+    const ctx: FileContext = {
+      path,
+      signals,
+      lines: splitLines(text),
+      config,
+      isAgentContext: agentContext.has(path),
+      exists,
+      reservedDests,
+    };
+    const whole = supersededProposal(ctx) ?? orphanedProposal(ctx);
+    if (whole !== undefined) {
+      out.push(whole);
+      continue;
+    }
+    const inPlace = inPlaceProposals(ctx);
+    if (inPlace.length > 0) {
+      out.push(...inPlace);
+      continue;
+    }
+    const distill = distillProposal(ctx);
+    if (distill !== undefined) out.push(distill);
+  }
+  // The precedence above makes conflicts impossible; fail loudly if that ever regresses.
+  const conflicts = findProposalConflicts(out);
+  if (conflicts.length > 0)
+    throw new Error(`rules classifier produced conflicting proposals: ${conflicts[0]}`);
+  return out;
+}

@@ -1,0 +1,269 @@
+/**
+ * The report builder (SPEC §2.7): model-free assembly of a scanner artifact and slim
+ * proposals into a full report 1.0. It owns every guarded field: `expected_sha256` (of
+ * the bytes it reads), `is_destructive`/`is_reversible` (from KIND_TABLE), `safety_tier`
+ * (from `deriveSafetyTier`) and `token_estimate` (from a real local tokenizer).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Clock, formatInstant } from '../../core/clock.js';
+import { UsageError, ValidationError } from '../../core/errors.js';
+import { toolVersion } from '../../core/package.js';
+import {
+  CATEGORY_FILTER_VALUES,
+  isSafeRelativePath,
+  matchesCategoryFilter,
+  parseCategoryFilter,
+  parseProposals,
+} from '../classify/proposals.js';
+import { spanText, splitLines } from '../line-span.js';
+import { countTokens, TOKENIZER_NAME } from '../tokens.js';
+import {
+  deriveSafetyTier,
+  type Entry,
+  type ExactEdit,
+  entryEvidence,
+  GENERATIVE_FLAGS,
+  KIND_TABLE,
+  type Proposal,
+  type Report,
+  type ScanArtifact,
+} from '../types.js';
+
+export interface FinalizeInput {
+  artifact: ScanArtifact;
+  proposals: Proposal[];
+  /** The run instant (RFC 3339): the envelope `generated_at`, which also becomes `last_check`. */
+  generatedAt: string;
+  /** `stale`, `bloat` or a subtype; entries outside it are left out. Recorded in `scan`. */
+  categoryFilter?: string | null;
+  /** Stamps each file's `generated_at` at the instant its bytes are hashed. */
+  clock: Clock;
+}
+
+interface FileBytes {
+  bytes: Buffer;
+  lines: string[];
+}
+
+/** The id key: path, subtype, kind (or `generative`), anchor and the frontmatter key. */
+function idKey(entry: Entry): string {
+  const edit = entry.exact_edit;
+  const anchor = edit?.anchor ? `${edit.anchor.start_line}-${edit.anchor.end_line}` : '';
+  // What the edit does is part of its identity: an id approved from an earlier report must
+  // never name a different edit on the same lines (e.g. the next broken link on a line).
+  const effect = [
+    edit?.key,
+    edit?.value,
+    edit?.match,
+    edit?.replacement,
+    edit?.canonical_ref,
+    edit?.dest_path,
+  ]
+    .map((part) => part ?? '')
+    .join('\0');
+  return [entry.path, entry.category.subtype, edit?.kind ?? 'generative', anchor, effect].join('\0');
+}
+
+/**
+ * Short ids that stay the same across re-checks while the file, subtype, kind, anchor and
+ * the edit's own fields do (not its hash guard): the first 8 hex digits of a sha256 of those facts. Entries are sorted first, so a
+ * (vanishingly rare) prefix collision is resolved the same way every time: `-2`, `-3`, ….
+ */
+export function assignEntryIds(entries: Entry[]): void {
+  const used = new Set<string>();
+  for (const entry of entries) {
+    const base = createHash('sha256').update(idKey(entry)).digest('hex').slice(0, 8);
+    let id = base;
+    for (let n = 2; used.has(id); n++) id = `${base}-${n}`;
+    used.add(id);
+    entry.id = id;
+  }
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  const startA = a.exact_edit?.anchor?.start_line ?? 0;
+  const startB = b.exact_edit?.anchor?.start_line ?? 0;
+  if (startA !== startB) return startA - startB;
+  const keyA = idKey(a);
+  const keyB = idKey(b);
+  return keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
+}
+
+/** The lines whose tokens the entry accounts for (SPEC §2.7); `undefined` = none. */
+function tokenSpan(proposal: Proposal, lineTotal: number): { start: number; end: number } | undefined {
+  const edit = proposal.exact_edit;
+  if (edit === undefined) {
+    const range = proposal.reducible_range;
+    return range ? { start: range.start_line, end: range.end_line } : { start: 1, end: lineTotal };
+  }
+  if (edit.anchor !== undefined) return { start: edit.anchor.start_line, end: edit.anchor.end_line };
+  // Setting a frontmatter key removes nothing from what is read.
+  if (edit.kind === 'insert-frontmatter') return undefined;
+  return { start: 1, end: lineTotal };
+}
+
+/** Checks that need the file: anchors and ranges inside it, replace-text's match on its lines. */
+function fileViolations(proposal: Proposal, file: FileBytes, at: string): string[] {
+  const out: string[] = [];
+  const n = file.lines.length;
+  const inside = (range: { start_line: number; end_line: number }, where: string) => {
+    if (range.end_line > n) {
+      out.push(
+        `${at}.${where}: lines ${range.start_line}–${range.end_line} are outside the file (${n} lines)`,
+      );
+      return false;
+    }
+    return true;
+  };
+  const edit = proposal.exact_edit;
+  if (
+    edit?.anchor !== undefined &&
+    inside(edit.anchor, 'exact_edit.anchor') &&
+    edit.kind === 'replace-text'
+  ) {
+    const text = spanText(file.lines, edit.anchor.start_line, edit.anchor.end_line);
+    if (edit.match !== undefined && !text.includes(edit.match)) {
+      out.push(`${at}.exact_edit.match: does not occur on the anchored lines`);
+    }
+  }
+  if (proposal.reducible_range !== undefined) inside(proposal.reducible_range, 'reducible_range');
+  return out;
+}
+
+/**
+ * Builds a report from a scanner artifact and proposals. Every malformed proposal —
+ * schema, guarded fields, a path outside the shortlist, an anchor outside its file — is
+ * rejected with its index (`ValidationError`) before any hash or token is computed.
+ */
+export async function finalizeReport(input: FinalizeInput): Promise<Report> {
+  const { artifact, generatedAt, clock } = input;
+  const filterText = input.categoryFilter ?? null;
+  const filter = filterText === null ? undefined : parseCategoryFilter(filterText);
+  if (filterText !== null && filter === undefined) {
+    throw new UsageError(
+      `unknown category ${JSON.stringify(filterText)}`,
+      `use one of: ${CATEGORY_FILTER_VALUES.join(', ')}`,
+    );
+  }
+  const proposals = parseProposals(input.proposals);
+
+  const shortlisted = new Set(artifact.shortlist);
+  const violations: string[] = [];
+  proposals.forEach((p, i) => {
+    if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
+      violations.push(`proposals[${i}].path: ${JSON.stringify(p.path)} is not in the scan's shortlist`);
+    }
+  });
+  rejectIfAny(violations);
+
+  // Read each file once; its bytes are what the hash, the anchors and the tokens refer to.
+  const files = new Map<string, FileBytes>();
+  for (const path of [...new Set(proposals.map((p) => p.path))].sort()) {
+    try {
+      const bytes = await readFile(join(artifact.project_root, path));
+      files.set(path, { bytes, lines: splitLines(bytes.toString('utf8')) });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      const index = proposals.findIndex((p) => p.path === path);
+      violations.push(`proposals[${index}].path: cannot read ${JSON.stringify(path)} (${code})`);
+    }
+  }
+  rejectIfAny(violations);
+  proposals.forEach((p, i) => {
+    violations.push(...fileViolations(p, files.get(p.path)!, `proposals[${i}]`));
+  });
+  rejectIfAny(violations);
+
+  const agentContext = new Set(artifact.agent_context ?? []);
+  const kept = proposals.filter((p) => matchesCategoryFilter(p.category, filter));
+  // Hash (and stamp) each file once, in path order, at the instant its bytes are hashed.
+  const hashed = new Map<string, { sha256: string; at: string }>();
+  for (const path of [...new Set(kept.map((p) => p.path))].sort()) {
+    const sha256 = createHash('sha256').update(files.get(path)!.bytes).digest('hex');
+    hashed.set(path, { sha256, at: formatInstant(clock.now()) });
+  }
+  const entries = kept.map((proposal) =>
+    buildEntry(
+      proposal,
+      files.get(proposal.path)!,
+      hashed.get(proposal.path)!,
+      agentContext.has(proposal.path),
+    ),
+  );
+  entries.sort(compareEntries);
+  assignEntryIds(entries);
+
+  return {
+    schema_version: '1.0',
+    tool_version: toolVersion(),
+    generated_at: generatedAt,
+    scan: {
+      project_root: artifact.project_root,
+      scope_globs: artifact.scope_globs,
+      excluded_dirs: artifact.excluded_dirs,
+      files_scanned: artifact.files_scanned,
+      category_filter: filterText,
+      tokenizer: TOKENIZER_NAME,
+    },
+    shortlist: artifact.shortlist,
+    entries,
+    totals: {
+      tokens_saved_per_session: entries.reduce((sum, e) => sum + e.token_estimate.weighted_tokens, 0),
+    },
+  };
+}
+
+function buildEntry(
+  proposal: Proposal,
+  file: FileBytes,
+  stamp: { sha256: string; at: string },
+  isAlwaysLoaded: boolean,
+): Entry {
+  let exactEdit: ExactEdit | undefined;
+  let isDestructive: boolean = GENERATIVE_FLAGS.isDestructive;
+  let isReversible: boolean = GENERATIVE_FLAGS.isReversible;
+  if (proposal.exact_edit !== undefined) {
+    const info = KIND_TABLE[proposal.exact_edit.kind];
+    exactEdit = { ...proposal.exact_edit };
+    if (info.hasAnchor) exactEdit.expected_sha256 = stamp.sha256;
+    isDestructive = info.isDestructive;
+    // `runtime` reversibility is settled at apply time; until then assume the worst.
+    isReversible = info.isReversible === true;
+  }
+  const span = tokenSpan(proposal, file.lines.length);
+  const rawTokens = span === undefined ? 0 : countTokens(spanText(file.lines, span.start, span.end));
+  const injectionFrequency = isAlwaysLoaded ? 1 : 0;
+  const entry: Entry = {
+    id: '',
+    path: proposal.path,
+    category: proposal.category,
+    signals: proposal.signals,
+    op: proposal.op,
+    op_type: proposal.op_type,
+    ...(exactEdit !== undefined ? { exact_edit: exactEdit } : {}),
+    is_destructive: isDestructive,
+    is_reversible: isReversible,
+    safety_tier: 'confirm',
+    token_estimate: {
+      raw_tokens: rawTokens,
+      injection_frequency: injectionFrequency,
+      weighted_tokens: rawTokens * injectionFrequency,
+    },
+    confidence: proposal.confidence,
+    generated_at: stamp.at,
+    ...(proposal.why !== undefined ? { why: proposal.why } : {}),
+  };
+  entry.safety_tier = deriveSafetyTier(proposal.op_type, isDestructive, isReversible, entryEvidence(entry));
+  return entry;
+}
+
+function rejectIfAny(violations: string[]): void {
+  if (violations.length === 0) return;
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  throw new ValidationError('invalid-proposals', `invalid proposals: ${violations[0]}${more}`, [
+    ...violations,
+  ]);
+}

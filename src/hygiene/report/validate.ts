@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { formatJsonPath, schemaValidator } from '../../core/schema.js';
+import {
+  BLOAT_SUBTYPES,
+  deriveSafetyTier,
+  EDIT_KINDS,
+  type EditKind,
+  entryEvidence,
+  GENERATIVE_FLAGS,
+  KIND_TABLE,
+  type OpType,
+  STALE_SUBTYPES,
+} from '../types.js';
+
+export const REPORT_SCHEMA_FILE = 'report.schema.json';
+
+export interface ValidateReportOptions {
+  /**
+   * Where entry paths live, to check anchors against the files' line counts. Files that
+   * cannot be read are skipped (the report may describe a tree that has since changed).
+   */
+  projectRoot?: string;
+  /** Overrides how a path's line count is found; undefined = unknown (skip). */
+  lineCount?: (path: string) => number | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const show = (value: unknown) => JSON.stringify(value);
+
+// Every kind-specific field of every kind: a field not listed for an entry's kind is extra.
+const ALL_KIND_FIELDS = [...new Set(EDIT_KINDS.flatMap((kind) => KIND_TABLE[kind].fields))];
+
+/** Lines in a text the way anchors count them: a final newline ends a line, it does not start one. */
+export function countLines(text: string): number {
+  if (text === '') return 0;
+  const breaks = text.split('\n').length - 1;
+  return text.endsWith('\n') ? breaks : breaks + 1;
+}
+
+function fileLineCounter(root: string): (path: string) => number | undefined {
+  const cache = new Map<string, number | undefined>();
+  return (path) => {
+    if (!cache.has(path)) {
+      let count: number | undefined;
+      try {
+        count = countLines(readFileSync(join(root, path), 'utf8'));
+      } catch {
+        count = undefined;
+      }
+      cache.set(path, count);
+    }
+    return cache.get(path);
+  };
+}
+
+/**
+ * Validates a report against schema 1.0 and the cross-field rules of SPEC §2.5. Returns
+ * every violation as `"<json path>: <message>"`; empty means valid. Cross-field rules are
+ * checked on whatever parts are well-typed, so one bad field does not hide the others.
+ */
+export function validateReport(value: unknown, options: ValidateReportOptions = {}): string[] {
+  const violations = [...schemaValidator(REPORT_SCHEMA_FILE)(value)];
+  if (!isObject(value)) return violations;
+  const lineCount =
+    options.lineCount ??
+    (options.projectRoot !== undefined ? fileLineCounter(options.projectRoot) : undefined);
+  const shortlist = new Set(Array.isArray(value['shortlist']) ? value['shortlist'] : []);
+  const entries = Array.isArray(value['entries']) ? value['entries'] : [];
+  const firstIndexOfId = new Map<string, number>();
+  let weightedSum = 0;
+  entries.forEach((entry, index) => {
+    if (!isObject(entry)) return;
+    const at = (...segments: (string | number)[]) => formatJsonPath(['entries', index, ...segments]);
+    const add = (path: string, message: string) => violations.push(`${path}: ${message}`);
+
+    if (typeof entry['id'] === 'string') {
+      const first = firstIndexOfId.get(entry['id']);
+      if (first !== undefined) add(at('id'), `duplicate of entries[${first}].id ${show(entry['id'])}`);
+      else firstIndexOfId.set(entry['id'], index);
+    }
+    const path = entry['path'];
+    if (typeof path === 'string' && !shortlist.has(path))
+      add(at('path'), `${show(path)} is not in shortlist`);
+
+    const category = entry['category'];
+    if (isObject(category) && typeof category['subtype'] === 'string') {
+      const allowed: readonly string[] =
+        category['class'] === 'stale' ? STALE_SUBTYPES : category['class'] === 'bloat' ? BLOAT_SUBTYPES : [];
+      if (
+        typeof category['class'] === 'string' &&
+        allowed.length > 0 &&
+        !allowed.includes(category['subtype'])
+      )
+        add(at('category', 'subtype'), `${show(category['subtype'])} is not a ${category['class']} subtype`);
+    }
+
+    const opType = entry['op_type'];
+    const edit = entry['exact_edit'];
+    if (opType === 'deterministic' && edit === undefined)
+      add(at('exact_edit'), 'is required when op_type is "deterministic"');
+    if (opType === 'generative' && edit !== undefined)
+      add(at('exact_edit'), 'must be absent when op_type is "generative"');
+
+    // The flags the entry must carry: the kind's (deterministic) or GENERATIVE_FLAGS.
+    let expectedFlags:
+      | { isDestructive: boolean; isReversible: boolean | 'runtime'; source: string }
+      | undefined;
+    if (opType === 'generative') expectedFlags = { ...GENERATIVE_FLAGS, source: 'generative op' };
+    if (isObject(edit) && (EDIT_KINDS as readonly unknown[]).includes(edit['kind'])) {
+      const kind = edit['kind'] as EditKind;
+      const info = KIND_TABLE[kind];
+      if (opType === 'deterministic') expectedFlags = { ...info, source: `KIND_TABLE ${show(kind)}` };
+      for (const field of ['anchor', 'expected_sha256']) {
+        if (info.hasAnchor && edit[field] === undefined)
+          add(at('exact_edit', field), `is required for kind ${show(kind)}`);
+        if (!info.hasAnchor && edit[field] !== undefined)
+          add(at('exact_edit', field), `is not allowed for kind ${show(kind)}`);
+      }
+      for (const field of ALL_KIND_FIELDS) {
+        const required = info.fields.includes(field);
+        if (required && edit[field] === undefined)
+          add(at('exact_edit', field), `is required for kind ${show(kind)}`);
+        if (!required && edit[field] !== undefined)
+          add(at('exact_edit', field), `is not allowed for kind ${show(kind)}`);
+      }
+      const anchor = edit['anchor'];
+      if (
+        isObject(anchor) &&
+        Number.isInteger(anchor['start_line']) &&
+        Number.isInteger(anchor['end_line'])
+      ) {
+        const start = anchor['start_line'] as number;
+        const end = anchor['end_line'] as number;
+        if (start > end) add(at('exact_edit', 'anchor'), `start_line ${start} is after end_line ${end}`);
+        const lines =
+          typeof path === 'string' && lineCount !== undefined && !isAbsolute(path)
+            ? lineCount(path)
+            : undefined;
+        if (lines !== undefined && end > lines)
+          add(
+            at('exact_edit', 'anchor', 'end_line'),
+            `${end} is past the end of ${show(path)} (${lines} lines)`,
+          );
+      }
+    }
+
+    const destructive = entry['is_destructive'];
+    const reversible = entry['is_reversible'];
+    if (expectedFlags !== undefined) {
+      if (typeof destructive === 'boolean' && destructive !== expectedFlags.isDestructive)
+        add(
+          at('is_destructive'),
+          `expected ${expectedFlags.isDestructive} (${expectedFlags.source}), found ${destructive}`,
+        );
+      if (
+        typeof reversible === 'boolean' &&
+        expectedFlags.isReversible !== 'runtime' &&
+        reversible !== expectedFlags.isReversible
+      )
+        add(
+          at('is_reversible'),
+          `expected ${expectedFlags.isReversible} (${expectedFlags.source}), found ${reversible}`,
+        );
+    }
+
+    if (
+      (opType === 'deterministic' || opType === 'generative') &&
+      typeof destructive === 'boolean' &&
+      typeof reversible === 'boolean' &&
+      typeof entry['safety_tier'] === 'string'
+    ) {
+      const lifecycle = isObject(entry['lifecycle']) ? entry['lifecycle'] : undefined;
+      const derived = deriveSafetyTier(
+        opType as OpType,
+        destructive,
+        reversible,
+        entryEvidence({ lifecycle: lifecycle as never }),
+      );
+      if (entry['safety_tier'] !== derived)
+        add(at('safety_tier'), `expected ${show(derived)} (derived), found ${show(entry['safety_tier'])}`);
+    }
+
+    const estimate = entry['token_estimate'];
+    if (isObject(estimate)) {
+      const raw = estimate['raw_tokens'];
+      const frequency = estimate['injection_frequency'];
+      const weighted = estimate['weighted_tokens'];
+      if (typeof raw === 'number' && typeof frequency === 'number' && typeof weighted === 'number') {
+        const expected = raw * frequency;
+        if (Math.abs(weighted - expected) > 1e-9)
+          add(
+            at('token_estimate', 'weighted_tokens'),
+            `expected ${expected} (raw_tokens × injection_frequency), found ${weighted}`,
+          );
+        weightedSum += weighted;
+      }
+    }
+  });
+
+  const totals = value['totals'];
+  if (isObject(totals) && typeof totals['tokens_saved_per_session'] === 'number') {
+    const found = totals['tokens_saved_per_session'];
+    if (Math.abs(found - Math.round(weightedSum)) > 1e-9)
+      violations.push(
+        `totals.tokens_saved_per_session: expected ${Math.round(weightedSum)} (Σ entries[].token_estimate.weighted_tokens), found ${found}`,
+      );
+  }
+  return violations;
+}

@@ -1,0 +1,495 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findProposalConflicts, parseProposals } from '../../../src/hygiene/classify/proposals.js';
+import { classifyWithRules, occursOnlyAsToken } from '../../../src/hygiene/classify/rules.js';
+import { lineCount } from '../../../src/hygiene/line-span.js';
+import {
+  DEFAULT_CONFIG,
+  type HygieneConfig,
+  type ScanArtifact,
+  type Signal,
+} from '../../../src/hygiene/types.js';
+import { fc } from '../../helpers/property.js';
+
+function artifact(signals: Record<string, Signal[]>, extra: Partial<ScanArtifact> = {}): ScanArtifact {
+  const shortlist = [...new Set([...Object.keys(signals), ...(extra.shortlist ?? [])])].sort();
+  return {
+    project_root: '/nowhere',
+    scope_globs: [],
+    excluded_dirs: [],
+    files_scanned: shortlist.length,
+    shortlist,
+    signals,
+    excluded: [],
+    ...extra,
+    ...(extra.shortlist ? { shortlist } : {}),
+  };
+}
+
+const body = (n: number, prefix = 'line') =>
+  `${Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n')}\n`;
+
+function classify(
+  signals: Record<string, Signal[]>,
+  texts: Record<string, string>,
+  options: { config?: HygieneConfig; exists?: string[]; agentContext?: string[] } = {},
+) {
+  const art = artifact(signals, options.agentContext ? { agent_context: options.agentContext } : {});
+  return classifyWithRules(
+    art,
+    options.config ?? DEFAULT_CONFIG,
+    (path) => texts[path],
+    (path) => (options.exists ?? []).includes(path),
+  );
+}
+
+describe('classifyWithRules', () => {
+  it('maps a broken reference with a suggested target to dangling-reference / replace-text on its line', () => {
+    const text = '# Doc\n\nSee [the guide](guide.md) for more.\n';
+    const proposals = classify(
+      {
+        'docs/a.md': [
+          {
+            name: 'broken_reference',
+            line: 3,
+            detail: 'link target guide.md does not exist',
+            data: {
+              target: 'guide.md',
+              kind: 'link',
+              suggested_target: 'docs/guide.md',
+              suggested_by: 'rename-history',
+            },
+          },
+        ],
+      },
+      { 'docs/a.md': text },
+    );
+    assert.equal(proposals.length, 1);
+    const [p] = proposals;
+    assert.deepEqual(p!.category, { class: 'stale', subtype: 'dangling-reference' });
+    assert.equal(p!.op_type, 'deterministic');
+    assert.deepEqual(p!.exact_edit, {
+      kind: 'replace-text',
+      anchor: { start_line: 3, end_line: 3 },
+      match: '](guide.md',
+      replacement: '](docs/guide.md',
+    });
+    assert.equal(p!.signals[0]!.name, 'broken_reference');
+  });
+
+  it('never guesses: no suggestion, no link syntax around the target, or a target inside a longer path gives nothing', () => {
+    const signal = (line: number, data: Record<string, unknown>): Signal => ({
+      name: 'broken_reference',
+      line,
+      detail: 'broken',
+      data: { kind: 'link', ...data },
+    });
+    const proposals = classify(
+      {
+        'a.md': [signal(1, { target: 'x.md' })],
+        'b.md': [signal(1, { target: 'x.md', suggested_target: 'y.md' })],
+        'c.md': [signal(1, { target: 'a.md', suggested_target: 'b.md' })],
+        'e.md': [signal(1, { target: 'a.md', suggested_target: 'b.md' })],
+        'd.md': [signal(9, { target: 'x.md', suggested_target: 'y.md' })],
+      },
+      {
+        'a.md': '[x](x.md)\n',
+        'b.md': 'no link here\n',
+        'c.md': 'see a.md (prose, not a link)\n',
+        'e.md': '[a](a.md.bak)\n',
+        'd.md': '[x](x.md)\n',
+      },
+    );
+    assert.deepEqual(proposals, []);
+  });
+
+  it('recognises path tokens by their boundaries', () => {
+    assert.equal(occursOnlyAsToken('[a](a.md) then a.md.', 'a.md'), true);
+    assert.equal(occursOnlyAsToken('[d](data.md)', 'a.md'), false);
+    assert.equal(occursOnlyAsToken('see a.md.bak', 'a.md'), false);
+    assert.equal(occursOnlyAsToken('[a](a.md#intro)', 'a.md'), true);
+    assert.equal(occursOnlyAsToken('nothing', 'a.md'), false);
+  });
+
+  it('freezes a completed doc with insert-frontmatter hygiene: frozen', () => {
+    for (const data of [
+      { marker: 'status', value: 'Done' },
+      { marker: 'tasks-complete', value: '12/12' },
+      { marker: 'body-status', value: 'implemented' },
+    ]) {
+      const proposals = classify(
+        { 'docs/plans/p.md': [{ name: 'frontmatter_marker', line: 2, detail: 'completed', data }] },
+        { 'docs/plans/p.md': '---\nstatus: done\n---\n# Plan\n' },
+      );
+      assert.equal(proposals.length, 1, JSON.stringify(data));
+      assert.deepEqual(proposals[0]!.category, { class: 'stale', subtype: 'completed-in-place' });
+      assert.deepEqual(proposals[0]!.exact_edit, {
+        kind: 'insert-frontmatter',
+        key: 'hygiene',
+        value: 'frozen',
+      });
+    }
+  });
+
+  it('moves a superseded doc beside itself, into archive.dir when configured, and never onto an existing path', () => {
+    const signals = {
+      'docs/design-v1.md': [
+        {
+          name: 'frontmatter_marker' as const,
+          line: 2,
+          detail: 'superseded_by: design-v2.md',
+          data: { marker: 'superseded_by', value: 'design-v2.md', superseded_by: 'design-v2.md' },
+        },
+      ],
+      'notes-old.md': [
+        {
+          name: 'stale_name_location' as const,
+          detail: 'an older version of notes-v2.md',
+          data: { reason: 'older-version', newer_sibling: 'notes-v2.md', inbound_references: 2 },
+        },
+      ],
+    };
+    const texts = { 'docs/design-v1.md': '# v1\n', 'notes-old.md': '# old\n' };
+    const beside = classify(signals, texts);
+    assert.deepEqual(
+      beside.map((p) => [p.path, p.category.subtype, p.exact_edit?.kind, p.exact_edit?.dest_path]),
+      [
+        ['docs/design-v1.md', 'superseded', 'move-to-archive', 'docs/archive/design-v1.md'],
+        ['notes-old.md', 'superseded', 'move-to-archive', 'archive/notes-old.md'],
+      ],
+    );
+    const configured = classify(signals, texts, {
+      config: { ...DEFAULT_CONFIG, archive: { dir: 'attic/docs/' } },
+    });
+    assert.deepEqual(
+      configured.map((p) => p.exact_edit?.dest_path),
+      ['attic/docs/design-v1.md', 'attic/docs/notes-old.md'],
+    );
+    const occupied = classify(signals, texts, { exists: ['docs/archive/design-v1.md'] });
+    assert.deepEqual(
+      occupied.map((p) => p.path),
+      ['notes-old.md'],
+    );
+    const outside = classify(signals, texts, {
+      config: { ...DEFAULT_CONFIG, archive: { dir: '../elsewhere' } },
+    });
+    assert.deepEqual(outside, [], 'an archive.dir outside the project is never proposed');
+  });
+
+  it('never sends two files to the same archive path', () => {
+    const marker: Signal = {
+      name: 'frontmatter_marker',
+      detail: 'superseded',
+      data: { marker: 'status', value: 'superseded' },
+    };
+    const proposals = classify(
+      { 'a/spec.md': [marker], 'b/spec.md': [marker] },
+      { 'a/spec.md': 'x\n', 'b/spec.md': 'y\n' },
+      { config: { ...DEFAULT_CONFIG, archive: { dir: 'archive' } } },
+    );
+    assert.deepEqual(
+      proposals.map((p) => p.path),
+      ['a/spec.md'],
+    );
+  });
+
+  it('dedupes a duplicate block against its canonical copy', () => {
+    const proposals = classify(
+      {
+        'docs/copy.md': [
+          {
+            name: 'duplicate_content',
+            line: 3,
+            detail: 'lines 3–6 duplicate docs/setup.md',
+            data: { canonical_ref: 'docs/setup.md#L10-L13', start_line: 3, end_line: 6 },
+          },
+        ],
+      },
+      { 'docs/copy.md': body(8) },
+    );
+    assert.equal(proposals.length, 1);
+    assert.deepEqual(proposals[0]!.category, { class: 'stale', subtype: 'duplicated' });
+    assert.deepEqual(proposals[0]!.exact_edit, {
+      kind: 'dedupe',
+      anchor: { start_line: 3, end_line: 6 },
+      canonical_ref: 'docs/setup.md#L10-L13',
+    });
+  });
+
+  it('proposes deleting an unreferenced doc in a stale location, and nothing when it is referenced or loaded', () => {
+    const stale = (inbound: number): Signal => ({
+      name: 'stale_name_location',
+      detail: 'lives under plans/',
+      data: { reason: 'location', folder: 'plans', inbound_references: inbound },
+    });
+    const proposals = classify(
+      { 'plans/idea.md': [stale(0)], 'plans/used.md': [stale(1)], 'plans/CLAUDE.md': [stale(0)] },
+      { 'plans/idea.md': body(5), 'plans/used.md': body(5), 'plans/CLAUDE.md': body(5) },
+      { agentContext: ['plans/CLAUDE.md'] },
+    );
+    assert.equal(proposals.length, 1);
+    assert.equal(proposals[0]!.path, 'plans/idea.md');
+    assert.deepEqual(proposals[0]!.category, { class: 'stale', subtype: 'orphaned' });
+    assert.deepEqual(proposals[0]!.exact_edit, {
+      kind: 'delete-range',
+      anchor: { start_line: 1, end_line: 5 },
+    });
+  });
+
+  it('proposes a generative distill for context weight (whole file) and append-only growth (from the first appended line)', () => {
+    const proposals = classify(
+      {
+        'CLAUDE.md': [
+          {
+            name: 'context_weight',
+            detail: 'over budget',
+            data: { tokens: 4000, budget: 2000, injection: 'always' },
+          },
+        ],
+        'docs/notes.md': [
+          {
+            name: 'append_only_growth',
+            detail: 'appended',
+            data: { commits: 9, appended_ratio: 0.97, lines: 40, first_appended_line: 12 },
+          },
+        ],
+      },
+      { 'CLAUDE.md': body(30), 'docs/notes.md': body(40) },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [
+        p.path,
+        p.category.class,
+        p.category.subtype,
+        p.op_type,
+        p.exact_edit,
+        p.reducible_range,
+      ]),
+      [
+        ['CLAUDE.md', 'bloat', 'distill', 'generative', undefined, { start_line: 1, end_line: 30 }],
+        ['docs/notes.md', 'bloat', 'distill', 'generative', undefined, { start_line: 12, end_line: 40 }],
+      ],
+    );
+  });
+
+  it('proposes nothing for a version skew: a stated version may be historical', () => {
+    const proposals = classify(
+      {
+        'a.md': [
+          {
+            name: 'version_skew',
+            line: 1,
+            detail: 'stated version disagrees',
+            data: {
+              subject: 'node',
+              stated: '18',
+              actual: '>=20',
+              manifest: 'package.json',
+              match: 'Node 18',
+            },
+          },
+        ],
+      },
+      { 'a.md': 'Node 18 support was dropped in 2.0.\n' },
+    );
+    assert.deepEqual(proposals, []);
+  });
+
+  it('fixes only the link, not the same file name in prose, and every moved link on a line at once', () => {
+    const broken = (target: string, kind = 'link'): Signal => ({
+      name: 'broken_reference',
+      line: 1,
+      detail: 'broken',
+      data: { target, kind, suggested_target: `ref/${target}`, suggested_by: 'rename-history' },
+    });
+    const proposals = classify(
+      { 'a.md': [broken('api.md')], 'b.md': [broken('x.md'), broken('y.md', 'definition')] },
+      { 'a.md': 'The old file api.md is now at [the api](api.md).\n', 'b.md': '[x](x.md) and [y]: y.md\n' },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.match, p.exact_edit?.replacement, p.signals.length]),
+      [
+        ['a.md', '](api.md', '](ref/api.md', 1],
+        ['b.md', '[x](x.md) and [y]: y.md', '[x](ref/x.md) and [y]: ref/y.md', 2],
+      ],
+    );
+  });
+
+  it('never dedupes an always-loaded agent-context file (a link is not an import)', () => {
+    const dup: Signal = {
+      name: 'duplicate_content',
+      detail: 'duplicate',
+      data: { canonical_ref: 'docs/rules.md#L1-L3', start_line: 1, end_line: 3 },
+    };
+    const proposals = classify(
+      { 'AGENTS.md': [dup], 'docs/other.md': [dup] },
+      { 'AGENTS.md': 'a\nb\nc\n', 'docs/other.md': 'a\nb\nc\n' },
+      { agentContext: ['AGENTS.md'] },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.kind]),
+      [['docs/other.md', 'dedupe']],
+    );
+  });
+
+  it('applies the documented precedence so no two proposals for a file conflict', () => {
+    const broken = (line: number, target: string): Signal => ({
+      name: 'broken_reference',
+      line,
+      detail: 'broken',
+      data: { target, kind: 'link', suggested_target: `new/${target}` },
+    });
+    const text = '[a](a.md)\n[b](b.md)\nx\ny\nz\n';
+    const proposals = classify(
+      {
+        // superseded wins over orphaned and everything in place
+        'plans/one.md': [
+          broken(1, 'a.md'),
+          {
+            name: 'stale_name_location',
+            detail: 'plans',
+            data: { reason: 'location', inbound_references: 0 },
+          },
+          {
+            name: 'frontmatter_marker',
+            detail: 'superseded',
+            data: { marker: 'status', value: 'superseded' },
+          },
+        ],
+        // a completed doc in a stale location is frozen, not deleted
+        'plans/done.md': [
+          {
+            name: 'stale_name_location',
+            detail: 'plans',
+            data: { reason: 'location', inbound_references: 0 },
+          },
+          { name: 'frontmatter_marker', detail: 'done', data: { marker: 'status', value: 'done' } },
+        ],
+        // orphaned (whole-file delete) wins over in-place edits
+        'plans/two.md': [
+          broken(1, 'a.md'),
+          { name: 'stale_name_location', detail: 'plans', data: { reason: 'draft', inbound_references: 0 } },
+        ],
+        // in-place edits: the dedupe takes lines 2–4, so the broken link on line 2 waits
+        'three.md': [
+          broken(2, 'b.md'),
+          broken(1, 'a.md'),
+          {
+            name: 'duplicate_content',
+            detail: 'dup',
+            data: { canonical_ref: 'x.md', start_line: 2, end_line: 4 },
+          },
+          { name: 'frontmatter_marker', detail: 'done', data: { marker: 'status', value: 'done' } },
+          {
+            name: 'context_weight',
+            detail: 'heavy',
+            data: { tokens: 3000, budget: 2000, injection: 'always' },
+          },
+        ],
+      },
+      { 'plans/one.md': text, 'plans/two.md': text, 'plans/done.md': text, 'three.md': text },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.category.subtype, p.exact_edit?.kind ?? 'generative']),
+      [
+        ['plans/done.md', 'completed-in-place', 'insert-frontmatter'],
+        ['plans/one.md', 'superseded', 'move-to-archive'],
+        ['plans/two.md', 'orphaned', 'delete-range'],
+        ['three.md', 'completed-in-place', 'insert-frontmatter'],
+        ['three.md', 'duplicated', 'dedupe'],
+        ['three.md', 'dangling-reference', 'replace-text'],
+      ],
+    );
+    assert.deepEqual(proposals[5]!.exact_edit?.anchor, { start_line: 1, end_line: 1 });
+  });
+
+  it('is deterministic, never conflicts, and only anchors inside the file (property)', () => {
+    const signalArb: fc.Arbitrary<Signal> = fc.oneof(
+      fc.record({
+        name: fc.constant('broken_reference' as const),
+        line: fc.integer({ min: 1, max: 12 }),
+        detail: fc.constant('broken'),
+        data: fc.record({
+          target: fc.constantFrom('a.md', 'b.md', 'docs/c.md'),
+          kind: fc.constant('link'),
+          suggested_target: fc.constantFrom('x.md', 'y/z.md'),
+        }),
+      }),
+      fc.record({
+        name: fc.constant('duplicate_content' as const),
+        detail: fc.constant('dup'),
+        data: fc
+          .tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 4 }))
+          .map(([start, len]) => ({ canonical_ref: 'canon.md', start_line: start, end_line: start + len })),
+      }),
+      fc.record({
+        name: fc.constant('frontmatter_marker' as const),
+        detail: fc.constant('marker'),
+        data: fc.record({
+          marker: fc.constantFrom('status', 'superseded_by', 'tasks-complete'),
+          value: fc.constantFrom('done', 'superseded', 'v2.md', 'wip'),
+        }),
+      }),
+      fc.record({
+        name: fc.constant('stale_name_location' as const),
+        detail: fc.constant('stale'),
+        data: fc.record({
+          reason: fc.constantFrom('location', 'draft', 'older-version'),
+          inbound_references: fc.integer({ min: 0, max: 2 }),
+          newer_sibling: fc.constant('v2.md'),
+        }),
+      }),
+      fc.record({
+        name: fc.constantFrom('context_weight' as const, 'append_only_growth' as const),
+        detail: fc.constant('bloat'),
+        data: fc.record({ first_appended_line: fc.integer({ min: 1, max: 20 }), tokens: fc.constant(5000) }),
+      }),
+    );
+    const text = '[a](a.md) [b](b.md)\n`docs/c.md`\nplain\n'.repeat(3);
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom('d/one.md', 'd/two.md', 'three.md'),
+          fc.array(signalArb, { maxLength: 6 }),
+        ),
+        (signals) => {
+          const texts = { 'd/one.md': text, 'd/two.md': text, 'three.md': text };
+          const first = classify(signals, texts);
+          const reversed = Object.fromEntries(Object.entries(signals).reverse());
+          assert.deepEqual(classify(reversed, texts), first);
+          assert.deepEqual(findProposalConflicts(first), []);
+          parseProposals(structuredClone(first));
+          for (const p of first) {
+            const anchor = p.exact_edit?.anchor ?? p.reducible_range;
+            if (anchor) assert.ok(anchor.end_line <= lineCount(text), JSON.stringify(p));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('skips files it cannot read and paths outside the shortlist', () => {
+    const signal: Signal = {
+      name: 'frontmatter_marker',
+      detail: 'done',
+      data: { marker: 'status', value: 'done' },
+    };
+    const art = artifact({ 'a.md': [signal], 'ghost.md': [signal] });
+    art.shortlist = ['a.md', 'ghost.md'];
+    const proposals = classifyWithRules(art, DEFAULT_CONFIG, (path) => {
+      if (path === 'ghost.md') throw new Error('ENOENT');
+      return '# a\n';
+    });
+    assert.deepEqual(
+      proposals.map((p) => p.path),
+      ['a.md'],
+    );
+    const notListed = artifact({ 'b.md': [signal] });
+    notListed.shortlist = [];
+    assert.deepEqual(
+      classifyWithRules(notListed, DEFAULT_CONFIG, () => '# b\n'),
+      [],
+    );
+  });
+});

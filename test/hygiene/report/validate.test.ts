@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { schemaPath } from '../../../src/core/package.js';
+import { countLines, validateReport } from '../../../src/hygiene/report/validate.js';
+import {
+  BLOAT_SUBTYPES,
+  EDIT_KINDS,
+  type Report,
+  SIGNAL_NAMES,
+  STALE_SUBTYPES,
+} from '../../../src/hygiene/types.js';
+import { makeTempDir } from '../../helpers/git-repo.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { EXPECTED_VIOLATIONS } from '../../helpers/report-fixtures.js';
+
+const REPORTS = join(FIXTURES, 'reports');
+const load = (name: string) => JSON.parse(readFileSync(join(REPORTS, name), 'utf8')) as Report;
+
+describe('validateReport', () => {
+  it('accepts the golden report that covers every kind, a generative and a lifecycle entry', () => {
+    const report = load('valid-all-kinds.json');
+    assert.deepEqual(validateReport(report), []);
+    const kinds = new Set(report.entries.map((entry) => entry.exact_edit?.kind ?? 'generative'));
+    assert.deepEqual([...kinds].sort(), [...EDIT_KINDS, 'generative'].sort());
+    assert.ok(
+      report.entries.some(
+        (entry) => entry.lifecycle !== undefined && entry.exact_edit?.kind === 'delete-path',
+      ),
+    );
+  });
+
+  it('each invalid golden fixture fails exactly its one rule', () => {
+    const invalid = readdirSync(REPORTS).filter((name) => name.startsWith('invalid-'));
+    assert.deepEqual(invalid.sort(), Object.keys(EXPECTED_VIOLATIONS).sort());
+    for (const name of invalid)
+      assert.deepEqual(validateReport(load(name)), [EXPECTED_VIOLATIONS[name]], name);
+  });
+
+  it('reports schema violations with their JSON paths, and still checks cross-field rules', () => {
+    const report = load('valid-all-kinds.json') as unknown as Record<string, unknown> & Report;
+    (report.entries[0] as unknown as Record<string, unknown>)['colour'] = 'red';
+    (report.entries[1] as unknown as Record<string, unknown>)['confidence'] = 2;
+    report.entries[0]!.safety_tier = 'auto';
+    assert.deepEqual(validateReport(report).sort(), [
+      'entries[0].colour: unknown key',
+      'entries[0].safety_tier: expected "confirm" (derived), found "auto"',
+      'entries[1].confidence: must be <= 1',
+    ]);
+    assert.deepEqual(validateReport([]), ['(root): must be object']);
+    assert.deepEqual(validateReport({}), [
+      'schema_version: is required',
+      'tool_version: is required',
+      'generated_at: is required',
+      'scan: is required',
+      'shortlist: is required',
+      'entries: is required',
+    ]);
+  });
+
+  it('a generative entry must not carry an exact edit; a non-anchored kind must not carry an anchor', () => {
+    const report = load('valid-all-kinds.json');
+    report.entries[7]!.exact_edit = { kind: 'insert-frontmatter', key: 'hygiene', value: 'frozen' };
+    report.entries[3]!.exact_edit!.anchor = { start_line: 1, end_line: 2 };
+    report.entries[1]!.exact_edit!.recursive = true;
+    assert.deepEqual(validateReport(report).sort(), [
+      'entries[1].exact_edit.recursive: is not allowed for kind "replace-text"',
+      'entries[3].exact_edit.anchor: is not allowed for kind "move-to-archive"',
+      'entries[7].exact_edit: must be absent when op_type is "generative"',
+    ]);
+  });
+
+  it('delete-path reversibility is decided at runtime; judged evidence derives confirm', () => {
+    const report = load('valid-all-kinds.json');
+    report.entries[5]!.is_reversible = false;
+    report.entries[5]!.safety_tier = 'confirm';
+    assert.deepEqual(validateReport(report), []);
+    report.entries[6]!.safety_tier = 'auto';
+    assert.deepEqual(validateReport(report), [
+      'entries[6].safety_tier: expected "confirm" (derived), found "auto"',
+    ]);
+  });
+
+  it('checks anchors against the files under projectRoot when they can be read', () => {
+    const root = makeTempDir();
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'docs', 'api.md'), `${'line\n'.repeat(45)}`);
+    writeFileSync(join(root, 'README.md'), 'one\ntwo\nthree\nfour\nfive\nsix\nseven');
+    const report = load('valid-all-kinds.json');
+    assert.deepEqual(validateReport(report, { projectRoot: root }), [
+      'entries[2].exact_edit.anchor.end_line: 52 is past the end of "docs/api.md" (45 lines)',
+    ]);
+    assert.deepEqual(validateReport(report, { lineCount: () => 1000 }), []);
+  });
+
+  it('counts lines the way anchors do', () => {
+    assert.equal(countLines(''), 0);
+    assert.equal(countLines('a'), 1);
+    assert.equal(countLines('a\n'), 1);
+    assert.equal(countLines('a\nb'), 2);
+    assert.equal(countLines('a\n\n'), 2);
+  });
+});
+
+describe('report.schema.json', () => {
+  it('lists exactly the kinds, subtypes and signal names of the TypeScript contracts', () => {
+    const schema = JSON.parse(readFileSync(schemaPath('report.schema.json'), 'utf8'));
+    const defs = schema.definitions;
+    assert.deepEqual(defs.exactEdit.properties.kind.enum, [...EDIT_KINDS]);
+    assert.deepEqual(defs.entry.properties.category.properties.subtype.enum, [
+      ...STALE_SUBTYPES,
+      ...BLOAT_SUBTYPES,
+    ]);
+    assert.deepEqual(defs.signal.properties.name.enum, [...SIGNAL_NAMES]);
+  });
+});

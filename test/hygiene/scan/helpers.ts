@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after } from 'node:test';
+import { schemaValidator } from '../../../src/core/schema.js';
+import { scan } from '../../../src/hygiene/scan/index.js';
+import {
+  DEFAULT_CONFIG,
+  type HygieneConfig,
+  type ScanArtifact,
+  type Signal,
+} from '../../../src/hygiene/types.js';
+import { makeRepo, makeTempDir, type TestRepo } from '../../helpers/git-repo.js';
+
+/** Scans `root` with the default config (or `config`) and checks the artifact against its schema. */
+export async function scanDir(
+  root: string,
+  options: { scopes?: string[]; config?: Partial<HygieneConfig> } = {},
+): Promise<ScanArtifact> {
+  const artifact = await scan({
+    root,
+    config: { ...DEFAULT_CONFIG, ...options.config },
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+  });
+  assert.deepEqual(schemaValidator('scan.schema.json')(artifact), []);
+  return artifact;
+}
+
+/** The signals named `name` on `path`. */
+export function signalsOf(artifact: ScanArtifact, path: string, name: Signal['name']): Signal[] {
+  return (artifact.signals[path] ?? []).filter((s) => s.name === name);
+}
+
+/** `{line, data}` of each signal, for exact comparison. */
+export function brief(signals: Signal[]): { line: number | undefined; data: unknown }[] {
+  return signals.map((s) => ({ line: s.line, data: s.data }));
+}
+
+const cleanups: (() => void)[] = [];
+after(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+/** Removes `repo` when the test file ends. */
+export function removeLater(repo: TestRepo): TestRepo {
+  cleanups.push(() => repo.cleanup());
+  return repo;
+}
+
+/** A fresh repository whose one commit holds `files`; removed when the test file ends. */
+export function fixtureRepo(files: Record<string, string | Buffer>): TestRepo {
+  const repo = removeLater(makeRepo({ initialCommit: false }));
+  repo.commit('fixture', files);
+  return repo;
+}
+
+/** A scratch directory removed when the test file ends. */
+export function scratchDir(prefix?: string): string {
+  const dir = makeTempDir(prefix);
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
+
+describe('parseMarkdown', () => {
+  it('finds each reference on the line where its target is written', () => {
+    const doc = parseMarkdown(
+      [
+        '---', // 1
+        'title: "x"', // 2
+        'status: done', // 3
+        '---', // 4
+        '# Title', // 5
+        '', // 6
+        'A [link that wraps', // 7
+        'over lines](wrapped.md) and [a ref][r] and [again](wrapped.md).', // 8
+        '', // 9
+        '> quoted [q](quoted.md)', // 10
+        '', // 11
+        '<!-- [hidden](in-comment.md) -->', // 12
+        '', // 13
+        '[r]: <my file.md> "Title"', // 14
+        '',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      doc.refs.map((r) => [r.line, r.kind, r.target]),
+      [
+        [8, 'link', 'wrapped.md'],
+        [8, 'link', 'wrapped.md'],
+        [10, 'link', 'quoted.md'],
+        [14, 'definition', 'my file.md'],
+      ],
+    );
+    assert.equal(doc.frontmatter.keyLines.get('status'), 3);
+    assert.equal(doc.frontmatter.endLine, 4);
+    assert.deepEqual(doc.commentBlocks, [[11, 12]]);
+  });
+
+  it('finds links, images and code paths in GFM table cells on their row', () => {
+    const doc = parseMarkdown(
+      [
+        '# Table', // 1
+        '', // 2
+        '| Name | Where |', // 3
+        '| ---- | ----- |', // 4
+        '| api | [l](api.md) |', // 5
+        '| img | ![i](pic.png) and `src/main.ts` |', // 6
+        '| [a](a.md) | [b](b.md) |', // 7
+        '| html | <a href="h.md">h</a> |', // 8
+        '', // 9
+        'After [x](after.md).', // 10
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      doc.refs.map((r) => [r.line, r.kind, r.target]),
+      [
+        [5, 'link', 'api.md'],
+        [6, 'image', 'pic.png'],
+        [6, 'code-path', 'src/main.ts'],
+        [7, 'link', 'a.md'],
+        [7, 'link', 'b.md'],
+        [8, 'html', 'h.md'],
+        [10, 'link', 'after.md'],
+      ],
+    );
+  });
+
+  it('makes GitHub heading slugs, numbering repeats, and reads explicit anchors', () => {
+    const doc = parseMarkdown(
+      '# Hello, World!\n\n## Hello, World!\n\n### The `scan()` API\n\n<a name="Custom-Anchor"></a>\n',
+    );
+    assert.deepEqual([...doc.anchors].sort(), [
+      'custom-anchor',
+      'hello-world',
+      'hello-world-1',
+      'the-scan-api',
+    ]);
+  });
+
+  it('never takes references out of code, and reads @imports only outside it', () => {
+    const doc = parseMarkdown(
+      [
+        'Import @docs/a.md, mail me at me@example.com.',
+        '',
+        '```',
+        '@docs/b.md [x](c.md)',
+        '```',
+        '',
+        '`@docs/d.md`',
+        '',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      doc.imports.map((r) => [r.line, r.target]),
+      [[1, 'docs/a.md']],
+    );
+    assert.deepEqual(doc.refs, []);
+    assert.deepEqual([...doc.codeLines], [3, 4, 5]);
+  });
+
+  it('survives invalid frontmatter and unclosed fences', () => {
+    const doc = parseMarkdown('---\n: : bad\n  - [\n---\n# T\n\n```\n[x](y.md)\n');
+    assert.equal(doc.frontmatter.data, undefined);
+    assert.ok(doc.frontmatter.error);
+    assert.deepEqual(doc.refs, []);
+  });
+});
