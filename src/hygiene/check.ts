@@ -12,6 +12,7 @@ import { type Clock, formatInstant } from '../core/clock.js';
 import type { Deadline } from '../core/deadline.js';
 import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { quote } from '../core/quote.js';
+import { gatherClassifierFacts } from './classify/facts.js';
 import {
   CATEGORY_FILTER_VALUES,
   isSafeRelativePath,
@@ -22,11 +23,11 @@ import { classifyWithRules } from './classify/rules.js';
 import { loadConfig } from './config.js';
 import { resolveProjectRoot } from './project.js';
 import { finalizeReport } from './report/finalize.js';
-import { renderReportMarkdown } from './report/report-md.js';
+import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scan } from './scan/index.js';
 import { GITIGNORE_LINE, StateStore } from './state/store.js';
-import type { Proposal, Report } from './types.js';
+import type { Proposal, Report, ScanArtifact, Signal } from './types.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -45,7 +46,14 @@ export interface CheckOptions {
 }
 
 export interface CheckSummary {
+  /** Entries in the report. */
   candidates: number;
+  /** Files with at least one entry. */
+  files_with_entries: number;
+  /** Signals no entry carries, and the files they are on (listed in report.md). */
+  signals_without_entry: number;
+  files_with_unfixed_signals: number;
+  /** Files with no entry and no unfixed signal. */
   cleared: number;
   auto: number;
   confirm: number;
@@ -83,13 +91,18 @@ export async function readProposalsFile(path: string): Promise<Proposal[]> {
   return parseProposals(value);
 }
 
-/** Candidate and tier counts of a report, as `check` prints them. */
-export function summarizeReport(report: Report): CheckSummary {
-  const candidates = new Set(report.entries.map((entry) => entry.path));
+/** Entry, tier and file counts of a report (and of the signals no entry carries), as `check` prints them. */
+export function summarizeReport(report: Report, unfixed: ScanArtifact['signals'] = {}): CheckSummary {
+  const withEntries = new Set(report.entries.map((entry) => entry.path));
+  const unfixedPaths = Object.keys(unfixed).filter((path) => (unfixed[path] ?? []).length > 0);
+  const notCleared = new Set([...withEntries, ...unfixedPaths]);
   const auto = report.entries.filter((entry) => entry.safety_tier === 'auto').length;
   return {
     candidates: report.entries.length,
-    cleared: report.shortlist.filter((path) => !candidates.has(path)).length,
+    files_with_entries: withEntries.size,
+    signals_without_entry: unfixedPaths.reduce((n, path) => n + (unfixed[path] ?? []).length, 0),
+    files_with_unfixed_signals: unfixedPaths.length,
+    cleared: report.shortlist.filter((path) => !notCleared.has(path)).length,
     auto,
     confirm: report.entries.length - auto,
     tokens_saved_per_session: report.totals?.tokens_saved_per_session ?? 0,
@@ -164,7 +177,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const readText = (path: string) =>
     isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
   const exists = (path: string) => isSafeRelativePath(path) && existsSync(join(artifact.project_root, path));
-  const proposals = supplied ?? classifyWithRules(artifact, config, readText, exists);
+  const declined: Record<string, { signal: Signal; reason: string }[]> = {};
+  const onDeclined = (path: string, signal: Signal, reason: string) => {
+    const list = declined[path] ?? [];
+    list.push({ signal, reason });
+    declined[path] = list;
+  };
+  const proposals =
+    supplied ??
+    classifyWithRules(artifact, config, readText, exists, {
+      ...(await gatherClassifierFacts(artifact, readText, options.deadline)),
+      onDeclined,
+    });
 
   const report = await finalizeReport({
     artifact,
@@ -177,12 +201,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   const json = `${JSON.stringify(report, null, 2)}\n`;
   await validateOnScratch(json, artifact.project_root);
-  // Signals on files that got no proposal at all (not merely filtered out by --category).
-  const proposed = new Set(proposals.map((proposal) => proposal.path));
-  const unresolved = Object.fromEntries(
-    Object.entries(artifact.signals).filter(([path]) => !proposed.has(path)),
-  );
-  const md = renderReportMarkdown(report, unresolved);
+  // Every signal no proposal carries is listed (also on files that got a fix for another);
+  // files whose proposals the category filter dropped are named apart.
+  const kept = new Set(report.entries.map((entry) => entry.path));
+  const unfixed = signalsWithoutEntry(artifact.signals, proposals);
+  const md = renderReportMarkdown(report, {
+    unfixed,
+    declined,
+    filteredOut: [...new Set(proposals.map((p) => p.path))].filter((path) => !kept.has(path)),
+  });
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');
@@ -200,6 +227,6 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     ...(ignored === false ? { gitignoreLine: GITIGNORE_LINE } : {}),
     partial: isPartialScan(artifact),
     classifier: supplied === undefined ? 'rules' : 'proposals-file',
-    summary: summarizeReport(report),
+    summary: summarizeReport(report, unfixed),
   };
 }

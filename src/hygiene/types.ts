@@ -293,9 +293,31 @@ export interface Report {
   };
 }
 
-/** The evidence behind an entry: judged only when it rests on a lifecycle `served_when` judgment. */
-export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
-  return entry.lifecycle?.served_when !== undefined ? 'judged' : 'deterministic';
+/**
+ * The evidence behind an entry (SPEC §2.5: judged evidence → confirm). An auto entry lands
+ * unread, so evidence counts as deterministic only where code proves the edit:
+ * - a `replace-text` is a link fix (every signal a `broken_reference`), which `check`
+ *   applies in memory and re-resolves before it proposes it; any other text replacement
+ *   is judged;
+ * - an `insert-frontmatter` rests on a `frontmatter_marker` the scanner read;
+ * - a `dedupe` is always judged: which copy is canonical is a judgment;
+ * - a lifecycle `served_when` is a judgment.
+ */
+export function entryEvidence(entry: Pick<Entry, 'lifecycle' | 'exact_edit' | 'signals'>): Evidence {
+  if (entry.lifecycle?.served_when !== undefined) return 'judged';
+  const signals = Array.isArray(entry.signals) ? entry.signals : [];
+  switch (entry.exact_edit?.kind) {
+    case 'dedupe':
+      return 'judged';
+    case 'replace-text':
+      return signals.length > 0 && signals.every((signal) => signal?.name === 'broken_reference')
+        ? 'deterministic'
+        : 'judged';
+    case 'insert-frontmatter':
+      return signals.some((signal) => signal?.name === 'frontmatter_marker') ? 'deterministic' : 'judged';
+    default:
+      return 'deterministic';
+  }
 }
 
 // ── Classifier proposals (SPEC §2.6) ───────────────────────────────────────────

@@ -30,7 +30,7 @@ describe('stw hygiene check', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
-      /^Checked 4 docs: 2 candidates \(1 auto, 1 need confirmation\), 2 cleared; ≈0 tokens saved/,
+      /^Checked 4 docs: 2 entries in 2 files \(1 auto, 1 need confirmation\); 1 signal with no proposed fix in 1 file; 2 files cleared; ≈0 tokens saved/,
     );
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
@@ -50,6 +50,9 @@ describe('stw hygiene check', () => {
     assert.equal(again.json['generated_at'], '2026-03-02T00:00:00Z');
     assert.deepEqual(again.json['summary'], {
       candidates: 2,
+      files_with_entries: 2,
+      signals_without_entry: 1,
+      files_with_unfixed_signals: 1,
       cleared: 2,
       auto: 1,
       confirm: 1,

@@ -89,6 +89,9 @@ describe('runCheck', () => {
     assert.ok(first.summary.tokens_saved_per_session > 300);
     assert.deepEqual(first.summary, {
       candidates: 5,
+      files_with_entries: 5,
+      signals_without_entry: 1,
+      files_with_unfixed_signals: 1,
       cleared: 4,
       auto: 3,
       confirm: 2,
@@ -182,7 +185,7 @@ describe('runCheck', () => {
     assert.deepEqual(result.report.shortlist, ['README.md']);
     assert.deepEqual(validateReport(JSON.parse(readFileSync(result.reportJsonPath, 'utf8'))), []);
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
-    assert.match(readFileSync(result.reportMdPath, 'utf8'), /## Cleared \(1\)/);
+    assert.match(readFileSync(result.reportMdPath, 'utf8'), /## Cleared \(1 file\)/);
   });
 
   it('does not print the .gitignore line when .dochygiene/ is ignored', async () => {

@@ -1,105 +1,24 @@
-import { OperationalError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
-import { escapeText, quote } from '../../core/quote.js';
-import {
-  type CleanPlan,
-  type CleanResult,
-  clean,
-  type PlanCleanOptions,
-  type PlannedEntry,
-  planClean,
-} from '../../hygiene/apply/clean.js';
+import { quote } from '../../core/quote.js';
+import { type CleanPlan, type CleanResult, clean, planClean } from '../../hygiene/apply/clean.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { describeEntry, GateCancelled, type GateFlags, gatePlan, renderApplyList } from '../gate.js';
 
 export const GATE_OPTIONS = {
   approve: { type: 'string', multiple: true },
   reject: { type: 'string', multiple: true },
+  yes: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
-
-/** One line of the batch list: id · path · category · op · ≈tokens · why, irreversible ones marked. */
-function describeEntry(entry: PlannedEntry, style: Style): string {
-  const mark = entry.irreversible ? style.red('IRREVERSIBLE ') : '';
-  const tier = entry.tier === 'confirm' ? 'confirm' : 'auto';
-  const why = entry.why ? ` — ${escapeText(entry.why)}` : '';
-  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.op)} · ≈${entry.raw_tokens} tokens${why}`;
-}
-
-/**
- * The gate on a terminal: one batch list of every entry that would apply or needs
- * approval, all pre-selected, each one de-selectable. Returns the ids kept.
- */
-export async function askGate(
-  ctx: CommandContext,
-  entries: PlannedEntry[],
-  input?: NodeJS.ReadableStream,
-): Promise<string[]> {
-  const { default: checkbox } = await import('@inquirer/checkbox');
-  const style = new Output(false, ctx.streams, ctx.env).errStyle;
-  // The list goes to stderr so that stdout keeps only the result (one JSON document under --json).
-  return checkbox(
-    {
-      message: 'Apply these docs hygiene fixes as one commit? (space toggles, enter confirms)',
-      choices: entries.map((entry) => ({
-        name: describeEntry(entry, style),
-        value: entry.id,
-        checked: true,
-      })),
-      pageSize: 20,
-    },
-    { output: ctx.streams.stderr, signal: ctx.signal, ...(input ? { input } : {}) },
-  );
-}
-
-export type GatePrompt = (ctx: CommandContext, entries: PlannedEntry[]) => Promise<string[]>;
-
-/**
- * The gate (SPEC §2.10 step 2): off a terminal the flags decide; on a terminal the batch
- * list does, and the plan is remade with the user's choices as approvals and rejections.
- */
-export async function gatePlan(
-  ctx: CommandContext,
-  plan: CleanPlan,
-  options: PlanCleanOptions,
-  dryRun: boolean,
-  prompt: GatePrompt = askGate,
-): Promise<CleanPlan> {
-  if (!ctx.isInteractive || dryRun) return plan;
-  const offered = plan.entries.filter((e) => e.decision === 'approved' || e.decision === 'needs-approval');
-  if (offered.length === 0) return plan;
-  let kept: string[];
-  try {
-    kept = await prompt(ctx, offered);
-  } catch (error) {
-    throw new OperationalError('cancelled', `cancelled; nothing changed (${(error as Error).message})`);
-  }
-  const keep = new Set(kept);
-  const approve = offered.filter((e) => keep.has(e.id) && e.tier === 'confirm').map((e) => e.id);
-  const reject = offered.filter((e) => !keep.has(e.id)).map((e) => e.id);
-  return planClean({
-    ...options,
-    approve: [...new Set([...(options.approve ?? []), ...approve])].filter((id) => !reject.includes(id)),
-    reject: [...new Set([...(options.reject ?? []), ...reject])],
-  });
-}
-
-/** `planClean`, then the gate. */
-export async function gatedPlan(
-  ctx: CommandContext,
-  options: PlanCleanOptions,
-  dryRun: boolean,
-  prompt: GatePrompt = askGate,
-): Promise<CleanPlan> {
-  return gatePlan(ctx, await planClean(options), options, dryRun, prompt);
-}
 
 const OUTCOME_LABEL: Record<CleanResult['entries'][number]['outcome'], string> = {
   applied: 'applied',
   unchanged: 'unchanged',
   skipped: 'skipped',
   'needs-approval': 'needs approval',
+  'needs-model': 'needs a model',
   rejected: 'rejected',
   'would-apply': 'would apply',
 };
@@ -131,6 +50,10 @@ export function renderClean(result: CleanResult, style: Style): string {
     );
   if (result.counts.skipped > 0)
     lines.push(`${result.counts.skipped} skipped: re-run 'stw hygiene check' to re-analyse them.`);
+  if (result.counts.needs_model > 0)
+    lines.push(
+      `${result.counts.needs_model} generative entr${result.counts.needs_model === 1 ? 'y needs' : 'ies need'} a model to write the new text; none is available in this release, so ${result.counts.needs_model === 1 ? 'it was' : 'they were'} not offered.`,
+    );
   if (result.files.some((file) => file.moved_to !== undefined))
     lines.push(
       "Moved files may leave links pointing at their old place; the next 'stw hygiene check' finds them.",
@@ -141,20 +64,53 @@ export function renderClean(result: CleanResult, style: Style): string {
 
 export const cleanExitCode = (result: CleanResult) => (result.status === 'partial' ? 1 : 0);
 
+export function gateFlags(values: { yes?: boolean; 'dry-run'?: boolean }): GateFlags {
+  return { dryRun: values['dry-run'] === true, yes: values.yes === true };
+}
+
+/**
+ * Prints what is about to be applied, when the batch list was not shown (off a terminal,
+ * or `--yes`): even an all-auto cleanup is announced before it commits.
+ */
+export function announcer(
+  ctx: CommandContext,
+  out: Output,
+  flags: GateFlags,
+): ((plan: CleanPlan) => void) | undefined {
+  if (flags.dryRun || (ctx.isInteractive && !flags.yes)) return undefined;
+  return (plan) => out.diag(renderApplyList(plan, out.errStyle));
+}
+
+export const withAnnouncer = (announce: ((plan: CleanPlan) => void) | undefined) =>
+  announce === undefined ? {} : { onBeforeChanges: announce };
+
+/** What --json and the terminal get when the user cancels at the gate. */
+export function renderCancelled(out: Output, root: string): number {
+  out.result({ status: 'cancelled', root }, () => 'Cancelled at the gate: nothing was changed.');
+  return 0;
+}
+
 /** `stw hygiene clean`: gate, checkpoint, apply, one commit. */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene clean', GATE_OPTIONS, 0);
   const out = new Output(values.json === true, ctx.streams, ctx.env);
-  const dryRun = values['dry-run'] === true;
+  const flags = gateFlags(values);
   const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
-  const plan = await gatedPlan(ctx, options, dryRun);
+  let plan: CleanPlan;
+  try {
+    plan = await gatePlan(ctx, await planClean(options), options, flags);
+  } catch (error) {
+    if (error instanceof GateCancelled) return renderCancelled(out, ctx.cwd);
+    throw error;
+  }
   const result = await clean({
     ...options,
     plan,
-    dryRun,
+    dryRun: flags.dryRun,
     clock: ctx.clock,
     env: ctx.env,
     signal: ctx.signal,
+    ...withAnnouncer(announcer(ctx, out, flags)),
   });
   out.result(result, (style) => renderClean(result, style));
   return cleanExitCode(result);

@@ -3,8 +3,18 @@ import { quote } from '../../core/quote.js';
 import { sweep } from '../../hygiene/apply/sweep.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { GateCancelled, gatePlan } from '../gate.js';
 import { rootScopes } from '../scope.js';
-import { cleanExitCode, GATE_OPTIONS, gatePlan, renderClean } from './hygiene-clean.js';
+import { unfixedClause } from './hygiene-check.js';
+import {
+  announcer,
+  cleanExitCode,
+  GATE_OPTIONS,
+  gateFlags,
+  renderCancelled,
+  renderClean,
+  withAnnouncer,
+} from './hygiene-clean.js';
 
 /** `stw hygiene sweep`: check, then clean behind the same gate; one commit. */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -15,19 +25,28 @@ export async function run(ctx: CommandContext): Promise<number> {
     0,
   );
   const out = new Output(values.json === true, ctx.streams, ctx.env);
-  const dryRun = values['dry-run'] === true;
+  const flags = gateFlags(values);
+  const dryRun = flags.dryRun;
   const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
-  const result = await sweep({
-    ...options,
-    ...(scopes.length > 0 ? { scopes } : {}),
-    ...(values.category !== undefined ? { category: values.category } : {}),
-    dryRun,
-    clock: ctx.clock,
-    env: ctx.env,
-    gate: (plan) => gatePlan(ctx, plan, options, dryRun),
-    onProgress: (message) => out.progress(message),
-  });
+  let result: Awaited<ReturnType<typeof sweep>>;
+  try {
+    result = await sweep({
+      ...options,
+      ...(scopes.length > 0 ? { scopes } : {}),
+      ...(values.category !== undefined ? { category: values.category } : {}),
+      dryRun,
+      clock: ctx.clock,
+      env: ctx.env,
+      gate: (plan) => gatePlan(ctx, plan, options, flags),
+      ...withAnnouncer(announcer(ctx, out, flags)),
+      onProgress: (message) => out.progress(message),
+    });
+  } catch (error) {
+    // The check's report stays; only the cleanup was declined.
+    if (error instanceof GateCancelled) return renderCancelled(out, ctx.cwd);
+    throw error;
+  }
   const { check, clean } = result;
   const json = {
     ...clean,
@@ -43,7 +62,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   out.result(json, (style) => {
     const s = check.summary;
     const lines = [
-      `Checked: ${s.candidates} candidate${s.candidates === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm}), ${s.cleared} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
+      `Checked: ${s.candidates} entr${s.candidates === 1 ? 'y' : 'ies'} in ${s.files_with_entries} file${s.files_with_entries === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm})${unfixedClause(s)}; ${s.cleared} file${s.cleared === 1 ? '' : 's'} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
     ];
     if (!dryRun) lines.push(`Report: ${quote(check.reportJsonPath)}, ${quote(check.reportMdPath)}`);
     if (check.gitignoreLine !== undefined)

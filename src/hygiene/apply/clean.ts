@@ -35,7 +35,12 @@ export type GateDecision =
   /** named in `--reject`. */
   | 'rejected'
   /** approved, but cannot be applied in this release or this tree. */
-  | 'skipped';
+  | 'skipped'
+  /**
+   * A generative rewrite with no model to write it (none is configured and no generated
+   * text was given): never offered, counted apart, and not a failure of the run.
+   */
+  | 'needs-model';
 
 export interface PlannedEntry {
   id: string;
@@ -49,6 +54,11 @@ export interface PlannedEntry {
   raw_tokens: number;
   why?: string;
   decision: GateDecision;
+  /**
+   * Ticked when the batch list opens (and what `--yes` accepts): auto and reversible
+   * confirm entries are; irreversible ones (delete-range, whole-file deletes) are not.
+   */
+  default_selected: boolean;
   /**
    * Why a `skipped` entry is skipped: `untracked`, `hidden-from-status` (marked
    * assume-unchanged or skip-worktree, so git cannot see or checkpoint a local edit in it),
@@ -261,19 +271,22 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
       irreversible: entry.is_destructive && !entry.is_reversible,
       raw_tokens: entry.token_estimate.raw_tokens,
       decision: 'approved',
+      default_selected: entry.safety_tier === 'auto' || !(entry.is_destructive && !entry.is_reversible),
     };
     if (entry.why !== undefined) planned.why = entry.why;
     if (rejected.has(entry.id)) planned.decision = 'rejected';
-    else if (entry.safety_tier === 'confirm' && !approved.has(entry.id)) planned.decision = 'needs-approval';
+    // No model in this release: a generative entry cannot run, approved or not.
+    else if (kind === 'generative') {
+      planned.decision = 'needs-model';
+      planned.default_selected = false;
+    } else if (entry.safety_tier === 'confirm' && !approved.has(entry.id))
+      planned.decision = 'needs-approval';
     else if (!tracked.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'untracked';
     } else if (hidden.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'hidden-from-status';
-    } else if (kind === 'generative') {
-      planned.decision = 'skipped';
-      planned.reason = 'no-model';
     } else if (kind === 'delete-path') {
       planned.decision = 'skipped';
       planned.reason = 'lifecycle-not-supported';
@@ -298,13 +311,22 @@ export interface CleanOptions extends PlanCleanOptions {
   plan?: CleanPlan;
   /** Interrupt (SIGINT): checked between files; an interrupted run is rolled back. */
   signal?: AbortSignal;
+  /** Called once the pre-flight checks passed, before the first change (e.g. to list what will apply). */
+  onBeforeChanges?: (plan: CleanPlan) => void;
   /** Test-only failure injection. */
   faults?: CleanFaults;
 }
 
 export interface CleanEntryOutcome extends PlannedEntry {
   /** The final word: applied, unchanged (already in place), skipped, or the gate's decision. */
-  outcome: 'applied' | 'unchanged' | 'skipped' | 'needs-approval' | 'rejected' | 'would-apply';
+  outcome:
+    | 'applied'
+    | 'unchanged'
+    | 'skipped'
+    | 'needs-approval'
+    | 'needs-model'
+    | 'rejected'
+    | 'would-apply';
 }
 
 export interface CleanResult {
@@ -324,19 +346,28 @@ export interface CleanResult {
   message?: string;
   /** The cleanup commit's committer time, stamped as `last_clean`. */
   last_clean?: string;
-  counts: { applied: number; skipped: number; needs_approval: number; rejected: number };
+  /** Entries (not files) by outcome; `needs_model`: generative entries no model could write. */
+  counts: {
+    applied: number;
+    skipped: number;
+    needs_approval: number;
+    needs_model: number;
+    rejected: number;
+  };
 }
 
 // Labels in the commit message, in SPEC order.
+// A dedupe is always confirm (choosing the canonical copy is a judgment), so it is counted
+// with the confirmed entries.
 const AUTO_LABELS: [string, (entry: Entry) => boolean][] = [
   ['move-to-archive', (e) => kindOf(e) === 'move-to-archive'],
   ['replace-text', (e) => kindOf(e) === 'replace-text'],
-  ['dedupe', (e) => kindOf(e) === 'dedupe'],
   ['freeze', (e) => kindOf(e) === 'insert-frontmatter'],
   ['delete', (e) => kindOf(e) === 'delete-path'],
 ];
 const CONFIRMED_LABELS: [string, (entry: Entry) => boolean][] = [
   ['delete-range', (e) => kindOf(e) === 'delete-range'],
+  ['dedupe', (e) => kindOf(e) === 'dedupe'],
   ['distill', (e) => kindOf(e) === 'generative' && e.category.subtype === 'distill'],
   ['split', (e) => kindOf(e) === 'generative' && e.category.subtype === 'split'],
 ];
@@ -366,6 +397,7 @@ function countOutcomes(entries: readonly CleanEntryOutcome[]): CleanResult['coun
     applied: count('applied') + count('unchanged'),
     skipped: count('skipped'),
     needs_approval: count('needs-approval'),
+    needs_model: count('needs-model'),
     rejected: count('rejected'),
   };
 }
@@ -435,13 +467,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     report_generated_at: report.generated_at,
   };
   const gateOutcome = (entry: PlannedEntry): CleanEntryOutcome['outcome'] =>
-    entry.decision === 'approved'
-      ? 'would-apply'
-      : entry.decision === 'skipped'
-        ? 'skipped'
-        : entry.decision === 'rejected'
-          ? 'rejected'
-          : 'needs-approval';
+    entry.decision === 'approved' ? 'would-apply' : entry.decision;
 
   if (plan.apply.length === 0) {
     const entries = plan.entries.map((entry) => ({ ...entry, outcome: gateOutcome(entry) }));
@@ -466,6 +492,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   // Pre-flight (step 3), all before the first change.
   const repo = await checkRepository(root, deadline);
   await checkIdentity(root, options.env, deadline);
+  options.onBeforeChanges?.(plan);
   const dates = commitDates(options.env, options.clock);
   const dirty =
     (await readGit(

@@ -15,7 +15,7 @@ import type { SkipReason } from './text-edits.js';
 /**
  * The gate for `stw hygiene apply` (SPEC §2.10: nothing relaxes it). Without `only`, auto
  * entries apply and confirm entries are held for approval; naming an entry in `only` is
- * the approval. Either way, entries on files git does not track — or tracks but hides from
+ * the approval. Generative entries are held apart as needing a model (none ships). Either way, entries on files git does not track — or tracks but hides from
  * `git status` (assume-unchanged, skip-worktree) — are skipped, as `clean` skips them: the
  * applier makes no checkpoint, so only a file whose history git can show may be edited.
  */
@@ -23,6 +23,11 @@ import type { SkipReason } from './text-edits.js';
 export interface GatedApplyResult extends ApplyResult {
   /** Confirm-tier ids that were not named with `only`: left untouched (not a failure). */
   needs_approval: string[];
+  /**
+   * Generative ids: no model is available to write their text, so they are never applied,
+   * named or not. Counted apart; not a failure.
+   */
+  needs_model: string[];
 }
 
 const kindOf = (entry: Entry) =>
@@ -31,7 +36,9 @@ const kindOf = (entry: Entry) =>
 /** Gates the report's entries as described above, then applies what passed with `applyReport`. */
 export async function applyGated(options: ApplyOptions): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
-  const selected = selectEntries(options.report, options.only);
+  const all = selectEntries(options.report, options.only);
+  const needsModel = all.filter((entry) => kindOf(entry) === 'generative');
+  const selected = all.filter((entry) => kindOf(entry) !== 'generative');
   const named = options.only !== undefined;
   const needsApproval = named ? [] : selected.filter((entry) => entry.safety_tier !== 'auto');
   const approved = named ? selected : selected.filter((entry) => entry.safety_tier === 'auto');
@@ -81,5 +88,12 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
         : files.length === 0
           ? 'nothing'
           : 'applied';
-  return { ...result, status, files, entries, needs_approval: needsApproval.map((entry) => entry.id) };
+  return {
+    ...result,
+    status,
+    files,
+    entries,
+    needs_approval: needsApproval.map((entry) => entry.id),
+    needs_model: needsModel.map((entry) => entry.id),
+  };
 }
