@@ -22,7 +22,9 @@ import {
 import { classifyWithRules } from './classify/rules.js';
 import { loadConfig } from './config.js';
 import { resolveProjectRoot } from './project.js';
+import { readDocWorld } from './references.js';
 import { finalizeReport } from './report/finalize.js';
+import { proveLinkFixes } from './report/prove.js';
 import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scan } from './scan/index.js';
@@ -183,12 +185,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     list.push({ signal, reason });
     declined[path] = list;
   };
-  const proposals =
+  const classified =
     supplied ??
     classifyWithRules(artifact, config, readText, exists, {
       ...(await gatherClassifierFacts(artifact, readText, options.deadline)),
       onDeclined,
     });
+  // Every link fix is proved (applied in memory, re-resolved) before it can be an auto entry.
+  const world = await readDocWorld(root, config, options.deadline);
+  const proposals = proveLinkFixes(world, classified, (proposal, why) => {
+    for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
+  });
 
   const report = await finalizeReport({
     artifact,

@@ -1,5 +1,5 @@
 import { Output, type Style } from '../../core/output.js';
-import { quote } from '../../core/quote.js';
+import { escapeText, quote } from '../../core/quote.js';
 import { type CleanPlan, type CleanResult, clean, planClean } from '../../hygiene/apply/clean.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
@@ -40,7 +40,9 @@ export function renderClean(result: CleanResult, style: Style): string {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
       entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
-    const reason = entry.reason ? ` (${entry.reason})` : '';
+    const reason = entry.reason
+      ? ` (${entry.reason}${entry.detail !== undefined ? `: ${escapeText(entry.detail)}` : ''})`
+      : '';
     lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
   }
   const pending = result.entries.filter((e) => e.outcome === 'needs-approval');
@@ -54,9 +56,9 @@ export function renderClean(result: CleanResult, style: Style): string {
     lines.push(
       `${result.counts.needs_model} generative entr${result.counts.needs_model === 1 ? 'y needs' : 'ies need'} a model to write the new text; none is available in this release, so ${result.counts.needs_model === 1 ? 'it was' : 'they were'} not offered.`,
     );
-  if (result.files.some((file) => file.moved_to !== undefined))
+  for (const r of result.link_rewrites ?? [])
     lines.push(
-      "Moved files may leave links pointing at their old place; the next 'stw hygiene check' finds them.",
+      `  ${style.dim('link moved'.padEnd(14))} ${quote(r.path)} line ${r.line}: ${quote(r.from)} → ${quote(r.to)} (with ${escapeText(r.for_entry)})`,
     );
   if (result.last_clean !== undefined) lines.push(`last_clean: ${result.last_clean}`);
   return lines.join('\n');

@@ -16,6 +16,7 @@ import {
   type FileOutcome,
   removeCreatedDirs,
 } from './applier.js';
+import { guardCleanPlan, type LinkRewrite } from './keep-references.js';
 import { sha256Hex } from './text-edits.js';
 
 /**
@@ -54,6 +55,8 @@ export interface PlannedEntry {
   raw_tokens: number;
   why?: string;
   decision: GateDecision;
+  /** What a `skipped` entry's reason refers to (e.g. the reference it would break). */
+  detail?: string;
   /**
    * Ticked when the batch list opens (and what `--yes` accepts): auto and reversible
    * confirm entries are; irreversible ones (delete-range, whole-file deletes) are not.
@@ -62,7 +65,8 @@ export interface PlannedEntry {
   /**
    * Why a `skipped` entry is skipped: `untracked`, `hidden-from-status` (marked
    * assume-unchanged or skip-worktree, so git cannot see or checkpoint a local edit in it),
-   * `no-model`, `lifecycle-not-supported`.
+   * `lifecycle-not-supported`, `would-break-reference` (applying it would break a reference
+   * that resolves now; `detail` names it).
    */
   reason?: string;
 }
@@ -346,6 +350,8 @@ export interface CleanResult {
   message?: string;
   /** The cleanup commit's committer time, stamped as `last_clean`. */
   last_clean?: string;
+  /** Inbound links rewritten (or, in a dry run, to be rewritten) to follow a moved file. */
+  link_rewrites?: LinkRewrite[];
   /** Entries (not files) by outcome; `needs_model`: generative entries no model could write. */
   counts: {
     applied: number;
@@ -459,9 +465,16 @@ const OUTSIDE_STATE = [':(top)', `:(top,exclude)${STATE_DIR}`];
  */
 export async function clean(options: CleanOptions): Promise<CleanResult> {
   const deadline = options.deadline ?? Deadline.none();
-  const plan = await recheckHidden(options.plan ?? (await planClean(options)), deadline);
-  const { root, report } = plan;
-  const byId = new Map(report.entries.map((entry) => [entry.id, entry]));
+  const gated = await recheckHidden(options.plan ?? (await planClean(options)), deadline);
+  // The reference invariant: entries that would break a reference are skipped, and moves
+  // take their inbound links with them (extra entries in the report handed to the applier).
+  const guarded = gated.apply.length > 0 ? await guardCleanPlan(gated, deadline) : undefined;
+  const plan = guarded?.plan ?? gated;
+  const { root } = plan;
+  const report = guarded?.report ?? plan.report;
+  const toApply = guarded?.apply ?? plan.apply;
+  const rewrites = guarded?.rewrites ?? [];
+  const byId = new Map(plan.report.entries.map((entry) => [entry.id, entry]));
   const base = {
     root,
     report_generated_at: report.generated_at,
@@ -480,13 +493,20 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     const simulated = await applyReport({
       root,
       report,
-      only: plan.apply,
+      only: toApply,
       deadline,
       env: options.env,
       dryRun: true,
     });
     const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
-    return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
+    return {
+      status: 'dry-run',
+      ...base,
+      entries,
+      files: simulated.files,
+      counts: countOutcomes(entries),
+      link_rewrites: rewrites,
+    };
   }
 
   // Pre-flight (step 3), all before the first change.
@@ -555,7 +575,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     applied = await applyReport({
       root,
       report,
-      only: plan.apply,
+      only: toApply,
       deadline,
       env: options.env,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -572,7 +592,10 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       expectOk(await userGit(['add', '--', ...applied.stage], root, options.env, deadline), 'git add');
     await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move]);
 
-    const appliedIds = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
+    // Link rewrites belong to their move: counted with it, not as edits of their own.
+    const appliedIds = new Set(
+      applied.entries.filter((e) => e.status === 'applied' && byId.has(e.id)).map((e) => e.id),
+    );
     const entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
     const counts = countOutcomes(entries);
     const files = applied.files;
@@ -609,6 +632,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       'git commit',
     );
     const commit = await headOid(root, deadline);
+    const ranIds = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
     const result: CleanResult = {
       status: counts.skipped > 0 ? 'partial' : 'committed',
       ...base,
@@ -617,6 +641,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       commit,
       message,
       counts,
+      link_rewrites: rewrites.filter((r) => ranIds.has(r.id)),
     };
     if (checkpoint?.wip !== undefined) result.wip_commit = checkpoint.wip;
     // Step 8: the stamp is the commit's own time, written only now that the commit exists.

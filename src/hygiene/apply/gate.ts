@@ -1,5 +1,7 @@
 import { Deadline } from '../../core/deadline.js';
 import { readIndexFlags } from '../../core/git.js';
+import { loadConfig } from '../config.js';
+import { readDocWorld } from '../references.js';
 import type { Entry } from '../types.js';
 import {
   type ApplyOptions,
@@ -10,6 +12,7 @@ import {
   isSafeRelativePath,
   selectEntries,
 } from './applier.js';
+import { keepReferencesResolving, type LinkRewrite } from './keep-references.js';
 import type { SkipReason } from './text-edits.js';
 
 /**
@@ -28,6 +31,8 @@ export interface GatedApplyResult extends ApplyResult {
    * named or not. Counted apart; not a failure.
    */
   needs_model: string[];
+  /** Inbound links rewritten to follow a moved file. */
+  link_rewrites: LinkRewrite[];
 }
 
 const kindOf = (entry: Entry) =>
@@ -67,7 +72,20 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
   }
 
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
-  const result = await applyReport({ ...options, only: toApply });
+  // The reference invariant, as clean runs it: nothing that would break a resolving reference,
+  // and a move's inbound links move with it.
+  const world = await readDocWorld(options.root, await loadConfig(options.root), deadline);
+  const kept = keepReferencesResolving(world, options.report, toApply);
+  for (const entry of approved) {
+    const detail = kept.would_break.get(entry.id);
+    if (detail !== undefined && !held.has(entry.path))
+      held.set(entry.path, { reason: 'would-break-reference', detail });
+  }
+  const result = await applyReport({
+    ...options,
+    report: kept.report,
+    only: kept.apply.filter((id) => !kept.would_break.has(id)),
+  });
 
   const files: FileOutcome[] = [...result.files];
   const entries: EntryOutcome[] = [...result.entries];
@@ -78,7 +96,7 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
       entries.push({ id: entry.id, path, kind: kindOf(entry), status: 'skipped', reason });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const order = new Map(options.report.entries.map((entry, index) => [entry.id, index]));
+  const order = new Map(kept.report.entries.map((entry, index) => [entry.id, index]));
   entries.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const status =
     result.status === 'failed'
@@ -95,5 +113,6 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
     entries,
     needs_approval: needsApproval.map((entry) => entry.id),
     needs_model: needsModel.map((entry) => entry.id),
+    link_rewrites: kept.rewrites,
   };
 }

@@ -27,7 +27,8 @@ export type SkipReason =
   | 'unsafe-path'
   | 'destination-exists'
   | 'destination-outside-root'
-  | 'not-attempted';
+  | 'not-attempted'
+  | 'would-break-reference';
 
 export type TextEditResult =
   | {

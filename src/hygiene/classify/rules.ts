@@ -104,7 +104,7 @@ function alwaysEndsAsToken(line: string, text: string): boolean {
   return true;
 }
 
-interface LinkFix {
+export interface LinkFix {
   target: string;
   suggested: string;
   /** The reference in its syntax on the line (`](old.md`, `]: old.md`, `@old.md`, …). */
@@ -117,7 +117,7 @@ interface LinkFix {
  * syntax that makes it a reference (so a file name in prose is never rewritten), and only
  * when that form stands on the line as a whole path token.
  */
-function linkFix(line: string, signal: Signal): LinkFix | undefined {
+export function linkFix(line: string, signal: Signal): LinkFix | undefined {
   const target = str(signal.data?.['target']);
   const suggested = str(signal.data?.['suggested_target']);
   if (target === undefined || suggested === undefined || suggested === target || /[\r\n]/.test(suggested))

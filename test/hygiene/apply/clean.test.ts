@@ -59,7 +59,7 @@ function fingerprint(repo: TestRepo) {
 
 const standardDocs = {
   'docs/plan.md': 'Plan\nstep one\nstep two\nobsolete\n',
-  'docs/guide.md': 'Guide\nsee [old](old.md)\n',
+  'docs/guide.md': '# Guide\nsee [old](old.md)\n',
   'docs/notes.md': 'Notes\nduplicate paragraph\n',
 };
 
@@ -690,7 +690,7 @@ describe('clean data safety', () => {
       }),
       incomplete(['docs/guide.md']),
     );
-    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee [new](new.md)\nmy line\n');
+    assert.equal(read(repo, 'docs/guide.md'), '# Guide\nsee [new](new.md)\nmy line\n');
     assert.equal(
       read(repo, 'docs/notes.md'),
       standardDocs['docs/notes.md'],
