@@ -9,6 +9,20 @@
 
 export type ClassifierName = 'rules' | 'anthropic' | 'openai';
 
+/**
+ * `classifier:` in `.dochygiene.yml`, normalised: a bare name becomes `{provider: name}`.
+ * Keys are documented in README (Model classifiers); defaults live with the model client.
+ */
+export interface ClassifierSettings {
+  provider: ClassifierName;
+  model?: string;
+  base_url?: string;
+  max_concurrency?: number;
+  timeout_s?: number;
+  run_timeout_s?: number;
+  escalate_model?: string;
+}
+
 export type LifecycleKind = 'keep' | 'temporary' | 'delete-once-served';
 
 export interface LifecycleRule {
@@ -29,7 +43,7 @@ export interface HygieneConfig {
   /** `null`: an `archive/` folder beside each file. */
   archive: { dir: string | null };
   context: { budget_tokens: number };
-  classifier: ClassifierName;
+  classifier: ClassifierSettings;
   lifecycle: { rules: LifecycleRule[] };
 }
 
@@ -51,7 +65,7 @@ export const DEFAULT_CONFIG: HygieneConfig = {
   reminder: { stale_after_days: 7 },
   archive: { dir: null },
   context: { budget_tokens: 2000 },
-  classifier: 'rules',
+  classifier: { provider: 'rules' },
   lifecycle: { rules: [] },
 };
 

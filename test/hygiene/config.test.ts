@@ -38,7 +38,7 @@ describe('parseConfig', () => {
       ].join('\n'),
     );
     assert.equal(config.reminder.stale_after_days, 14);
-    assert.equal(config.classifier, 'anthropic');
+    assert.deepEqual(config.classifier, { provider: 'anthropic' });
     assert.equal(config.archive.dir, 'docs/archive');
     assert.deepEqual(config.scan, DEFAULT_CONFIG.scan);
     assert.equal(config.context.budget_tokens, 2000);
