@@ -274,6 +274,10 @@ export interface Entry {
   op: string;
   op_type: OpType;
   exact_edit?: ExactEdit;
+  /** Generative entries: the lines the rewrite replaces (absent: the whole file). */
+  reducible_range?: Anchor;
+  /** Generative entries: sha256 of the whole file's bytes at check time (the rewrite's guard). */
+  file_sha256?: string;
   is_destructive: boolean;
   is_reversible: boolean;
   safety_tier: SafetyTier;
@@ -323,7 +327,7 @@ export interface Proposal {
   op_type: OpType;
   /** A skeleton: kind, anchor and kind fields — no `expected_sha256`. */
   exact_edit?: Omit<ExactEdit, 'expected_sha256'>;
-  /** For generative ops: the span whose tokens would be saved. Not persisted in the report. */
+  /** For generative ops: the span whose tokens would be saved, and that the rewrite replaces. */
   reducible_range?: Anchor;
   confidence: number;
   why?: string;
