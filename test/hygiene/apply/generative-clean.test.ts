@@ -169,6 +169,57 @@ describe('clean --generated FILE', () => {
     }
   });
 
+  it('--dry-run checks the text and changes nothing', async () => {
+    const { repo, id } = await project();
+    const head = repo.head();
+    const file = generatedFile({ [id]: { text: DISTILLED, source_sha256: sha256(SPAN) } });
+    const result = await runCliJson<CleanJson>(
+      ['hygiene', 'clean', '--dry-run', '--approve', id, '--generated', file],
+      {
+        cwd: repo.dir,
+        env: { STW_NOW: NOW },
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json.status, 'dry-run');
+    assert.deepEqual(
+      result.json.entries.map((e) => e.outcome),
+      ['would-apply'],
+    );
+    assert.equal(repo.head(), head);
+    assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), CLAUDE_MD);
+  });
+
+  it('sweep takes the same --generated file: check, then the distill in one commit', async () => {
+    const repo = makeRepo({ initialCommit: false });
+    repos.push(repo);
+    repo.commit('docs', {
+      'CLAUDE.md': CLAUDE_MD,
+      '.dochygiene.yml': 'context:\n  budget_tokens: 150\n',
+      '.gitignore': '.dochygiene/\n',
+    });
+    // The rules classifier proposes a distill of the whole over-budget file; its id is stable.
+    const checked = await runCliJson(['hygiene', 'check'], { cwd: repo.dir, env: { STW_NOW: NOW } });
+    assert.equal(checked.code, 0, checked.stderr);
+    const entry = JSON.parse(readFileSync(repo.path('.dochygiene', 'report.json'), 'utf8')).entries[0];
+    assert.deepEqual(entry.reducible_range, { start_line: 1, end_line: 14 });
+    const whole = CLAUDE_MD.replace(/\n$/, '');
+    const text = `# Working on the widget service\n\n${DISTILLED}\n`;
+    const file = generatedFile({ [entry.id]: { text, source_sha256: sha256(whole) } });
+    const commits = Number(repo.git(['rev-list', '--count', 'HEAD']));
+    const result = await runCliJson<CleanJson>(
+      ['hygiene', 'sweep', '--approve', entry.id, '--generated', file],
+      {
+        cwd: repo.dir,
+        env: { STW_NOW: NOW },
+      },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json.status, 'committed');
+    assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), distilledFile);
+    assert.equal(Number(repo.git(['rev-list', '--count', 'HEAD'])), commits + 1);
+  });
+
   it('a malformed --generated file is refused before any work', async () => {
     const { repo, id } = await project();
     const file = generatedFile({ [id]: { text: DISTILLED, source_sha256: 'not-a-hash' } });
