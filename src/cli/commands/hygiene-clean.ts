@@ -152,7 +152,12 @@ export function renderClean(result: CleanResult, style: Style): string {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
       entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
-    const reason = entry.reason ? ` (${entry.reason})` : '';
+    // A rejected rewrite says why, so the distiller (a person or a skill) can try again.
+    const detail =
+      entry.reason === 'distill-rejected' || entry.reason === 'content-changed-since-distill'
+        ? result.files.find((file) => file.entries.includes(entry.id))?.detail
+        : undefined;
+    const reason = entry.reason ? ` (${entry.reason}${detail ? `: ${escapeText(detail)}` : ''})` : '';
     lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
   }
   const pending = result.entries.filter((e) => e.outcome === 'needs-approval');

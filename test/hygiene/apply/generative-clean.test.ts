@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { distillAnswerSchema } from '../../../src/hygiene/classify/model/wire-schema.js';
-import { runCliJson } from '../../helpers/cli.js';
+import { runCli, runCliJson } from '../../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../../helpers/git-repo.js';
 import { anthropicMessage, ModelStub, type Responder, userTexts } from '../../helpers/model-server.js';
 import { FIXTURES, REPO_ROOT } from '../../helpers/paths.js';
@@ -164,6 +164,11 @@ describe('clean --generated FILE', () => {
       assert.equal(result.code, 1);
       assert.equal(result.json.files[0]!.reason, 'distill-rejected');
       assert.match(result.json.files[0]!.detail!, reason);
+      const human = await runCli(['hygiene', 'clean', '--approve', id, '--generated', file], {
+        cwd: repo.dir,
+        env: { STW_NOW: NOW },
+      });
+      assert.match(human.stdout, /\(distill-rejected: the text|\(distill-rejected: link target/);
       assert.equal(repo.head(), head);
       assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), CLAUDE_MD);
     }

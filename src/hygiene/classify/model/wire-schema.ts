@@ -57,6 +57,13 @@ function strictify(schema: Schema, definitions: Record<string, Schema>, name?: s
     if (key === 'items' && isSchema(value)) out[key] = strictify(value, definitions);
     else out[key] = value;
   }
+  // Strict modes want a type on every schema: an enum of strings is a string.
+  if (
+    out['type'] === undefined &&
+    Array.isArray(out['enum']) &&
+    out['enum'].every((v) => typeof v === 'string')
+  )
+    out['type'] = 'string';
   if (schema['type'] === 'object' && isSchema(schema['properties'])) {
     const required = new Set((schema['required'] as string[] | undefined) ?? []);
     const omitted = new Set(name !== undefined ? (OMITTED[name] ?? []) : []);
