@@ -7,17 +7,18 @@
  *
  * - the text is non-empty and shorter (in tokens) than the span, and within the target
  *   size (`targetTokens`);
- * - every link, path and `@import` in it resolves in the project, except one copied
- *   unchanged from the span (a rewrite may not invent or break a reference);
+ * - every link, path and `@import` in it resolves in the project (the scanner's own
+ *   resolver, `scan/resolve.ts`), except one copied unchanged from the span (a rewrite
+ *   may not invent or break a reference);
  * - at write time the span still hashes to what the distiller read, else the entry is
  *   skipped `content-changed-since-distill`.
  *
  * A failing answer is skipped `distill-rejected` with the reason. Nothing here commits.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { schemaValidator } from '../../core/schema.js';
 import { modelDistiller } from '../classify/model/distill.js';
@@ -28,6 +29,7 @@ import { loadConfig } from '../config.js';
 import { spanText, splitLines } from '../line-span.js';
 import { resolveProjectRoot } from '../project.js';
 import { type DocRef, parseMarkdown } from '../scan/markdown.js';
+import { checkReference, type PathLookup } from '../scan/resolve.js';
 import { countTokens } from '../tokens.js';
 import type { Anchor, Entry } from '../types.js';
 
@@ -104,21 +106,23 @@ export function targetTokens(entry: Entry, fileText: string, range: Anchor, budg
   return Math.max(1, Math.min(span - 1, Math.max(room, half)));
 }
 
-const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
-const LINE_FRAGMENT = /^L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?$/;
-
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+/** The project on disk, as the scanner's resolver reads a tree (paths that escape it do not exist). */
+function diskTree(root: string): PathLookup {
+  const stat = (path: string) => {
+    if (path !== '' && !isSafeRelativePath(path)) return undefined;
+    try {
+      return statSync(join(root, path));
+    } catch {
+      return undefined;
+    }
+  };
+  return { exists: (path) => stat(path) !== undefined, isDir: (path) => stat(path)?.isDirectory() === true };
 }
 
 /**
- * Why a reference written in `docPath` does not resolve in the project, or undefined when it
- * does: the target exists (relative to the doc, or the root for `/…` and bare code paths)
- * and a fragment names a heading of the target (of `selfText` for `#…` alone).
+ * Why a reference written in `docPath` does not resolve, or undefined when it does (or is not
+ * one the scanner checks: external, or a code path outside this repository's folders). The
+ * scanner's own resolver decides; `#fragment`s of `docPath` are read from `selfText`.
  */
 export function unresolvedReason(
   root: string,
@@ -126,42 +130,27 @@ export function unresolvedReason(
   ref: DocRef,
   selfText: string,
 ): string | undefined {
-  const written = ref.target.trim();
-  if (written === '' || EXTERNAL.test(written)) return undefined;
-  const hash = written.indexOf('#');
-  const before = hash === -1 ? written : written.slice(0, hash);
-  const fragment = hash === -1 ? undefined : written.slice(hash + 1);
-  const rawPath = decode(before.split('?')[0]!);
-  const dir = posix.dirname(docPath) === '.' ? '' : posix.dirname(docPath);
-  const candidates =
-    rawPath === ''
-      ? ['']
-      : rawPath.startsWith('/')
-        ? [posix.normalize(rawPath.slice(1))]
-        : ref.kind === 'code-path' && !rawPath.startsWith('.')
-          ? [posix.normalize(rawPath), posix.join(dir, rawPath)]
-          : [posix.join(dir, rawPath)];
-  const found = candidates
-    .map((path) => path.replace(/\/+$/, ''))
-    .find((path) => path === '' || (isSafeRelativePath(path) && existsSync(join(root, path))));
-  if (found === undefined) return `${ref.kind} target ${JSON.stringify(ref.target)} does not exist`;
-  if (fragment === undefined || fragment === '' || LINE_FRAGMENT.test(fragment)) return undefined;
-  const targetPath = found === '' ? docPath : found;
-  if (found !== '' && !/\.(?:md|mdc|markdown|mdx)$/i.test(found)) return undefined;
-  let text = selfText;
-  if (found !== '' && targetPath !== docPath) {
-    try {
-      text = readFileSync(join(root, targetPath), 'utf8');
-    } catch {
-      return `${ref.kind} target ${JSON.stringify(ref.target)} cannot be read`;
+  const anchors = new Map<string, ReadonlySet<string> | undefined>();
+  const anchorsOf = (path: string) => {
+    if (!anchors.has(path)) {
+      let text: string | undefined = path === docPath ? selfText : undefined;
+      if (text === undefined && isSafeRelativePath(path)) {
+        try {
+          text = readFileSync(join(root, path), 'utf8');
+        } catch {
+          text = undefined;
+        }
+      }
+      anchors.set(path, text === undefined ? undefined : parseMarkdown(text).anchors);
     }
-  }
-  const wanted = decode(fragment)
-    .toLowerCase()
-    .replace(/^user-content-/, '');
-  return parseMarkdown(text).anchors.has(wanted)
-    ? undefined
-    : `${ref.kind} target ${JSON.stringify(ref.target)}: no heading #${fragment}`;
+    return anchors.get(path);
+  };
+  const check = checkReference(diskTree(root), anchorsOf, docPath, ref);
+  if (check.status === 'missing-path')
+    return `${ref.kind} target ${JSON.stringify(ref.target)} does not exist`;
+  if (check.status === 'missing-fragment')
+    return `${ref.kind} target ${JSON.stringify(ref.target)}: no heading #${check.resolved.fragment ?? ''}`;
+  return undefined;
 }
 
 /** Links, images, definitions, HTML links, `@imports` and backticked paths written in `text`. */
