@@ -42,7 +42,7 @@ describe('rewriteProblem (the check before a rewrite is written)', () => {
   it('accepts a shorter text whose references resolve, fragments included', () => {
     const root = tree();
     assert.equal(problem(root, 'Note one. See [install](docs/setup.md#install). Note two.'), undefined);
-    assert.equal(problem(root, 'Note one; [top](#rules); [site](https://example.com/x.md).'), undefined);
+    assert.equal(problem(root, 'Note one; [top](#rules); [site](https://docs.invalid/x.md).'), undefined);
   });
 
   it('rejects an invented link, a missing heading, an @import of nothing, an empty or longer text', () => {
