@@ -324,6 +324,30 @@ describe('check with a model classifier (local provider stubs)', () => {
   });
 });
 
+describe('sweep with a model classifier', () => {
+  it('checks with the model, then commits its fix once behind the same gate', async () => {
+    const repo = project();
+    repo.commit('ignore state', { '.gitignore': '.dochygiene/\n' });
+    const server = await stub(anthropic({ 'docs/guide.md': answer(LINK_FIX), 'CLAUDE.md': answer(DISTILL) }));
+    const commits = Number(repo.git(['rev-list', '--count', 'HEAD']));
+    const result = await runCliJson<CheckJson & { check: { model: { requests: number } } }>(
+      ['hygiene', 'sweep', '--classifier', 'anthropic'],
+      { cwd: repo.dir, env: anthropicEnv(server) },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json.check.model.requests, 2);
+    assert.equal(result.json.status, 'committed');
+    assert.equal(Number(repo.git(['rev-list', '--count', 'HEAD'])), commits + 1);
+    assert.equal(
+      readFileSync(repo.path('docs', 'guide.md'), 'utf8'),
+      '# Guide\n\nFirst [install the toolchain](start/install.md), then run `widget serve`.\n',
+    );
+    // The distill needs approval: not applied, and no distill request was sent.
+    assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), CLAUDE_MD);
+    assert.equal(server.requests.length, 2);
+  });
+});
+
 describe('check with a model classifier: failures keep the previous report', () => {
   it('a missing key is one line before any work; nothing is sent', async () => {
     const repo = project();
