@@ -200,8 +200,10 @@ describe(`the Claude Code plugin in claude-code ${CLAUDE_CODE_VERSION}`, () => {
 
   it('/stw:hygiene check: scan without a prompt, its real output to the model, proposals fixed and checked', async () => {
     const repo = fixtureRepo();
-    const proposalsFile = `/tmp/stw-proposals-${process.pid}${Date.now()}.json`;
-    tempFiles.push(proposalsFile);
+    const stamp = `${process.pid}${Date.now()}`;
+    const scanFile = `/tmp/stw-scan-${stamp}.json`;
+    const proposalsFile = `/tmp/stw-proposals-${stamp}.json`;
+    tempFiles.push(scanFile, proposalsFile);
     let scanned: Record<string, unknown> = {};
     const proposal = (extra: Record<string, unknown>) => [
       {
@@ -217,18 +219,22 @@ describe(`the Claude Code plugin in claude-code ${CLAUDE_CODE_VERSION}`, () => {
     ];
     const write = (n: number, extra: Record<string, unknown>) =>
       toolUse(n, 'Write', { file_path: proposalsFile, content: JSON.stringify(proposal(extra), null, 2) });
+    // The Read tool numbers lines ("  12\t…"); without the numbers it is the file.
+    const unnumbered = (text: string) => text.replace(/^ *\d+\t/gm, '');
     const { events, requests } = await session(
       '/stw:hygiene check',
       scripted([
         () => toolUse(1, 'Skill', { skill: 'stw:hygiene-check', args: '' }),
         () => bash(2, 'stw hygiene scan --json'),
+        () => bash(3, `stw hygiene scan --json > ${scanFile}`),
+        () => toolUse(4, 'Read', { file_path: scanFile }),
         (request) => {
-          scanned = JSON.parse(toolResult([request], 2).text) as Record<string, unknown>;
-          return write(3, { safety_tier: 'auto' });
+          scanned = JSON.parse(unnumbered(toolResult([request], 4).text)) as Record<string, unknown>;
+          return write(5, { safety_tier: 'auto' });
         },
-        () => bash(4, `stw hygiene check --proposals ${proposalsFile}`),
-        () => write(5, {}),
         () => bash(6, `stw hygiene check --proposals ${proposalsFile}`),
+        () => write(7, {}),
+        () => bash(8, `stw hygiene check --proposals ${proposalsFile}`),
       ]),
       repo.dir,
     );
@@ -237,10 +243,11 @@ describe(`the Claude Code plugin in claude-code ${CLAUDE_CODE_VERSION}`, () => {
     assert.match(requestText(requests[0] as MessagesRequest), /invoke the `stw:hygiene-check`/);
     const afterSkill = requestText(requests[1] as MessagesRequest);
     assert.match(afterSkill, /skills\/hygiene-check/);
-    assert.match(afterSkill, /`stw hygiene scan --json`/);
+    assert.match(afterSkill, /`stw hygiene scan --json > \/tmp\/stw-scan-<random digits>\.json`/);
     assert.match(afterSkill, /`stw hygiene check --proposals \/tmp\/stw-proposals-<digits>\.json`/);
 
-    // The scan ran for real, without a permission prompt, and its output reached the stub.
+    // The scan ran for real, without a permission prompt, and its output reached the stub,
+    // straight and through the file the skill has it written to.
     const scan = toolResult(requests, 2);
     assert.equal(scan.isError, false, scan.text);
     const direct = await runCli(['hygiene', 'scan', '--json'], { cwd: repo.dir, env: { STW_NOW: NOW } });
@@ -252,15 +259,17 @@ describe(`the Claude Code plugin in claude-code ${CLAUDE_CODE_VERSION}`, () => {
       signals,
     });
     assert.deepEqual(facts(JSON.parse(scan.text)), facts(JSON.parse(direct.stdout)));
-    assert.ok(scanned['signals'] && Object.keys(scanned['signals']).includes('docs/design-v1.md'));
+    assert.equal(toolResult(requests, 3).isError, false);
+    assert.deepEqual(facts(scanned), facts(JSON.parse(direct.stdout)));
+    assert.ok(Object.keys(scanned['signals'] as object).includes('docs/design-v1.md'));
 
     // A guarded field is rejected by check, naming the proposal; nothing is written.
-    const rejected = toolResult(requests, 4);
+    const rejected = toolResult(requests, 6);
     assert.equal(rejected.isError, true);
     assert.match(rejected.text, /proposals\[0\]/);
     assert.match(rejected.text, /safety_tier/);
     // The fixed proposals give a valid report with the one entry.
-    const checked = toolResult(requests, 6);
+    const checked = toolResult(requests, 8);
     assert.equal(checked.isError, false, checked.text);
     assert.match(checked.text, /Checked 3 docs: 1 candidate \(1 auto, 0 need confirmation\)/);
     assert.match(checked.text, /\.dochygiene\/report\.md/);
