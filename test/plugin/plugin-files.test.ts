@@ -109,6 +109,8 @@ describe('SessionStart hook', () => {
     assert.deepEqual(Object.keys(JSON.parse(banner.stdout)), ['systemMessage']);
     assert.equal(banner.stdout.split('\n').length, 2, 'one line');
 
+    const noStw = spawnSync('/bin/sh', ['-c', 'command -v stw'], { env: { PATH: '/usr/bin:/bin' } });
+    assert.notEqual(noStw.status, 0, 'precondition: no stw installed in /usr/bin or /bin');
     const missing = runHook(makeRepo().dir, '/usr/bin:/bin');
     assert.deepEqual([missing.status, missing.stdout, missing.stderr], [0, '', '']);
 
