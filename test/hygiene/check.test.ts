@@ -248,6 +248,46 @@ describe('runCheck', () => {
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
   });
 
+  it("proves a proposals file's link fix as it proves the rules': one that does not resolve is dropped and its signal listed", async () => {
+    const repo = track(fixtureRepo());
+    const file = join(makeTempDir(), 'proposals.json');
+    const linkFix = (replacement: string) => [
+      {
+        path: 'docs/guide.md',
+        category: { class: 'stale', subtype: 'dangling-reference' },
+        // The scanner's signal, as the Claude Code skill copies it from the scan artifact.
+        signals: [
+          {
+            name: 'broken_reference',
+            line: 3,
+            detail: 'link target "setup.md" does not resolve; moved to "docs/getting-started/setup.md"?',
+          },
+        ],
+        op: 'Point the setup link at its new place.',
+        op_type: 'deterministic',
+        exact_edit: {
+          kind: 'replace-text',
+          anchor: { start_line: 3, end_line: 3 },
+          match: '(setup.md)',
+          replacement,
+        },
+        confidence: 0.9,
+      },
+    ];
+    writeFileSync(file, JSON.stringify(linkFix('(getting-started/setup.md)')));
+    const proved = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), proposalsFile: file });
+    assert.deepEqual(
+      proved.report.entries.map((e) => [e.path, e.exact_edit?.kind, e.safety_tier]),
+      [['docs/guide.md', 'replace-text', 'auto']],
+    );
+    writeFileSync(file, JSON.stringify(linkFix('(getting-started/set-up.md)')));
+    const dropped = await runCheck({ cwd: repo.dir, clock: fixedClock(LATER), proposalsFile: file });
+    assert.deepEqual(dropped.report.entries, []);
+    assert.equal(dropped.summary.signals_without_entry >= 1, true);
+    const md = readFileSync(dropped.reportMdPath, 'utf8');
+    assert.match(md, /`docs\/guide\.md`\n {2}- `broken_reference` \(line 3\)[^\n]*no link fix: /);
+  });
+
   it('writes nothing when cancelled', async () => {
     const repo = track(fixtureRepo());
     const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
@@ -262,14 +302,19 @@ describe('runCheck', () => {
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
   });
 
-  it('refuses a model classifier this release does not ship, unless proposals are given', async () => {
+  it('refuses a model classifier without its key before any work, and a --proposals file needs no key', async () => {
     const repo = track(makeRepo());
     repo.commit('config', { '.dochygiene.yml': 'classifier: anthropic\n' });
-    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW) }), (error: unknown) => {
+    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW), env: {} }), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /classifier 'anthropic'.*not available in this release/);
+      assert.equal(error.code, 'missing-api-key');
+      assert.match(error.message, /classifier 'anthropic' needs ANTHROPIC_API_KEY/);
       return true;
     });
     assert.equal(existsSync(join(repo.dir, '.dochygiene', 'report.json')), false);
+    const proposalsFile = join(repo.dir, '.git', 'proposals.json');
+    writeFileSync(proposalsFile, '[]');
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), env: {}, proposalsFile });
+    assert.equal(result.classifier, 'proposals-file');
   });
 });

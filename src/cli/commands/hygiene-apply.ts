@@ -72,7 +72,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     for (const id of result.needs_model) {
       const entry = report.entries.find((e) => e.id === id)!;
       lines.push(
-        `  ${style.dim('held'.padEnd(9))} ${quote(entry.path)} (${quote(id)}: generative; needs a model, none is available in this release)`,
+        `  ${style.dim('held'.padEnd(9))} ${quote(entry.path)} (${quote(id)}: generative; apply takes no distilled text: use stw hygiene clean)`,
       );
     }
     if (result.files.length === 0 && result.needs_approval.length === 0 && result.needs_model.length === 0)

@@ -1,6 +1,9 @@
+import { resolve } from 'node:path';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { type CleanPlan, type CleanResult, clean, planClean } from '../../hygiene/apply/clean.js';
+import { type GenerativeSources, openGenerativeSources } from '../../hygiene/apply/generative.js';
+import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { describeEntry, GateCancelled, type GateFlags, gatePlan, renderApplyList } from '../gate.js';
@@ -9,9 +12,37 @@ export const GATE_OPTIONS = {
   approve: { type: 'string', multiple: true },
   reject: { type: 'string', multiple: true },
   yes: { type: 'boolean' },
+  generated: { type: 'string' },
+  classifier: { type: 'string' },
+  model: { type: 'string' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
+
+/** `--generated`, `--classifier`, `--model`: where generative entries' text comes from. */
+export function openSources(
+  ctx: CommandContext,
+  values: { generated?: string; classifier?: string; model?: string },
+  out: Output,
+): Promise<GenerativeSources> {
+  return openGenerativeSources({
+    cwd: ctx.cwd,
+    ...(values.generated !== undefined ? { generatedFile: resolve(ctx.cwd, values.generated) } : {}),
+    ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    env: ctx.env,
+    signal: ctx.signal,
+    retry: retryPolicyFromEnv(ctx.env),
+    onNotice: (message) => out.diag(`stw: ${message}`),
+  });
+}
+
+/** The distiller's usage, as clean and sweep print it. */
+export function renderDistillUsage(usage: ReturnType<GenerativeSources['usage']>): string | undefined {
+  if (usage === undefined) return undefined;
+  const retries = usage.retries > 0 ? `, ${usage.retries} ${usage.retries === 1 ? 'retry' : 'retries'}` : '';
+  return `Model: ${usage.provider} ${quote(usage.model)}: ${usage.requests} request${usage.requests === 1 ? '' : 's'}, ${usage.input_tokens} input + ${usage.output_tokens} output tokens${retries}.`;
+}
 
 const OUTCOME_LABEL: Record<CleanResult['entries'][number]['outcome'], string> = {
   applied: 'applied',
@@ -40,9 +71,14 @@ export function renderClean(result: CleanResult, style: Style): string {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
       entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
-    const reason = entry.reason
-      ? ` (${entry.reason}${entry.detail !== undefined ? `: ${escapeText(entry.detail)}` : ''})`
-      : '';
+    // A rejected rewrite says why, so the distiller (a person or a skill) can try again; a
+    // skipped entry names what it would have broken.
+    const detail =
+      entry.detail ??
+      (entry.reason === 'distill-rejected' || entry.reason === 'content-changed-since-distill'
+        ? result.files.find((file) => file.entries.includes(entry.id))?.detail
+        : undefined);
+    const reason = entry.reason ? ` (${entry.reason}${detail ? `: ${escapeText(detail)}` : ''})` : '';
     lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
   }
   const pending = result.entries.filter((e) => e.outcome === 'needs-approval');
@@ -54,7 +90,7 @@ export function renderClean(result: CleanResult, style: Style): string {
     lines.push(`${result.counts.skipped} skipped: re-run 'stw hygiene check' to re-analyse them.`);
   if (result.counts.needs_model > 0)
     lines.push(
-      `${result.counts.needs_model} generative entr${result.counts.needs_model === 1 ? 'y needs' : 'ies need'} a model to write the new text; none is available in this release, so ${result.counts.needs_model === 1 ? 'it was' : 'they were'} not offered.`,
+      `${result.counts.needs_model} generative entr${result.counts.needs_model === 1 ? 'y needs' : 'ies need'} a model to write the new text (no model is configured and no --generated text names ${result.counts.needs_model === 1 ? 'it' : 'them'}), so ${result.counts.needs_model === 1 ? 'it was' : 'they were'} not offered.`,
     );
   for (const r of result.link_rewrites ?? [])
     lines.push(
@@ -97,10 +133,18 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene clean', GATE_OPTIONS, 0);
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const flags = gateFlags(values);
-  const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
+  const sources = await openSources(ctx, values, out);
+  const options = {
+    cwd: ctx.cwd,
+    approve: many(values.approve),
+    reject: many(values.reject),
+    generative: sources.plan,
+  };
+  const planned = await planClean(options);
+  sources.checkPlan(planned);
   let plan: CleanPlan;
   try {
-    plan = await gatePlan(ctx, await planClean(options), options, flags);
+    plan = await gatePlan(ctx, planned, options, flags);
   } catch (error) {
     if (error instanceof GateCancelled) return renderCancelled(out, ctx.cwd);
     throw error;
@@ -113,7 +157,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     env: ctx.env,
     signal: ctx.signal,
     ...withAnnouncer(announcer(ctx, out, flags)),
+    prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
   });
-  out.result(result, (style) => renderClean(result, style));
+  const usage = sources.usage();
+  out.result({ ...result, model: usage ?? null }, (style) =>
+    [renderClean(result, style), renderDistillUsage(usage)].filter((line) => line !== undefined).join('\n'),
+  );
   return cleanExitCode(result);
 }

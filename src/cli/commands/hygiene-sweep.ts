@@ -1,18 +1,21 @@
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { sweep } from '../../hygiene/apply/sweep.js';
+import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { GateCancelled, gatePlan } from '../gate.js';
 import { rootScopes } from '../scope.js';
-import { unfixedClause } from './hygiene-check.js';
+import { renderModelUsage, unfixedClause } from './hygiene-check.js';
 import {
   announcer,
   cleanExitCode,
   GATE_OPTIONS,
   gateFlags,
+  openSources,
   renderCancelled,
   renderClean,
+  renderDistillUsage,
   withAnnouncer,
 } from './hygiene-clean.js';
 
@@ -27,7 +30,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const flags = gateFlags(values);
   const dryRun = flags.dryRun;
-  const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
+  const sources = await openSources(ctx, values, out);
+  const options = {
+    cwd: ctx.cwd,
+    approve: many(values.approve),
+    reject: many(values.reject),
+    generative: sources.plan,
+  };
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
   let result: Awaited<ReturnType<typeof sweep>>;
   try {
@@ -35,11 +44,20 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...options,
       ...(scopes.length > 0 ? { scopes } : {}),
       ...(values.category !== undefined ? { category: values.category } : {}),
+      ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      modelRetry: retryPolicyFromEnv(ctx.env),
+      onNotice: (message) => out.diag(`stw: ${message}`),
       dryRun,
       clock: ctx.clock,
       env: ctx.env,
-      gate: (plan) => gatePlan(ctx, plan, options, flags),
+      signal: ctx.signal,
+      gate: (plan) => {
+        sources.checkPlan(plan);
+        return gatePlan(ctx, plan, options, flags);
+      },
       ...withAnnouncer(announcer(ctx, out, flags)),
+      prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
       onProgress: (message) => out.progress(message),
     });
   } catch (error) {
@@ -47,6 +65,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     if (error instanceof GateCancelled) return renderCancelled(out, ctx.cwd);
     throw error;
   }
+  const usage = sources.usage();
   const { check, clean } = result;
   const json = {
     ...clean,
@@ -55,21 +74,27 @@ export async function run(ctx: CommandContext): Promise<number> {
       report_md_path: check.reportMdPath,
       partial: check.partial,
       summary: check.summary,
+      model: check.model ?? null,
       ...(check.gitignoreLine !== undefined ? { gitignore_line: check.gitignoreLine } : {}),
       ...(dryRun ? { report_kept: false } : {}),
     },
+    model: usage ?? null,
   };
   out.result(json, (style) => {
     const s = check.summary;
     const lines = [
       `Checked: ${s.candidates} entr${s.candidates === 1 ? 'y' : 'ies'} in ${s.files_with_entries} file${s.files_with_entries === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm})${unfixedClause(s)}; ${s.cleared} file${s.cleared === 1 ? '' : 's'} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
     ];
+    const classified = renderModelUsage(check);
+    if (classified !== undefined) lines.push(classified);
     if (!dryRun) lines.push(`Report: ${quote(check.reportJsonPath)}, ${quote(check.reportMdPath)}`);
     if (check.gitignoreLine !== undefined)
       lines.push(
         `note: .dochygiene/ is not ignored by git; add this line to .gitignore: ${check.gitignoreLine}`,
       );
     lines.push(renderClean(clean, style));
+    const distilled = renderDistillUsage(usage);
+    if (distilled !== undefined) lines.push(distilled);
     return lines.join('\n');
   });
   return check.partial ? 1 : cleanExitCode(clean);

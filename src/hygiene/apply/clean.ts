@@ -16,6 +16,7 @@ import {
   type FileOutcome,
   removeCreatedDirs,
 } from './applier.js';
+import type { PreparedRewrite } from './generative.js';
 import { guardCleanPlan, type LinkRewrite } from './keep-references.js';
 import { sha256Hex } from './text-edits.js';
 
@@ -85,6 +86,11 @@ export interface PlanCleanOptions {
   approve?: readonly string[];
   /** Ids to leave alone, whatever their tier. Unknown ids are refused. */
   reject?: readonly string[];
+  /**
+   * Where generative entries' new text can come from: ids with `--generated` text, and
+   * whether a model is configured. An entry with neither is skipped `no-model`.
+   */
+  generative?: { texts: ReadonlySet<string>; model: boolean };
   deadline?: Deadline;
 }
 
@@ -279,8 +285,13 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     };
     if (entry.why !== undefined) planned.why = entry.why;
     if (rejected.has(entry.id)) planned.decision = 'rejected';
-    // No model in this release: a generative entry cannot run, approved or not.
-    else if (kind === 'generative') {
+    // A generative entry with no model configured and no `--generated` text for it cannot
+    // run: it is not offered, and counted apart.
+    else if (
+      kind === 'generative' &&
+      options.generative?.model !== true &&
+      options.generative?.texts.has(entry.id) !== true
+    ) {
       planned.decision = 'needs-model';
       planned.default_selected = false;
     } else if (entry.safety_tier === 'confirm' && !approved.has(entry.id))
@@ -315,6 +326,11 @@ export interface CleanOptions extends PlanCleanOptions {
   plan?: CleanPlan;
   /** Interrupt (SIGINT): checked between files; an interrupted run is rolled back. */
   signal?: AbortSignal;
+  /**
+   * Distils and checks the approved generative entries (`apply/generative.ts`), before any
+   * change; under `dryRun` it must not call a model. Without it, generative entries are skipped.
+   */
+  prepareRewrites?: (entries: Entry[], dryRun: boolean) => Promise<ReadonlyMap<string, PreparedRewrite>>;
   /** Called once the pre-flight checks passed, before the first change (e.g. to list what will apply). */
   onBeforeChanges?: (plan: CleanPlan) => void;
   /** Test-only failure injection. */
@@ -473,7 +489,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   const { root } = plan;
   const report = guarded?.report ?? plan.report;
   const toApply = guarded?.apply ?? plan.apply;
-  const rewrites = guarded?.rewrites ?? [];
+  const linkRewrites = guarded?.rewrites ?? [];
   const byId = new Map(plan.report.entries.map((entry) => [entry.id, entry]));
   const base = {
     root,
@@ -488,8 +504,12 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     const status = options.dryRun ? 'dry-run' : counts.skipped > 0 ? 'partial' : 'nothing';
     return { status, ...base, entries, files: [], counts };
   }
+  const approvedGenerative = plan.apply
+    .map((id) => byId.get(id)!)
+    .filter((entry) => entry.op_type === 'generative');
   if (options.dryRun) {
     // Every guard runs (hash, conflicts, destinations); nothing is written or moved.
+    const rewrites = await options.prepareRewrites?.(approvedGenerative, true);
     const simulated = await applyReport({
       root,
       report,
@@ -497,6 +517,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       deadline,
       env: options.env,
       dryRun: true,
+      ...(rewrites !== undefined ? { rewrites } : {}),
     });
     const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
     return {
@@ -505,13 +526,15 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       entries,
       files: simulated.files,
       counts: countOutcomes(entries),
-      link_rewrites: rewrites,
+      link_rewrites: linkRewrites,
     };
   }
 
   // Pre-flight (step 3), all before the first change.
   const repo = await checkRepository(root, deadline);
   await checkIdentity(root, options.env, deadline);
+  // Distil before the first change: a failed or cancelled model request leaves everything as it was.
+  const rewrites = await options.prepareRewrites?.(approvedGenerative, false);
   options.onBeforeChanges?.(plan);
   const dates = commitDates(options.env, options.clock);
   const dirty =
@@ -578,6 +601,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       only: toApply,
       deadline,
       env: options.env,
+      ...(rewrites !== undefined ? { rewrites } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
     });
@@ -641,7 +665,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       commit,
       message,
       counts,
-      link_rewrites: rewrites.filter((r) => ranIds.has(r.id)),
+      link_rewrites: linkRewrites.filter((r) => ranIds.has(r.id)),
     };
     if (checkpoint?.wip !== undefined) result.wip_commit = checkpoint.wip;
     // Step 8: the stamp is the commit's own time, written only now that the commit exists.

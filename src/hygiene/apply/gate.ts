@@ -18,17 +18,18 @@ import type { SkipReason } from './text-edits.js';
 /**
  * The gate for `stw hygiene apply` (SPEC §2.10: nothing relaxes it). Without `only`, auto
  * entries apply and confirm entries are held for approval; naming an entry in `only` is
- * the approval. Generative entries are held apart as needing a model (none ships). Either way, entries on files git does not track — or tracks but hides from
- * `git status` (assume-unchanged, skip-worktree) — are skipped, as `clean` skips them: the
- * applier makes no checkpoint, so only a file whose history git can show may be edited.
+ * the approval. Generative entries are held apart as needing a model: apply takes no
+ * distilled text (`clean` does). Either way, entries on files git does not track — or
+ * tracks but hides from `git status` (assume-unchanged, skip-worktree) — are skipped, as
+ * `clean` skips them: the applier makes no checkpoint, so only a file whose history git can show may be edited.
  */
 
 export interface GatedApplyResult extends ApplyResult {
   /** Confirm-tier ids that were not named with `only`: left untouched (not a failure). */
   needs_approval: string[];
   /**
-   * Generative ids: no model is available to write their text, so they are never applied,
-   * named or not. Counted apart; not a failure.
+   * Generative ids: apply takes no model or distilled text to write them, so they are
+   * never applied here, named or not (`clean` applies them). Counted apart; not a failure.
    */
   needs_model: string[];
   /** Inbound links rewritten to follow a moved file. */

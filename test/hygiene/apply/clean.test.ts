@@ -465,6 +465,32 @@ describe('clean', () => {
     assert.equal(read(repo, 'loose.md'), 'a\nb\n');
   });
 
+  it('a generative entry needs a model only when none is configured and no --generated text names it', async () => {
+    const repo = project({ 'big.md': 'long\n', 'other.md': 'long too\n' }, (root) => [
+      makeEntry(root, { id: 'gen', path: 'big.md', kind: 'generative' }),
+      makeEntry(root, { id: 'gen2', path: 'other.md', kind: 'generative' }),
+    ]);
+    const decisions = async (generative?: { texts: ReadonlySet<string>; model: boolean }) =>
+      (await planClean({ cwd: repo.dir, ...(generative ? { generative } : {}) })).entries.map((e) => [
+        e.id,
+        e.decision,
+      ]);
+    assert.deepEqual(await decisions(), [
+      ['gen', 'needs-model'],
+      ['gen2', 'needs-model'],
+    ]);
+    // A --generated text for one entry: that one is offered (a confirm entry awaiting approval).
+    assert.deepEqual(await decisions({ texts: new Set(['gen']), model: false }), [
+      ['gen', 'needs-approval'],
+      ['gen2', 'needs-model'],
+    ]);
+    // A configured model can write any of them.
+    assert.deepEqual(await decisions({ texts: new Set(), model: true }), [
+      ['gen', 'needs-approval'],
+      ['gen2', 'needs-approval'],
+    ]);
+  });
+
   it('a generative entry alone is not a partial run, and stays out of the commit message', async () => {
     const repo = project({ 'big.md': 'long\n', 'g.md': 'see x\n' }, (root) => [
       makeEntry(root, { id: 'gen', path: 'big.md', kind: 'generative' }),
