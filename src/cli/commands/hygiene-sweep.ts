@@ -23,6 +23,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(scopes.length > 0 ? { scopes } : {}),
     ...(values.category !== undefined ? { category: values.category } : {}),
     dryRun,
+    noVerify: values['no-verify'] === true,
     clock: ctx.clock,
     env: ctx.env,
     gate: (plan) => gatePlan(ctx, plan, options, dryRun),

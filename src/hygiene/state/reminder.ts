@@ -1,5 +1,5 @@
 /**
- * The SessionStart reminder's decision (SPEC §2.3). Kept light on purpose: `stw hygiene
+ * The SessionStart reminder's decision (docs/hygiene-state.md). Kept light on purpose: `stw hygiene
  * remind` runs at every session start, so this module imports only node built-ins and the
  * type-only contracts; `yaml` is loaded only when a `.dochygiene.yml` exists.
  */
