@@ -19,7 +19,9 @@ export async function userGit(
     cwd: root,
     deadline,
     mode,
-    extraEnv: { ...userGitEnv(env), GIT_LITERAL_PATHSPECS: '1', ...extra },
+    // Paths are always literal for our own steps; the commit takes none, and the user's
+    // hooks it runs must see pathspecs as they would under a plain `git commit`.
+    extraEnv: { ...userGitEnv(env), ...(mode === 'commit' ? {} : { GIT_LITERAL_PATHSPECS: '1' }), ...extra },
     ...(input === undefined ? {} : { input }),
   });
 }

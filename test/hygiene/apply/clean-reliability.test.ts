@@ -327,7 +327,9 @@ describe('clean: the cleanup commit is the user’s commit', () => {
       const path = repo.path('.git', 'hooks', hook);
       const refuse =
         fail && hook === 'pre-commit' ? 'echo "lint: docs/guide.md has 1 problem" >&2\nexit 1\n' : '';
-      writeFileSync(path, `#!/bin/sh\necho ${hook} >> "${log}"\n${refuse}`);
+      // pre-commit also lists the staged docs by a glob, as lint hooks do: globs must work there.
+      const list = hook === 'pre-commit' ? `git diff --cached --name-only -- '*.md' >> "${log}"\n` : '';
+      writeFileSync(path, `#!/bin/sh\necho ${hook} >> "${log}"\n${list}${refuse}`);
       chmodSync(path, 0o755);
     }
     return log;
@@ -341,7 +343,10 @@ describe('clean: the cleanup commit is the user’s commit', () => {
     assert.equal(result.status, 'committed');
     assert.ok(result.wip_commit !== undefined);
     assert.equal(result.hooks_ran, true);
-    assert.equal(readFileSync(log, 'utf8'), 'pre-commit\nprepare-commit-msg\ncommit-msg\npost-commit\n');
+    assert.equal(
+      readFileSync(log, 'utf8'),
+      'pre-commit\ndocs/guide.md\nprepare-commit-msg\ncommit-msg\npost-commit\n',
+    );
   });
 
   it('noVerify skips pre-commit and commit-msg, as git commit --no-verify does', async () => {
