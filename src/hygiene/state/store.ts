@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { isRfc3339 } from '../../core/clock.js';
 import { ConfigError, RefusalError } from '../../core/errors.js';
 import { fsyncDir, writeFileAtomic } from '../../core/fs-atomic.js';
-import { git } from '../../core/git.js';
 import type { HygieneState } from '../types.js';
 
 /** The one line `check` tells the user to add to `.gitignore` (it never edits the file). */
@@ -266,6 +265,9 @@ export class StateStore {
    * answer). `check` uses it to print `GITIGNORE_LINE` once.
    */
   async isIgnoredByGit(): Promise<boolean | undefined> {
+    // Loaded here, not at the top: the SessionStart reminder reads state at every session
+    // start and must not pay for the process runner it never uses.
+    const { git } = await import('../../core/git.js');
     // A path inside: the folder's own `.gitignore` applies to its contents, not to itself.
     const result = await git(['check-ignore', '-q', '--', `${STATE_DIR}/report.json`], {
       cwd: this.root,
