@@ -2,12 +2,16 @@ import { Deadline } from './deadline.js';
 import { OperationalError } from './errors.js';
 import { describeOutcome, type RunOptions, type RunResult, run } from './run.js';
 
+// Every git call but the commit made for the user runs no hook (see `GitMode`).
+const NO_HOOKS = 'core.hooksPath=/dev/null';
+
 /**
  * `-c` settings applied to every git call: no hooks, no fsmonitor daemon, no pager,
  * no network protocols. They override anything in the repository's own config.
+ * (`commit` mode keeps the user's hooks: it drops the first setting only.)
  */
 export const HARDENED_CONFIG: readonly string[] = [
-  'core.hooksPath=/dev/null',
+  NO_HOOKS,
   'core.fsmonitor=false',
   'core.pager=cat',
   'core.untrackedCache=false',
@@ -22,8 +26,17 @@ export const HARDENED_CONFIG: readonly string[] = [
 export type GitMode =
   /** Observation: no system or global config at all. */
   | 'observe'
-  /** A change made for the user (a commit): the user's identity from global config is kept. */
-  | 'user';
+  /**
+   * A change made for the user (staging, a safety checkpoint, a rollback): system and
+   * global config apply (identity, signing), hooks still do not.
+   */
+  | 'user'
+  /**
+   * The commit made for the user, as `git commit` would make it: `user`, plus the user's
+   * hooks (pre-commit, prepare-commit-msg, commit-msg, post-commit; `--no-verify` skips
+   * the first and third, as in git). See docs/hygiene-clean.md, "Observation and commits".
+   */
+  | 'commit';
 
 /**
  * The environment for a git child. Inherited `GIT_*` variables are dropped so that a
@@ -39,7 +52,7 @@ export function hardenedGitEnv(
     if (key === 'PAGER' || key === 'LESS' || key === 'EDITOR' || key === 'VISUAL') continue;
     env[key] = value;
   }
-  if (mode === 'user') {
+  if (mode === 'user' || mode === 'commit') {
     // Keep the user's identity sources, nothing else from the GIT_* namespace.
     for (const key of [
       'GIT_CONFIG_GLOBAL',
@@ -84,6 +97,10 @@ const USER_ENV_KEYS = [
   'GIT_COMMITTER_NAME',
   'GIT_COMMITTER_EMAIL',
   'GIT_COMMITTER_DATE',
+  // Signing, as `git commit` would sign: gpg's home and agent, ssh-agent.
+  'GNUPGHOME',
+  'GPG_TTY',
+  'SSH_AUTH_SOCK',
 ];
 
 /** The extra environment for `git(…, {mode: 'user'})` so the caller's identity and config apply. */
@@ -102,9 +119,10 @@ export interface GitOptions extends Omit<RunOptions, 'env'> {
 }
 
 /** The full argument vector for a hardened git call (exported for tests and diagnostics). */
-export function gitArgv(args: readonly string[]): string[] {
+export function gitArgv(args: readonly string[], mode: GitMode = 'observe'): string[] {
   const argv: string[] = ['--no-pager', '--no-replace-objects'];
-  for (const setting of HARDENED_CONFIG) argv.push('-c', setting);
+  for (const setting of HARDENED_CONFIG)
+    if (mode !== 'commit' || setting !== NO_HOOKS) argv.push('-c', setting);
   argv.push(...args);
   return argv;
 }
@@ -113,7 +131,7 @@ export function gitArgv(args: readonly string[]): string[] {
 export function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
   const { mode, extraEnv, ...rest } = options;
   const env = { ...hardenedGitEnv(mode), ...extraEnv };
-  return run('git', gitArgv(args), { ...rest, env });
+  return run('git', gitArgv(args, mode), { ...rest, env });
 }
 
 /**

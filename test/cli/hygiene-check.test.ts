@@ -25,7 +25,7 @@ before(() => {
 after(() => repo.cleanup());
 
 describe('stw hygiene check', () => {
-  it('writes a report that stw hygiene validate accepts, prints the summary, both paths and the .gitignore line', async () => {
+  it('writes a report that stw hygiene validate accepts, prints the summary and both paths; .dochygiene/ ignores itself', async () => {
     const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(
@@ -34,7 +34,18 @@ describe('stw hygiene check', () => {
     );
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
-    assert.match(result.stdout, /add this line to \.gitignore[^\n]*\n {2}\.dochygiene\//);
+    assert.doesNotMatch(result.stdout, /add this line to \.gitignore/, 'the folder ignores itself');
+    assert.equal(
+      readFileSync(join(repo.dir, '.dochygiene', '.gitignore'), 'utf8')
+        .split('\n')
+        .includes('*'),
+      true,
+    );
+    assert.equal(
+      repo.git(['status', '--porcelain', '--untracked-files=all']),
+      '',
+      'git add -A would add nothing',
+    );
     assert.doesNotMatch(result.stdout, /^Scope:/m, 'no scope line when the check was not narrowed');
     assert.equal(existsSync(join(repo.dir, '.gitignore')), false, '.gitignore is never created or edited');
 
@@ -55,7 +66,7 @@ describe('stw hygiene check', () => {
       confirm: 1,
       tokens_saved_per_session: 0,
     });
-    assert.equal(again.json['gitignore_line'], '.dochygiene/');
+    assert.equal(again.json['gitignore_line'], null);
     assert.equal(again.json['classifier'], 'rules');
     assert.deepEqual(
       readdirSync(join(repo.dir, '.dochygiene'))

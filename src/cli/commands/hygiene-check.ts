@@ -89,11 +89,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       report_md: result.reportMdPath,
       gitignore_line: result.gitignoreLine ?? null,
       model: result.model ?? null,
+      warnings: result.warnings ?? [],
     },
     () => renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
   );
   if (result.partial) {
     out.diag('stw: the scan is incomplete: history could not be read, so history-based signals are missing');
   }
-  return result.partial ? 1 : 0;
+  for (const warning of result.warnings ?? []) out.diag(`stw: warning: ${warning}`);
+  return result.partial || result.warnings !== undefined ? 1 : 0;
 }
