@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { isRfc3339 } from '../../core/clock.js';
 import { ConfigError, RefusalError } from '../../core/errors.js';
 import { fsyncDir, writeFileAtomic } from '../../core/fs-atomic.js';
-import { excludesFileArgs, git, userExcludesFile } from '../../core/git.js';
 import type { HygieneState } from '../types.js';
 
 /** The one line `check` tells the user to add to `.gitignore` (it never edits the file). */
@@ -253,6 +252,9 @@ export class StateStore {
    * one (or when git cannot answer). `check` uses it to print `GITIGNORE_LINE` once.
    */
   async isIgnoredByGit(): Promise<boolean | undefined> {
+    // Loaded here, not at the top: the SessionStart reminder reads state at every session
+    // start and must not pay for the process runner it never uses.
+    const { excludesFileArgs, git, userExcludesFile } = await import('../../core/git.js');
     // As `git status` sees it: the user's global excludes file counts.
     const excludes = excludesFileArgs(await userExcludesFile(this.root));
     const result = await git([...excludes, 'check-ignore', '-q', '--', `${STATE_DIR}/`], { cwd: this.root });
