@@ -1,3 +1,4 @@
+import { isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { Deadline } from './deadline.js';
 import { OperationalError } from './errors.js';
 import { describeOutcome, type RunOptions, type RunResult, run } from './run.js';
@@ -148,6 +149,36 @@ export async function gitOk(args: readonly string[], options: GitOptions): Promi
 
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   return (await gitOk(args, options)).toString('utf8');
+}
+
+/**
+ * The excludes file `git status` would read for the user: `core.excludesFile` from the
+ * user's config (system, global, then the repository's), else `$XDG_CONFIG_HOME/git/ignore`
+ * or `~/.config/git/ignore`. Observation calls drop global config, so they are given this one
+ * setting back with `excludesFileArgs`; nothing else of the user's config is read for them.
+ * Only `git config` runs with the user's config, and it starts no hook, fsmonitor or pager.
+ */
+export async function userExcludesFile(cwd: string, deadline?: Deadline): Promise<string | undefined> {
+  const result = await git(['config', '--path', '--get', 'core.excludesFile'], {
+    cwd,
+    mode: 'user',
+    ...(deadline ? { deadline } : {}),
+  });
+  if (result.kind === 'exited' && result.code === 0) {
+    const path = result.stdout.toString('utf8').replace(/\n$/, '');
+    if (path !== '') return isAbsolute(path) ? path : resolvePath(cwd, path);
+  }
+  // Exit 1: unset, so git's default applies. Anything else: no answer, nothing added.
+  if (result.kind !== 'exited' || result.code !== 1) return undefined;
+  const xdg = process.env['XDG_CONFIG_HOME'];
+  if (xdg !== undefined && xdg !== '') return join(xdg, 'git', 'ignore');
+  const home = process.env['HOME'];
+  return home !== undefined && home !== '' ? join(home, '.config', 'git', 'ignore') : undefined;
+}
+
+/** `-c core.excludesFile=…` for an observation call, or nothing when there is no such file. */
+export function excludesFileArgs(path: string | undefined): string[] {
+  return path === undefined ? [] : ['-c', `core.excludesFile=${path}`];
 }
 
 /** Splits NUL-separated output; a trailing terminator yields no empty last field. */

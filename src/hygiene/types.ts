@@ -146,6 +146,11 @@ export interface ScanArtifact {
   agent_context?: string[];
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
   unavailable?: { signal: SignalName; reason: string }[];
+  /**
+   * Paths whose history could not be read whole (an object missing from the clone), and why.
+   * The scan is still complete; the history signals of these paths alone are not computed.
+   */
+  history_incomplete?: { path: string; reason: string }[];
 }
 
 // ── Categories, edit kinds, tiers (report schema 1.0) ──────────────────────────

@@ -3,11 +3,12 @@ import { relative, resolve, sep } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
-import { collectFacts, expandAgentContext } from './facts.js';
+import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { readVersionFacts } from './manifests.js';
 import { cmp, toPosix } from './paths.js';
+import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
 import { ProjectWalk } from './walk.js';
 
@@ -97,7 +98,10 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   else if (partialClone) markUnavailable(EXPECTED_UNAVAILABLE.partialClone);
   else {
     progress(`reading history (${history!.buffered} file changes already read)`);
-    const { outcome, facts: read } = await history!.aggregate(facts.docs, facts.referencedBy, prefix);
+    const { outcome, facts: read } = await history!.aggregate(facts.docs, facts.referencedBy, prefix, {
+      lineCounts: !repo?.isShallow,
+      wanted: unresolvedCodePaths(facts),
+    });
     const complete = outcome.ok && !repo?.isShallow;
     historyFacts = { ...read, complete };
     if (!outcome.ok) {
@@ -141,7 +145,20 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     excluded: walk.exclusions.list(),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
     unavailable,
+    ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
   };
+}
+
+/** Where the unresolved backticked paths may point: history may show they existed here. */
+function unresolvedCodePaths(facts: ScanFacts): Set<string> {
+  const wanted = new Set<string>();
+  for (const [doc, refs] of facts.resolvedRefs) {
+    for (const { ref, r } of refs) {
+      if (ref.kind === 'code-path' && r && !r.exists)
+        for (const p of codePathCandidates(doc, ref.target)) wanted.add(p);
+    }
+  }
+  return wanted;
 }
 
 /** Paths in order; a path's signals by line, then name, source order within a line. */

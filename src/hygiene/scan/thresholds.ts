@@ -1,9 +1,10 @@
 /** Thresholds of the scanner's signals (exported so tests and docs can name them). */
 export const THRESHOLDS = {
-  /** `edit_recency_vs_churn`: commits to referenced paths since the doc's last commit. */
+  /**
+   * `edit_recency_vs_churn`: commits to referenced paths since the doc's last commit. Churn is
+   * counted in commits, not lines: line counts would make the history pass diff every blob.
+   */
   churnCommits: 10,
-  /** … or lines changed in them. */
-  churnLines: 500,
   appendMinCommits: 5,
   appendMinRatio: 0.8,
   appendMinLines: 200,

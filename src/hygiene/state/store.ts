@@ -267,9 +267,11 @@ export class StateStore {
   async isIgnoredByGit(): Promise<boolean | undefined> {
     // Loaded here, not at the top: the SessionStart reminder reads state at every session
     // start and must not pay for the process runner it never uses.
-    const { git } = await import('../../core/git.js');
-    // A path inside: the folder's own `.gitignore` applies to its contents, not to itself.
-    const result = await git(['check-ignore', '-q', '--', `${STATE_DIR}/report.json`], {
+    const { excludesFileArgs, git, userExcludesFile } = await import('../../core/git.js');
+    // As `git status` sees it: the user's global excludes file counts. A path inside: the
+    // folder's own `.gitignore` applies to its contents, not to itself.
+    const excludes = excludesFileArgs(await userExcludesFile(this.root));
+    const result = await git([...excludes, 'check-ignore', '-q', '--', `${STATE_DIR}/report.json`], {
       cwd: this.root,
     });
     if (result.kind !== 'exited') return undefined;
