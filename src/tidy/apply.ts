@@ -13,6 +13,7 @@ import type { Journal } from '../core/fs-atomic.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
+import { bindingMismatch, readGitBinding } from './binding-git.js';
 import { decideBranch, planWorktrees } from './decide.js';
 import {
   type DeleteEffect,
@@ -32,12 +33,14 @@ import {
   tornTailRecord,
 } from './journal.js';
 import { checkTextBound, type GitObservation, observeGit } from './observe-git.js';
+import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
 import {
   DEFAULT_APPLY_BOUNDS,
   IncompleteObservationError,
   type PlanEffect,
   type PlanWorktree,
+  type RepositoryBinding,
   recoveryRefFor,
   type TidyBounds,
   type TidyPlanV1,
@@ -124,6 +127,8 @@ export interface TidyApplyOptions {
   signal?: AbortSignal;
   /** Defaults to DEFAULT_APPLY_BOUNDS (60 s deadline). */
   bounds?: TidyBounds;
+  /** The plan key that authenticates stored plans; defaults to `planKeyPath()`. */
+  keyFile?: string | undefined;
   /** Called after each action settles. */
   onProgress?: (event: TidyApplyProgress) => void;
   /** TEST-ONLY: called at each protocol boundary; the CLI uses it for crash injection. */
@@ -381,15 +386,19 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
   const deadline = Deadline.after(bounds.deadlineMs);
   const stateDir = resolve(options.stateDir);
   let plan: TidyPlanV1;
+  let binding: RepositoryBinding;
   try {
     checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
     checkTextBound('--plan', options.planId, bounds.maxIdBytes);
     await checkStateDirPrivate(stateDir);
-    plan = (await readPlanRecord(stateDir, options.planId, bounds.maxRecordBytes)).plan;
+    const key = await loadPlanKey(options.keyFile ?? planKeyPath(), stateDir);
+    const stored = await readPlanRecord(stateDir, options.planId, key, bounds.maxRecordBytes);
+    plan = stored.plan;
     checkPlanEffects(plan);
     // The same store checks as at plan time, against the repository paths the plan recorded
     // (revalidation refuses if the registrations differ now).
     await checkStateDir(stateDir, repositoryPaths(plan));
+    binding = stored.record.binding;
   } catch (error) {
     if (error instanceof RefusalError) return refused(result, error);
     if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
@@ -424,7 +433,7 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
     if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
     throw error;
   }
-  const run = new ApplyRun(plan, effects, result, stateDir, bounds, deadline, options, now);
+  const run = new ApplyRun(plan, binding, effects, result, stateDir, bounds, deadline, options, now);
   try {
     await run.execute(path);
   } finally {
@@ -460,6 +469,7 @@ class ApplyRun {
 
   constructor(
     private readonly plan: TidyPlanV1,
+    private readonly binding: RepositoryBinding,
     private readonly effects: (DeleteEffect & { action_id: number })[],
     private readonly result: TidyApplyResult,
     private readonly stateDir: string,
@@ -521,6 +531,10 @@ class ApplyRun {
       return;
     }
 
+    if ((await this.checkBinding()) === 'stop') {
+      this.result.status = finalStatus(this.result, this.deletedThisRun);
+      return;
+    }
     for (const [index, effect] of this.effects.entries()) {
       const state = loaded.states.get(effect.action_id)!;
       const cause = stoppedBy(this.deadline, this.options.signal);
@@ -550,6 +564,33 @@ class ApplyRun {
         oid: action.old_oid,
         restore_command: restoreCommand(action.ref, action.recovery_ref),
       }));
+  }
+
+  /** The repository at the plan's path must be the one the plan was made for. */
+  private async checkBinding(): Promise<'go' | 'stop'> {
+    const cause = stoppedBy(this.deadline, this.options.signal);
+    if (cause !== undefined) {
+      this.interrupt(cause, this.effects[0]!.action_id, 0);
+      return 'stop';
+    }
+    const repo = this.plan.repository!;
+    try {
+      const now = await readGitBinding(repo.common_dir, this.plan.base.oid!, {
+        deadline: this.deadline,
+        bounds: this.bounds,
+        signal: this.options.signal,
+        cwd: repo.path,
+      });
+      const mismatch = bindingMismatch(this.binding, now);
+      if (mismatch === null) return 'go';
+      this.refusePlan('repository-changed', `the repository at ${JSON.stringify(repo.path)}: ${mismatch}`, 0);
+    } catch (error) {
+      if (!(error instanceof IncompleteObservationError)) throw error;
+      if (error.code === 'cancelled' || error.code === 'deadline')
+        this.interrupt(error.code === 'cancelled' ? 'signal' : 'deadline', this.effects[0]!.action_id, 0);
+      else this.refusePlan('evidence-incomplete', error.message, 0);
+    }
+    return 'stop';
   }
 
   private interrupt(cause: 'deadline' | 'signal', actionId: number, fromIndex: number): void {

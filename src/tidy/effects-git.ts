@@ -114,20 +114,38 @@ export async function inspectEffect(
   return classifyEffect(effect, await readRefOids([effect.ref, effect.recovery_ref], options));
 }
 
-/** POSIX-shell single quoting, only when needed, for commands printed to be pasted. */
+const PLAIN_WORD = /^[A-Za-z0-9_./:@%+=,-]+$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * One word for a POSIX shell, written in printable ASCII so that it survives being shown
+ * on a terminal and pasted back: plain words as they are, other printable text in single
+ * quotes, and anything else (bidi marks, C1 controls, any non-ASCII byte) as
+ * `"$(printf '…')"` with each such byte an octal escape — POSIX printf turns it back into
+ * the exact bytes. (Ref names never contain NUL, newline or other C0 controls, which
+ * command substitution could not carry.)
+ */
 export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
+  if (PLAIN_WORD.test(word)) return word;
+  if (PRINTABLE_ASCII.test(word)) return `'${word.replace(/'/g, `'\\''`)}'`;
+  let format = '';
+  for (const byte of Buffer.from(word, 'utf8')) {
+    if (byte === 0x27) format += `'\\''`;
+    else if (byte === 0x25) format += '%%';
+    else if (byte === 0x5c) format += '\\\\';
+    else if (byte >= 0x20 && byte <= 0x7e) format += String.fromCharCode(byte);
+    else format += `\\${byte.toString(8).padStart(3, '0')}`;
+  }
+  return `"$(printf '${format}')"`;
 }
 
 /**
- * The exact command that restores a deleted ref from its pin. Branches use
- * `git branch <short-name> <pin>`; a name git branch would read as an option, or a ref
- * outside refs/heads/, uses `git update-ref <ref> <pin>`.
+ * The exact command that restores a deleted ref from its pin, in a POSIX shell inside
+ * the repository: `git update-ref <ref> <pin> ''`. Full ref names make it work for any
+ * branch name (`git branch HEAD …` and `git branch -x …` would be refused or misread), and
+ * the empty old value makes git refuse rather than overwrite a ref created since. The
+ * command is printable ASCII (see shellQuote), so the human output shows it verbatim.
  */
 export function restoreCommand(ref: string, recoveryRef: string): string {
-  const short = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
-  if (short !== undefined && short !== '' && !short.startsWith('-'))
-    return `git branch ${shellQuote(short)} ${shellQuote(recoveryRef)}`;
-  return `git update-ref ${shellQuote(ref)} ${shellQuote(recoveryRef)}`;
+  return `git update-ref ${shellQuote(ref)} ${shellQuote(recoveryRef)} ''`;
 }

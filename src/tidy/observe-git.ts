@@ -515,12 +515,47 @@ export async function readMergedNames(
   return merged;
 }
 
-/** `git worktree list --porcelain -z`, bounded. */
+/**
+ * `git worktree list --porcelain -z`, bounded. A bare repository's entry carries no HEAD,
+ * yet its HEAD names a branch that deleting would leave dangling: that branch (or, when
+ * HEAD is detached, its commit) is read and recorded on the bare entry, so that the
+ * decision holds it as `checked-out` (or `worktree-head`) like any worktree's.
+ */
 export async function readWorktrees(ctx: GitCallContext): Promise<WorktreeRecord[]> {
   const result = await observeGitRaw(['worktree', 'list', '--porcelain', '-z'], ctx, 'git worktree list');
   if (result.code !== 0)
     throw new IncompleteObservationError('git-failed', describeOutcome(result, 'git worktree list'));
-  return parseWorktreeList(result.stdout);
+  const worktrees = parseWorktreeList(result.stdout);
+  const main = worktrees[0];
+  if (main?.isBare === true) Object.assign(main, await readBareHead(ctx));
+  return worktrees;
+}
+
+/** A bare repository's HEAD: the branch it names, or the commit of a detached HEAD. */
+async function readBareHead(
+  ctx: GitCallContext,
+): Promise<Pick<WorktreeRecord, 'branch' | 'head' | 'isDetached'>> {
+  const symbolic = await observeGitRaw(['symbolic-ref', '--quiet', 'HEAD'], ctx, 'git symbolic-ref HEAD');
+  const ref = symbolic.stdout.toString('utf8').replace(/\n$/, '');
+  if (symbolic.code === 0) {
+    if (!isValidFullRefName(ref)) throw malformed('git symbolic-ref HEAD', 'ref name');
+    return { branch: ref, head: undefined, isDetached: false };
+  }
+  if (symbolic.code !== 1)
+    throw new IncompleteObservationError('git-failed', describeOutcome(symbolic, 'git symbolic-ref HEAD'));
+  // Exit 1: HEAD is not symbolic, so it is detached at a commit.
+  const detached = await observeGitRaw(
+    ['rev-parse', '--verify', '--quiet', 'HEAD'],
+    ctx,
+    'git rev-parse HEAD',
+  );
+  const oid = detached.stdout.toString('utf8').trim();
+  if (detached.code !== 0 || !isFullOid(oid))
+    throw new IncompleteObservationError(
+      'git-failed',
+      "the bare repository's HEAD is neither a branch nor a commit",
+    );
+  return { branch: undefined, head: oid, isDetached: true };
 }
 
 // ---------------------------------------------------------------------------

@@ -8,8 +8,10 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
+import { readGitBinding } from './binding-git.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
 import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { loadOrCreatePlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
 import {
   DEFAULT_PLAN_BOUNDS,
@@ -30,6 +32,8 @@ export interface PlanOptions {
   refs?: readonly string[] | undefined;
   /** `--state-dir`: store the plan there (must already exist, mode 0700, outside the repository). */
   stateDir?: string | undefined;
+  /** The plan key that authenticates stored plans; defaults to `planKeyPath()` (created on first use). */
+  keyFile?: string | undefined;
   /** Base for relative paths; defaults to process.cwd(). */
   cwd?: string;
   clock?: Clock;
@@ -155,8 +159,17 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         'bound-exceeded',
         `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
       );
-    if (stateDir !== undefined && plan.status === 'complete')
-      recordPath = await writePlanRecord(stateDir, plan, bounds.maxRecordBytes);
+    if (stateDir !== undefined && plan.status === 'complete') {
+      const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
+      const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
+        deadline,
+        bounds,
+        signal: options.signal,
+        cwd: layout.path,
+        counter,
+      });
+      recordPath = await writePlanRecord(stateDir, plan, { key, binding }, bounds.maxRecordBytes);
+    }
   } catch (error) {
     recordPath = null;
     if (error instanceof RefusalError) fail('refused', error.code, error.message);

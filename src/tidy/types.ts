@@ -259,13 +259,31 @@ export const PLAN_SCHEMA_FILE = 'tidy-plan-v1.schema.json';
 // ---------------------------------------------------------------------------
 // Stored plans and recovery refs
 
-/** The current stored-record format; 1 was planning-only (no effects) and needs a replan. */
-export const RECORD_FORMAT = 2;
+/**
+ * The current stored-record format. 1 was planning-only (no effects) and 2 carried an
+ * unkeyed hash: both need a replan.
+ */
+export const RECORD_FORMAT = 3;
+
+/**
+ * The repository a stored plan was made for, beyond its paths: apply refuses a plan whose
+ * repository was replaced (recloned, moved, another repository at the same path).
+ */
+export interface RepositoryBinding {
+  /** The backend's metadata directory (Git: the common git dir), through symlinks. */
+  metadata_dir: string;
+  /** Its device and inode numbers, in decimal. */
+  device: string;
+  inode: string;
+  /** The root commits of the base commit's history, sorted. */
+  root_commits: string[];
+}
 
 export interface StoredPlanRecord {
-  record_format: 2;
+  record_format: 3;
   plan: TidyPlanV1;
-  /** `sha256:<hex>` of `JSON.stringify(plan)` (compact). */
+  binding: RepositoryBinding;
+  /** `hmac-sha256:<hex>` of `JSON.stringify({plan, binding})` (compact) under the plan key. */
   integrity: string;
 }
 

@@ -21,8 +21,11 @@ Options:
   --state-dir DIR   Store the plan immutably under DIR/plans/<plan_id>.json so that
                     'stw tidy apply' can use it. DIR must already exist, be a real
                     directory owned by you with mode 0700, and lie outside the
-                    repository, its git dir and every worktree. Without it nothing is
-                    written anywhere and plan_id is "".
+                    repository, its git dir and every worktree. The record is bound
+                    to the repository (git dir path, device/inode, root commits) and
+                    authenticated with a key kept outside DIR, in
+                    $XDG_STATE_HOME/sourcesteward/key (created on first use, 0600).
+                    Without --state-dir nothing is written anywhere and plan_id is "".
   --json            Print the plan as JSON (schema: schemas/tidy-plan-v1.schema.json)
   -h, --help        Show this help
 
@@ -33,9 +36,10 @@ Decisions:
   checked-out (in the main or a linked worktree, locked or prunable included; also
   the branch a rebase or bisect in progress there started from, though git lists
   that worktree as detached — the blocker says "rebase in progress" or "bisect in
-  progress"), worktree-head (a detached worktree's HEAD is its commit), uncertain
-  (shallow repository, missing objects, unreadable rebase/bisect state, changed
-  while observed), unsupported (symbolic branch ref, or a tip that is not a commit).
+  progress"; in a bare repository, the branch HEAD names), worktree-head (a
+  detached HEAD is its commit), uncertain (shallow repository, missing objects, a
+  worktree HEAD git cannot read or unreadable rebase/bisect state — every target
+  then — or changed while observed), unsupported (symbolic branch ref, or a tip that is not a commit).
   Not evaluated: squash/patch equivalence, pull requests, remotes. No network.
   Replace objects and grafts are ignored.
 
@@ -75,8 +79,13 @@ For each delete action, in plan order:
   4. journal the outcome, verify (branch gone, recovery ref at the commit), journal it
 No hooks run; nothing is fetched, pushed or garbage-collected. Recovery refs stay.
 
+Refused as well: a plan record edited by hand (its HMAC fails: tampered-plan), and a
+plan whose repository was replaced or moved (repository-changed).
+
 Restore a deleted branch with the command printed for it, e.g.
-  git branch finished-task refs/stw-recovery/<plan_id>/1
+  git update-ref refs/heads/finished-task refs/stw-recovery/<plan_id>/1 ''
+(full names work for any branch, even one named HEAD; '' refuses to overwrite a
+branch created since; non-ASCII names are spelled with printf escapes to paste as is)
 Not covered: untracked or ignored files, worktree registrations and files, the
 branch's reflog and config; there is no general undo.
 
