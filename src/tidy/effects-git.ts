@@ -37,6 +37,38 @@ export function transactionInput(effect: DeleteEffect): Buffer {
   );
 }
 
+/** A base ref the transaction must find unchanged: `verify <ref> <oid>`, checked under the ref locks. */
+export interface BaseGuard {
+  ref: string;
+  oid: string;
+}
+
+/**
+ * One transaction for several delete effects: the base verified, then each pin created
+ * and each branch deleted with its old-OID compare-and-swap. Git commits all of it or
+ * none; any mismatch (base moved, a tip moved, a pin in the way) fails the whole input.
+ */
+export function batchTransactionInput(effects: readonly DeleteEffect[], base: BaseGuard | null): Buffer {
+  const parts: Buffer[] = base === null ? [] : [Buffer.from(`verify ${base.ref}\0${base.oid}\0`, 'utf8')];
+  for (const effect of effects) parts.push(transactionInput(effect));
+  return Buffer.concat(parts);
+}
+
+/** Runs one batch transaction; like pinAndDelete, the outcome is raw and the caller inspects. */
+export function pinAndDeleteAll(
+  effects: readonly DeleteEffect[],
+  base: BaseGuard | null,
+  options: GitCallOptions,
+): Promise<RunResult> {
+  return git(['update-ref', '--no-deref', '--stdin', '-z'], {
+    cwd: options.cwd,
+    deadline: options.deadline,
+    maxBytes: options.maxBytes,
+    input: batchTransactionInput(effects, base),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
 /**
  * Runs the pin-and-delete transaction. The raw outcome is returned, not interpreted: a
  * kill or timeout leaves the effect unknown, so the caller always inspects the refs
@@ -105,6 +137,34 @@ export function classifyEffect(effect: DeleteEffect, oids: ReadonlyMap<string, s
   if (pin === effect.old_oid && target === null) state = 'committed';
   else if (pin === null && target === effect.old_oid) state = 'not-happened';
   return { state, target_oid: target, pin_oid: pin };
+}
+
+/**
+ * readRefOids over many names, in calls whose output stays within the output bound (a
+ * row is a name and an OID); names absent from the result do not exist.
+ */
+export async function readRefOidsChunked(
+  refs: readonly string[],
+  options: GitCallOptions,
+): Promise<Map<string, string>> {
+  const oids = new Map<string, string>();
+  const budget = Math.max(1, Math.floor(options.maxBytes / 2));
+  let chunk: string[] = [];
+  let used = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    for (const [name, oid] of await readRefOids(chunk, options)) oids.set(name, oid);
+    chunk = [];
+    used = 0;
+  };
+  for (const ref of new Set(refs)) {
+    const cost = Buffer.byteLength(ref, 'utf8') + 66;
+    if (chunk.length > 0 && used + cost > budget) await flush();
+    chunk.push(ref);
+    used += cost;
+  }
+  await flush();
+  return oids;
 }
 
 export async function inspectEffect(

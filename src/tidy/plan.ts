@@ -98,15 +98,17 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   };
   let recordPath: string | null = null;
 
-  const fail = (status: PlanStatus, code: string, message: string) => {
+  const fail = (status: PlanStatus, code: string, message: string, details?: Record<string, unknown>) => {
     plan.status = status;
     plan.refusal = { code, message };
+    if (typeof details?.['hint'] === 'string') plan.refusal.hint = details['hint'];
     plan.plan_id = '';
     plan.targets = [];
     plan.effects = [];
     plan.repository = repositoryFrom(partial);
     plan.backend.version = partial.gitVersion ?? null;
-    if (partial.base) plan.base = { ...partial.base };
+    if (partial.base)
+      plan.base = { selector: partial.base.selector, ref: partial.base.ref, oid: partial.base.oid };
     if (partial.worktrees) plan.worktrees = planWorktrees(partial.worktrees);
   };
 
@@ -134,7 +136,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
 
     plan.backend.version = observation.gitVersion;
     plan.repository = repositoryFrom(partial);
-    plan.base = { ...observation.base };
+    plan.base = { selector: observation.base.selector, ref: observation.base.ref, oid: observation.base.oid };
     plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
     plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
     plan.targets = decideGitTargets(observation);
@@ -172,7 +174,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     }
   } catch (error) {
     recordPath = null;
-    if (error instanceof RefusalError) fail('refused', error.code, error.message);
+    if (error instanceof RefusalError) fail('refused', error.code, error.message, error.details);
     else if (error instanceof IncompleteObservationError) fail('incomplete', error.code, error.message);
     else if (isStwError(error)) fail('incomplete', error.code, error.message);
     else if (

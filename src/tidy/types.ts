@@ -233,6 +233,8 @@ export interface PlanEffect {
 export interface PlanRefusal {
   code: string;
   message: string;
+  /** What to do instead (a selection command, the full refs matching a short name). */
+  hint?: string;
 }
 
 export interface TidyPlanV1 {
@@ -304,6 +306,8 @@ export interface ObserveRequest {
   baseSelector: string;
   /** Explicit full ref names, or undefined for every local branch. */
   refs: readonly string[] | undefined;
+  /** Apply's re-observation: explicit refs that no longer exist are left out instead of refusing. */
+  omitMissingRefs?: boolean;
 }
 
 /** What every observation call shares: one deadline for the whole command, and the bounds. */

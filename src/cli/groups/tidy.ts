@@ -1,6 +1,7 @@
 import type { GroupSpec } from '../command.js';
 
-const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--state-dir DIR] [--json]
+const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--refs-from FILE|-]
+                     [--state-dir DIR] [--json]
 
 Decide, for local branches, whether each is provably integrated into an explicit base
 (delete) or must stay (retain), with the evidence and blockers behind every decision.
@@ -12,12 +13,18 @@ Arguments:
 
 Options:
   --base SELECTOR   Required. A full ref name (refs/heads/main) or a full object id.
-                    Short names (main), abbreviated ids and revsets are refused; the
-                    base is never guessed.
+                    Short names (main), abbreviated ids and revsets are usage errors
+                    (exit 2) whose hint names the full refs that match; the base is
+                    never guessed.
   --ref NAME        A full local branch name (refs/heads/topic), taken literally; no
                     globs or revsets. Repeatable. Without --ref every local branch is
-                    selected (at most 1024). Unknown, duplicate or non-branch names
-                    refuse the plan.
+                    selected (at most 1024 entries, branches and worktrees together;
+                    more refuses, saying how many there are). Unknown, duplicate or
+                    non-branch names refuse the plan.
+  --refs-from FILE  More literal full names, one per line or NUL-separated; '-' reads
+                    standard input. No globs or revsets, exactly like --ref. E.g.
+                    git for-each-ref --merged=refs/heads/main --format='%(refname)' \\
+                      refs/heads/ | head -n 1000 | stw tidy plan --refs-from - ...
   --state-dir DIR   Store the plan immutably under DIR/plans/<plan_id>.json so that
                     'stw tidy apply' can use it. DIR must already exist, be a real
                     directory owned by you with mode 0700, and lie outside the
@@ -47,7 +54,8 @@ Bounds: 10 s in total, 64 KiB of git output per call, 1 MiB plan, 1024 entries,
 4096-byte paths and selectors. Exceeding one refuses or reports incomplete.
 
 Exit codes: 0 complete plan (even if it retains everything), 1 refused, incomplete
-or failed (the JSON still says which in "status"), 2 invalid usage.
+or failed (the JSON still says which in "status"), 2 invalid usage (a short --base or
+--ref included). A refusal prints one line and a hint on stderr, no plan.
 
 Example:
   stw tidy plan . --base refs/heads/main --ref refs/heads/finished-task --json`;
