@@ -1,5 +1,5 @@
 /**
- * `tidy apply` (SPEC §3.3): executes the reviewed delete effects of one stored plan,
+ * `tidy apply` (docs/tidy.md, "Apply"): executes the reviewed delete effects of one stored plan,
  * each revalidated against a fresh observation, journaled durably, pinned by a recovery
  * ref and deleted by compare-and-swap in one Git ref transaction, then verified.
  * Returns exactly what happened; never prints.

@@ -54,7 +54,7 @@ export function planWorktrees(
 
 /**
  * Blockers for one branch: the base itself (the base ref, or a branch pointing at the
- * base commit — SPEC §3.1 "is the base ref or points at the selected base"), a worktree
+ * base commit — docs/tidy.md, reason `is-base`), a worktree
  * that has it checked out (main or linked, locked or prunable alike), a worktree with a
  * rebase or bisect in progress that started from it (git shows that worktree detached,
  * but treats the branch as checked out there), and a detached worktree whose HEAD is its

@@ -1,6 +1,6 @@
 /**
- * Tidy data contracts: plan schema v1, the closed reason set (SPEC §3.1), bounds
- * (SPEC §3.4) and the backend seam. Shared by `tidy plan` and `tidy apply`.
+ * Tidy data contracts: plan schema v1, the closed reason set and bounds
+ * (docs/tidy.md) and the backend seam. Shared by `tidy plan` and `tidy apply`.
  */
 import type { Deadline } from '../core/deadline.js';
 import { OperationalError } from '../core/errors.js';

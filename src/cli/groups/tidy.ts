@@ -75,16 +75,20 @@ Options:
   --json            Print the result as JSON (schema: schemas/tidy-apply-v1.schema.json)
   -h, --help        Show this help
 
-For each delete action, in plan order:
-  1. revalidate against a fresh observation: the base still at the planned commit,
-     the same worktrees with the same HEADs, the branch at its planned commit,
+In plan order, in batches (1, then doubling up to 256 while all goes well; back to 1
+after any failure):
+  1. revalidate: the repository is observed once per run — base still at the planned
+     commit, the same worktrees with the same HEADs, each branch at its planned commit,
      still integrated and not held by a worktree (a rebase or bisect in progress
-     included). A changed or newly held branch is refused (stale-proof) and left
-     untouched; a moved base or a changed worktree refuses the rest of the plan.
-  2. journal the intent (fsync) in DIR/journals/<plan_id>.jsonl
-  3. one git ref transaction: create refs/stw-recovery/<plan_id>/<action_id> at the
-     branch's exact commit, and delete the branch only if it is still at that commit
-  4. journal the outcome, verify (branch gone, recovery ref at the commit), journal it
+     included) — and observed again whenever a cheap file check of worktree HEADs,
+     registrations and rebase/bisect state changes. A changed or newly held branch is
+     refused (stale-proof) and left untouched; a moved base or a changed worktree
+     refuses the rest of the plan.
+  2. journal each intent (fsync) in DIR/journals/<plan_id>.jsonl
+  3. one git ref transaction: verify the base ref, create each
+     refs/stw-recovery/<plan_id>/<action_id> at the branch's exact commit, and delete
+     each branch only if it is still at that commit — all or nothing
+  4. journal the outcomes, verify (branch gone, recovery ref at the commit), journal it
 No hooks run; nothing is fetched, pushed or garbage-collected. Recovery refs stay.
 
 Refused as well: a plan record edited by hand (its HMAC fails: tampered-plan), and a
@@ -110,6 +114,39 @@ failed or cancelled (the JSON says which in "status"), 2 invalid usage.
 Example:
   stw tidy apply --plan 0123456789abcdef0123456789abcdef --state-dir ~/.stw-state --authorize`;
 
+const SHOW_HELP = `Usage: stw tidy show --plan ID --state-dir DIR [--json]
+
+Print a stored plan as 'stw tidy plan' printed it, after the same checks apply makes:
+the state directory private, the record authentic (its HMAC under the plan key) and
+valid. Changes nothing.
+
+Options:
+  --plan ID         The plan id printed by 'stw tidy plan --state-dir DIR'
+  --state-dir DIR   The private state directory the plan was stored in
+  --json            Print the plan as JSON (schema: schemas/tidy-plan-v1.schema.json)
+  -h, --help        Show this help
+
+Exit codes: 0 shown, 1 refused (unknown, tampered or older plan, unsafe store or key),
+2 invalid usage.`;
+
+const PINS_HELP = `Usage: stw tidy pins [PATH] [--state-dir DIR] [--json]
+
+List the recovery refs (refs/stw-recovery/<plan_id>/<action_id>) in a repository: each
+one's commit, plan and action, and — from the plans and journals stored in DIR — the
+branch it preserves, when it was pinned, and the command that restores the branch.
+Without --state-dir the branch is unknown and the time is the loose ref file's, if any.
+Removes nothing.
+
+Arguments:
+  PATH              The repository (default: the current directory)
+
+Options:
+  --state-dir DIR   The private state directory the plans were stored in
+  --json            Print the listing as JSON
+  -h, --help        Show this help
+
+Exit codes: 0 listed, 1 refused or failed, 2 invalid usage.`;
+
 export const tidyGroup: GroupSpec = {
   name: 'tidy',
   summary: 'Plan and apply evidence-based deletion of integrated branches',
@@ -129,6 +166,18 @@ export const tidyGroup: GroupSpec = {
       summary: 'Delete the branches of a reviewed stored plan, with recovery refs and a journal',
       help: APPLY_HELP,
       load: () => import('../commands/tidy-apply.js'),
+    },
+    {
+      name: 'show',
+      summary: 'Print a stored plan, authenticated, as tidy plan printed it',
+      help: SHOW_HELP,
+      load: () => import('../commands/tidy-show.js'),
+    },
+    {
+      name: 'pins',
+      summary: 'List recovery refs with their plan, branch, time and restore command',
+      help: PINS_HELP,
+      load: () => import('../commands/tidy-pins.js'),
     },
   ],
 };
