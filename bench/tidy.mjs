@@ -193,7 +193,7 @@ function restore(dir, pairs) {
     .split('\n')
     .filter(Boolean);
   const input = [
-    ...pairs.map(([ref, oid]) => `create ${ref} ${oid}`),
+    ...pairs.map(([ref, oid]) => `update ${ref} ${oid}`),
     ...pins.map((pin) => `delete ${pin}`),
   ].join('\n');
   execFileSync('git', ['update-ref', '--stdin'], { cwd: dir, env: gitEnv, input: `${input}\n` });
@@ -246,7 +246,7 @@ async function benchApply(dir, branches, planBounds) {
           bounds: applyBounds,
         });
         ms = performance.now() - start;
-        status = `library, bounds raised, status ${result.status}, ${result.actions.filter((a) => a.outcome === 'deleted' && a.verified).length} deleted+verified`;
+        status = `library, bounds raised, status ${result.status}${result.refusal ? ` (${result.refusal.code}: ${result.refusal.message})` : ''}, ${result.actions.filter((a) => a.outcome === 'deleted' && a.verified).length} deleted+verified`;
       }
       applySamples.push(ms);
     } finally {
