@@ -2,8 +2,8 @@
 // and 5,000 local branches, beside their floors on the same repository:
 // - plan: `git for-each-ref --merged` plus `node -e 0` (process start);
 // - apply: one `git update-ref --stdin` transaction deleting the same branches.
-// 5,000 branches exceed the 1,024-entry bound, so those runs use the library with raised
-// bounds (the CLI refuses, as it must). Usage: npm run bench:tidy
+// 5,000 branches exceed the 1,024-entry bound: plan timing uses the library with raised
+// bounds (the CLI refuses, as it must), and apply deletes 1,000 selected by name. Usage: npm run bench:tidy
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +12,8 @@ import { performance } from 'node:perf_hooks';
 
 const root = join(import.meta.dirname, '..');
 const cli = join(root, 'dist', 'src', 'cli', 'main.js');
-const { planTidy, applyTidyPlan } = await import(join(root, 'dist', 'src', 'index.js'));
-const { DEFAULT_PLAN_BOUNDS, DEFAULT_APPLY_BOUNDS } = await import(
-  join(root, 'dist', 'src', 'tidy', 'types.js')
-);
+const { planTidy } = await import(join(root, 'dist', 'src', 'index.js'));
+const { DEFAULT_PLAN_BOUNDS } = await import(join(root, 'dist', 'src', 'tidy', 'types.js'));
 const APPLY_RUNS = 3;
 // The plan key goes to a scratch state home, never the user's.
 const stateHome = realpathSync(mkdtempSync(join(tmpdir(), 'stw-bench-statehome-')));
@@ -158,7 +156,7 @@ for (const branches of [1000, 5000]) {
     console.log(
       `  plan floor (for-each-ref --merged + node -e 0): ${fmt(native + nodeStart)}  CLI ratio ${ratio(cliMs, native + nodeStart)}`,
     );
-    await benchApply(dir, branches, bounds);
+    await benchApply(dir, branches);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -200,8 +198,12 @@ function restore(dir, pairs) {
   execFileSync('git', ['pack-refs', '--all'], { cwd: dir, env: gitEnv });
 }
 
-async function benchApply(dir, branches, planBounds) {
-  const pairs = integrated(dir);
+async function benchApply(dir, branches) {
+  // Past the entry bound a plan selects a subset, as a user would: 1,000 integrated
+  // branches by name (the --refs-from route).
+  const all = integrated(dir);
+  const pairs = branches > DEFAULT_PLAN_BOUNDS.maxEntries ? all.slice(0, 1000) : all;
+  const refs = branches > DEFAULT_PLAN_BOUNDS.maxEntries ? pairs.map(([ref]) => ref) : undefined;
   const floorSamples = [];
   for (let i = 0; i < APPLY_RUNS; i++) {
     const input = `${pairs.map(([ref, oid]) => `delete ${ref} ${oid}`).join('\n')}\n`;
@@ -217,37 +219,16 @@ async function benchApply(dir, branches, planBounds) {
     const stateDir = realpathSync(mkdtempSync(join(tmpdir(), 'stw-bench-state-')));
     chmodSync(stateDir, 0o700);
     try {
-      const { plan } = await planTidy({ path: dir, base: 'refs/heads/main', stateDir, bounds: planBounds });
-      const applyBounds = {
-        ...DEFAULT_APPLY_BOUNDS,
-        ...planBounds,
-        deadlineMs: DEFAULT_APPLY_BOUNDS.deadlineMs,
-      };
-      let ms;
-      if (branches <= DEFAULT_PLAN_BOUNDS.maxEntries) {
-        const start = performance.now();
-        const result = spawnSync(
-          process.execPath,
-          [cli, 'tidy', 'apply', '--plan', plan.plan_id, '--state-dir', stateDir, '--authorize', '--json'],
-          {
-            env: gitEnv,
-            maxBuffer: 256 * 1024 * 1024,
-          },
-        );
-        ms = performance.now() - start;
-        const json = JSON.parse(result.stdout.toString());
-        status = `CLI, exit ${result.status}, status ${json.status}, ${json.actions.filter((a) => a.outcome === 'deleted' && a.verified).length} deleted+verified`;
-      } else {
-        const start = performance.now();
-        const result = await applyTidyPlan({
-          planId: plan.plan_id,
-          stateDir,
-          authorize: true,
-          bounds: applyBounds,
-        });
-        ms = performance.now() - start;
-        status = `library, bounds raised, status ${result.status}${result.refusal ? ` (${result.refusal.code}: ${result.refusal.message})` : ''}, ${result.actions.filter((a) => a.outcome === 'deleted' && a.verified).length} deleted+verified`;
-      }
+      const { plan } = await planTidy({ path: dir, base: 'refs/heads/main', stateDir, refs });
+      const start = performance.now();
+      const result = spawnSync(
+        process.execPath,
+        [cli, 'tidy', 'apply', '--plan', plan.plan_id, '--state-dir', stateDir, '--authorize', '--json'],
+        { env: gitEnv, maxBuffer: 256 * 1024 * 1024 },
+      );
+      const ms = performance.now() - start;
+      const json = JSON.parse(result.stdout.toString());
+      status = `CLI${refs ? ', 1,000 selected by name' : ''}, exit ${result.status}, status ${json.status}, ${json.actions.filter((a) => a.outcome === 'deleted' && a.verified).length} deleted+verified`;
       applySamples.push(ms);
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
