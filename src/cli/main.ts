@@ -83,6 +83,7 @@ export async function main(
       isInteractive: process.stdin.isTTY === true && streams.stdout.isTTY === true,
       clock: command.isHook ? deferredClockFromEnv(env) : clockFromEnv(env),
       signal,
+      stdin: process.stdin,
     };
     const module = await command.load();
     return await module.run(ctx);

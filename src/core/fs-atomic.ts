@@ -141,9 +141,15 @@ export class Journal {
   }
 
   append(record: unknown): void {
+    this.appendAll([record]);
+  }
+
+  /** Appends records in one write and one fsync (a group commit): all are durable on return. */
+  appendAll(records: readonly unknown[]): void {
     if (this.fd === undefined) throw new Error('journal is closed');
-    const line = `${JSON.stringify(record)}\n`;
-    const bytes = Buffer.from(line, 'utf8');
+    if (records.length === 0) return;
+    const text = records.map((record) => `${JSON.stringify(record)}\n`).join('');
+    const bytes = Buffer.from(text, 'utf8');
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset);
     fsyncSync(this.fd);
