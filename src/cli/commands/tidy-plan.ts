@@ -5,6 +5,7 @@ import { planTidy } from '../../tidy/plan.js';
 import { boundsFromEnv, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { hasRetirementFlags, type RetirementFlags, runRetirementPlan } from './tidy-retire.js';
 
 function describeTarget(target: PlanTarget, style: Style): string[] {
   const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
@@ -100,10 +101,24 @@ export async function run(ctx: CommandContext): Promise<number> {
       base: { type: 'string' },
       ref: { type: 'string', multiple: true },
       'state-dir': { type: 'string' },
+      task: { type: 'string' },
+      owner: { type: 'string' },
+      'remove-registration': { type: 'boolean' },
+      'remove-files': { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
   );
+  const retirement: RetirementFlags = {
+    base: values.base,
+    ref: many(values.ref),
+    stateDir: values['state-dir'],
+    task: values.task,
+    owner: values.owner,
+    removeRegistration: values['remove-registration'] === true,
+    removeFiles: values['remove-files'],
+    json: values.json === true,
+  };
   if (values.base === undefined)
     throw new UsageError('--base is required (a full ref name or object id)', "run 'stw tidy plan --help'");
   let bounds: ReturnType<typeof boundsFromEnv>;
@@ -112,6 +127,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  // Owned task retirement is a separate, schema-v2 plan (docs/tasks.md).
+  if (hasRetirementFlags(retirement))
+    return runRetirementPlan(ctx, retirement, positionals[0] ?? '.', bounds);
   const stateDir = values['state-dir'];
   const result = await planTidy({
     path: positionals[0] ?? '.',
