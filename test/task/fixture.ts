@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fixedClock } from '../../src/core/clock.js';
 import { schemaValidator } from '../../src/core/schema.js';
 import type { TaskCreateResult } from '../../src/task/create.js';
 import type { RetirementApplyResult } from '../../src/tidy/retire/apply.js';
+import { planRetirement } from '../../src/tidy/retire/plan.js';
 import type { TidyPlanV2 } from '../../src/tidy/retire/types.js';
 import { type CliResult, runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
@@ -14,6 +16,8 @@ import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 export const STW_NOW = '2026-03-01T12:00:00Z';
 const validatePlan = schemaValidator('tidy-plan-v2.schema.json');
 const validateApply = schemaValidator('tidy-apply-v2.schema.json');
+const validateCreate = schemaValidator('task-create-v1.schema.json');
+export const validateTaskList = schemaValidator('task-list-v1.schema.json');
 const cleanups: (() => void)[] = [];
 
 export function cleanupTaskFixtures(): void {
@@ -140,9 +144,22 @@ export async function planRetire(
   return result;
 }
 
-/** A complete retirement plan; asserts it retires. */
+/**
+ * A complete retirement plan that retires, made in-process (the CLI path is covered by
+ * the plan tests; this keeps the apply and crash tests to the processes they are about).
+ */
 export async function retirePlan(f: TaskFixture): Promise<TidyPlanV2> {
-  const { json } = await planRetire(f);
+  const { plan: json } = await planRetirement({
+    path: f.repo.dir,
+    base: 'refs/heads/main',
+    stateDir: f.stateDir,
+    taskId: f.taskId,
+    owner: f.owner,
+    removeRegistration: true,
+    removeFiles: f.dest,
+    clock: fixedClock(STW_NOW),
+  });
+  assert.deepEqual(validatePlan(json), [], 'the plan matches schema v2');
   assert.equal(json.status, 'complete', JSON.stringify(json.refusal));
   assert.equal(json.retirement?.decision, 'retire', JSON.stringify(json.retirement?.blockers));
   return json;

@@ -2,10 +2,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { schemaValidator } from '../../src/core/schema.js';
 import type { TaskCreateResult } from '../../src/task/create.js';
 import type { TaskListResult } from '../../src/task/list.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
-import { cleanupTaskFixtures, createTask, STW_NOW, taskRepo } from './fixture.js';
+
+const validateCreate = schemaValidator('task-create-v1.schema.json');
+
+import { cleanupTaskFixtures, createTask, STW_NOW, taskRepo, validateTaskList } from './fixture.js';
 
 after(cleanupTaskFixtures);
 
@@ -110,6 +114,7 @@ describe('stw task create', () => {
       assert.equal(result.json.refusal?.code, code);
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
       assert.equal(result.json.record, null);
+      assert.deepEqual(validateCreate(result.json), []);
       assert.doesNotMatch(base.repo.git(['worktree', 'list']), /\n/, 'no worktree was added');
     });
   }

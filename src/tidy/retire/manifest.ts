@@ -364,7 +364,10 @@ export async function removeManifest(
         } finally {
           await child.close();
         }
-        if (!cleared || !(await removeDir(dir, name, entry))) allGone = false;
+        if (!cleared) {
+          if (!report.interrupted) retain(entry.path, 'holds kept entries (kept)');
+          allGone = false;
+        } else if (!(await removeDir(dir, name, entry))) allGone = false;
       } else {
         const why = matchesFile(entry, await readFileEntry(dir, name, ctx.maxFileBytes), ctx.format);
         if (why !== null) {
@@ -433,6 +436,8 @@ export async function removeManifest(
       await top.close();
     }
     if (cleared && !stop()) report.destinationRemoved = await removeDir(parent, basename(root), rootEntry);
+    else if (!cleared && !report.interrupted && !report.retained.some((r) => r.path === '.'))
+      retain('.', 'holds kept entries (kept)');
   } finally {
     await parent.close();
   }
