@@ -87,6 +87,7 @@ export async function createTask(
     { cwd: base.repo.dir, env: { STW_NOW } },
   );
   assert.equal(created.code, 0, created.stderr);
+  assert.deepEqual(validateCreate(created.json), [], 'the result matches the task-create schema');
   assert.equal(created.json.status, 'complete');
   return { ...base, dest, taskId, owner, branch: `refs/heads/stw/task/${taskId}`, created };
 }

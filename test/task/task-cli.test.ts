@@ -6,10 +6,9 @@ import { schemaValidator } from '../../src/core/schema.js';
 import type { TaskCreateResult } from '../../src/task/create.js';
 import type { TaskListResult } from '../../src/task/list.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
+import { cleanupTaskFixtures, createTask, STW_NOW, taskRepo, validateTaskList } from './fixture.js';
 
 const validateCreate = schemaValidator('task-create-v1.schema.json');
-
-import { cleanupTaskFixtures, createTask, STW_NOW, taskRepo, validateTaskList } from './fixture.js';
 
 after(cleanupTaskFixtures);
 
@@ -128,6 +127,18 @@ describe('stw task create', () => {
     assert.equal(taken.json.refusal?.code, 'branch-exists');
   });
 
+  it('--help tells what the command does and lists every flag', async () => {
+    const base = taskRepo();
+    const create = await runCli(['task', 'create', '--help'], { cwd: base.repo.dir });
+    assert.equal(create.code, 0);
+    for (const flag of ['--base', '--task', '--owner', '--dest', '--state-dir', '--branch', '--json'])
+      assert.match(create.stdout, new RegExp(`\\n  ${flag} `));
+    const list = await runCli(['task', 'list', '--help'], { cwd: base.repo.dir });
+    assert.match(list.stdout, /^Usage: stw task list --state-dir DIR \[--json\]/);
+    const group = await runCli(['task', '--help'], { cwd: base.repo.dir });
+    assert.match(group.stdout, /create .*\n.*list /s);
+  });
+
   it('missing required flags are usage errors (exit 2)', async () => {
     const base = taskRepo();
     const result = await runCli(['task', 'create', '--task', 't'], { cwd: base.repo.dir });
@@ -148,6 +159,7 @@ describe('stw task list', () => {
       cwd: f.stateDir,
     });
     assert.equal(code, 0);
+    assert.deepEqual(validateTaskList(json), []);
     assert.deepEqual(
       json.tasks.map((t) => [
         t.task_id,

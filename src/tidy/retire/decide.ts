@@ -75,6 +75,8 @@ function contentBlockers(obs: RetirementObservation, destination: string, out: B
         abs(path),
         flags.skipWorktree ? 'skip-worktree bit set (sparse or by hand)' : 'assume-unchanged bit set',
       );
+  // An incomplete manifest is reported by its own problems; comparing it would only add noise.
+  if (!manifest.complete) return;
   const files = new Map<string, ManifestEntry>();
   const dirs = new Set<string>();
   for (const entry of manifest.entries)

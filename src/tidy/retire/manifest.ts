@@ -149,6 +149,9 @@ export async function walkManifest(
     return walk;
   }
   const full = () => walk.entries.length >= bounds.maxEntries;
+  // The walk goes on past a file it cannot record (so every problem is reported) but
+  // halts at the entry bound and when stopped.
+  let halted = false;
 
   const visit = async (dir: DirHandle, path: string): Promise<void> => {
     walk.entries.push({
@@ -161,9 +164,10 @@ export async function walkManifest(
     });
     const names = (await dir.names()).sort(Buffer.compare);
     for (const raw of names) {
-      if (!walk.complete) return;
+      if (halted) return;
       if (isStopped()) {
         problem('uncertain', path, 'stopped (deadline or signal) before the walk finished');
+        halted = true;
         return;
       }
       const name = utf8Name(raw);
@@ -174,6 +178,7 @@ export async function walkManifest(
       const rel = join(path, name);
       if (full()) {
         problem('bound-exceeded', rel, `more than ${bounds.maxEntries} entries in the destination`);
+        halted = true;
         return;
       }
       let info: Awaited<ReturnType<DirHandle['lstatChild']>>;
