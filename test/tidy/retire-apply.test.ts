@@ -225,9 +225,14 @@ describe('stw tidy apply: unexpected files during removal are kept, with their f
     assert.equal(files.reason, 'manual-review-required');
     assert.deepEqual(
       files.retained.map((r) => r.path),
-      ['src/new', 'src', '.'],
+      ['src/new', 'src', '.git', '.'],
     );
-    assert.deepEqual(listTree(f.dest), ['src', 'src/new', 'src/new/late.txt']);
+    assert.deepEqual(listTree(f.dest), ['.git', 'src', 'src/new', 'src/new/late.txt']);
+    assert.equal(
+      f.repo.git(['-C', f.dest, 'rev-parse', '--abbrev-ref', 'HEAD']),
+      'stw/task/task-1',
+      'git still knows it',
+    );
     assert.deepEqual(
       result.effects.slice(2).map((e) => e.outcome),
       ['not-attempted', 'not-attempted'],

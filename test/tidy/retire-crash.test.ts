@@ -129,3 +129,30 @@ describe('stw tidy apply (retirement): SIGKILL at every step boundary, then a re
     assert.deepEqual(listTree(f.dest), left);
   });
 });
+
+describe('stw tidy apply (retirement): SIGTERM', () => {
+  it('SIGTERM after the pin stops before the files: partial, pinned, and a re-run completes', async () => {
+    const f = await integratedTask();
+    const plan = await retirePlan(f);
+    const { json } = await applyRetire(f, plan.plan_id, {
+      STW_TEST_HOOKS: '1',
+      STW_TEST_INTERRUPT_AT: 'after-verified:1',
+    });
+    assert.equal(json.status, 'partial');
+    assert.deepEqual(json.interruption, { cause: 'signal', before_effect_id: 2 });
+    assert.deepEqual(
+      json.effects.map((e) => [e.outcome, e.reason]),
+      [
+        ['done', null],
+        ['not-attempted', 'cancelled'],
+        ['not-attempted', 'cancelled'],
+        ['not-attempted', 'cancelled'],
+      ],
+    );
+    assert.equal(json.recovery?.present, true);
+    assert.ok(existsSync(f.dest), 'nothing was removed');
+    const resumed = await applyRetire(f, plan.plan_id);
+    assert.equal(resumed.json.status, 'complete');
+    assert.equal(existsSync(f.dest), false);
+  });
+});

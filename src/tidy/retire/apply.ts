@@ -340,7 +340,7 @@ class RetirementRun {
       if (!isStwError(error)) throw error;
       this.result.refusal = { code: error.code, message: error.message };
       this.markRemaining(0, 'plan-refused', error.message);
-      this.finish();
+      await this.finish();
       return;
     }
     for (const [index, effect] of this.record.effects.entries()) {

@@ -346,8 +346,17 @@ export async function removeManifest(
   /** Removes the children of `dir`; returns true when every planned child went. */
   const clear = async (dir: DirHandle, path: string): Promise<boolean> => {
     let allGone = true;
-    for (const entry of children.get(path) ?? []) {
+    // The worktree's `.git` file goes last: a removal stopped half-way leaves a worktree
+    // git still recognises, for the person who reviews it.
+    const planned = [...(children.get(path) ?? [])].sort(
+      (a, b) => Number(a.path === '.git') - Number(b.path === '.git'),
+    );
+    for (const entry of planned) {
       if (stop()) return false;
+      if (entry.path === '.git' && !allGone) {
+        retain('.git', 'kept because other entries were kept: the worktree stays recognisable to git');
+        continue;
+      }
       const name = basename(entry.path);
       if (entry.type === 'directory') {
         let child: DirHandle;
