@@ -139,6 +139,25 @@ describe('stw task create', () => {
     assert.match(group.stdout, /create .*\n.*list /s);
   });
 
+  it('a failing git worktree add is journaled as failed, and the task is not owned', async () => {
+    const base = taskRepo();
+    writeFileSync(base.repo.path('.git', 'worktrees'), 'in the way\n'); // git cannot make its admin dir
+    const result = await create(base, {});
+    assert.equal(result.code, 1);
+    assert.equal(result.json.status, 'failed');
+    assert.equal(result.json.failure?.code, 'worktree-add-failed');
+    const journal = readFileSync(join(base.stateDir, 'tasks', 't.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    assert.deepEqual(journal, ['intent', 'failed']);
+    const list = await runCliJson<TaskListResult>(['task', 'list', '--state-dir', base.stateDir], {
+      cwd: base.stateDir,
+    });
+    assert.equal(list.json.tasks[0]?.creation.complete, false);
+    assert.match(list.json.tasks[0]?.creation.problem ?? '', /^creation failed: /);
+  });
+
   it('missing required flags are usage errors (exit 2)', async () => {
     const base = taskRepo();
     const result = await runCli(['task', 'create', '--task', 't'], { cwd: base.repo.dir });
