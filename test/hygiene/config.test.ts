@@ -142,12 +142,18 @@ describe('readStaleAfterDays (the reminder’s light reader)', () => {
     for (const bad of [
       'reminder:\n  stale_after_days: 0\n',
       'reminder:\n  stale_after_days: 2.5\n',
-      'reminder: 3\n',
-      '[1]\n',
-      'x: [\n',
+      'reminder: [stale_after_days\n',
+      '- stale_after_days\n',
     ]) {
       writeFileSync(join(dir, '.dochygiene.yml'), bad);
       await assert.rejects(readStaleAfterDays(dir), ConfigError, bad);
+      assert.throws(() => parseConfig(bad), ConfigError, bad);
+    }
+    // A config that never names the key cannot set it: the default, without parsing; its
+    // mistakes are the next check's to report.
+    for (const bad of ['reminder: 3\n', '[1]\n', 'x: [\n']) {
+      writeFileSync(join(dir, '.dochygiene.yml'), bad);
+      assert.equal(await readStaleAfterDays(dir), DEFAULT_CONFIG.reminder.stale_after_days, bad);
       assert.throws(() => parseConfig(bad), ConfigError, bad);
     }
   });
