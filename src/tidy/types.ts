@@ -336,3 +336,62 @@ export type IncompleteCode =
 export class IncompleteObservationError extends OperationalError {
   declare readonly code: IncompleteCode;
 }
+
+// ---------------------------------------------------------------------------
+// Retirement backend seam (owned task retirement, docs/tasks.md). The plan and apply of
+// a retirement are backend-independent; a backend supplies the native effects and the
+// reads that establish what each one did. Filesystem removal is never native: it is the
+// shared confined, manifest-verified removal.
+
+/** What the repository shows for one native retirement effect. */
+export type NativeEffectState = 'done' | 'not-done' | 'inconsistent';
+
+export interface NativeInspection {
+  state: NativeEffectState;
+  /** One line: what was found. */
+  detail: string;
+}
+
+export interface RetirementNativeContext {
+  /** The source repository's path (where native commands run). */
+  cwd: string;
+  deadline: Deadline;
+  maxBytes: number;
+}
+
+/** Native effects of one backend for one task. */
+export interface RetirementBackend {
+  name: BackendName;
+  /**
+   * Whether the registration can be removed while the files stay: jj can forget a
+   * workspace and keep its files; git cannot (a registration-only git plan retains as
+   * unsupported, and git removes the registration after the files are gone).
+   */
+  canRemoveRegistrationKeepingFiles: boolean;
+  /**
+   * The effects return null when the native command reported success, else one line of
+   * what it reported; either way the caller inspects afterwards to learn what happened.
+   */
+  /** Pins the task's commit at the recovery name; creation only, never moves an existing pin. */
+  pin(name: string, oid: string, ctx: RetirementNativeContext): Promise<string | null>;
+  inspectPin(name: string, oid: string, ctx: RetirementNativeContext): Promise<NativeInspection>;
+  /** Removes the lock the tool created, only when its text is exactly `lock` (git; jj has none). */
+  removeOwnLock(
+    destination: string,
+    adminDir: string,
+    lock: string,
+    ctx: RetirementNativeContext,
+  ): Promise<string | null>;
+  inspectLock(adminDir: string, lock: string, ctx: RetirementNativeContext): Promise<NativeInspection>;
+  /** Removes the registration (git: `worktree remove` of the emptied path; jj: `workspace forget`). */
+  removeRegistration(
+    destination: string,
+    adminDir: string,
+    ctx: RetirementNativeContext,
+  ): Promise<string | null>;
+  inspectRegistration(
+    destination: string,
+    adminDir: string,
+    ctx: RetirementNativeContext,
+  ): Promise<NativeInspection>;
+}

@@ -8,9 +8,11 @@ import {
   type TidyApplyResult,
   type TidyApplyStep,
 } from '../../tidy/apply.js';
+import { storedPlanSchemaVersion } from '../../tidy/retire/store.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { runRetirementApply } from './tidy-retire.js';
 
 const OUTCOME_WIDTH = 'not-attempted'.length;
 
@@ -134,11 +136,18 @@ export async function run(ctx: CommandContext): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const stateDir = resolve(ctx.cwd, values['state-dir']);
+  // A stored retirement plan (schema v2) has its own protocol (docs/tasks.md).
+  if (
+    values.authorize === true &&
+    (await storedPlanSchemaVersion(stateDir, values.plan, bounds.maxRecordBytes)) === 2
+  )
+    return runRetirementApply(ctx, { planId: values.plan, stateDir, json: values.json === true, bounds });
   const checkpoint = testCheckpoint(ctx);
   const output = new Output(values.json === true, ctx.streams, ctx.env);
   const result = await applyTidyPlan({
     planId: values.plan,
-    stateDir: resolve(ctx.cwd, values['state-dir']),
+    stateDir,
     authorize: values.authorize === true,
     clock: ctx.clock,
     signal: ctx.signal,

@@ -8,6 +8,7 @@ import { parseRefList, refListByteLimit } from '../../tidy/ref-list.js';
 import { boundsFromEnv, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { hasRetirementFlags, type RetirementFlags, runRetirementPlan } from './tidy-retire.js';
 
 function describeTarget(target: PlanTarget, style: Style): string[] {
   const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
@@ -143,11 +144,26 @@ export async function run(ctx: CommandContext): Promise<number> {
       ref: { type: 'string', multiple: true },
       'refs-from': { type: 'string' },
       'state-dir': { type: 'string' },
+      task: { type: 'string' },
+      owner: { type: 'string' },
+      'remove-registration': { type: 'boolean' },
+      'remove-files': { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
   );
   const hint = "run 'stw tidy plan --help'";
+  const retirement: RetirementFlags = {
+    base: values.base,
+    // --refs-from selects refs too: exclusive with a retirement like --ref.
+    ref: [...many(values.ref), ...(values['refs-from'] !== undefined ? ['--refs-from'] : [])],
+    stateDir: values['state-dir'],
+    task: values.task,
+    owner: values.owner,
+    removeRegistration: values['remove-registration'] === true,
+    removeFiles: values['remove-files'],
+    json: values.json === true,
+  };
   if (values.base === undefined)
     throw new UsageError('--base is required (a full ref name or object id)', hint);
   let bounds: ReturnType<typeof boundsFromEnv>;
@@ -156,6 +172,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  // Owned task retirement is a separate, schema-v2 plan (docs/tasks.md).
+  if (hasRetirementFlags(retirement))
+    return runRetirementPlan(ctx, retirement, positionals[0] ?? '.', bounds);
   const refs = many(values.ref);
   const refsFrom = values['refs-from'];
   if (refsFrom !== undefined)

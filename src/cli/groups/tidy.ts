@@ -2,6 +2,8 @@ import type { GroupSpec } from '../command.js';
 
 const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--refs-from FILE|-]
                      [--state-dir DIR] [--json]
+       stw tidy plan [PATH] --base SELECTOR --state-dir DIR --task ID --owner ID
+                     --remove-registration [--remove-files ABS_PATH] [--json]
 
 Decide, for local branches, whether each is provably integrated into an explicit base
 (delete) or must stay (retain), with the evidence and blockers behind every decision.
@@ -50,6 +52,26 @@ Decisions:
   Not evaluated: squash/patch equivalence, pull requests, remotes. No network.
   Replace objects and grafts are ignored.
 
+Owned task retirement (the second form; exclusive with --ref; docs/tasks.md):
+  --task ID         A task recorded by 'stw task create' in --state-dir (required)
+  --owner ID        Its owner, exactly as recorded (required)
+  --remove-registration
+                    Required: retire the worktree registration. Alone, a git plan
+                    retains as unsupported: git cannot forget a present worktree while
+                    keeping its files.
+  --remove-files ABS_PATH
+                    Also remove the files; must equal the recorded destination.
+  Prints schema v2 (schemas/tidy-plan-v2.schema.json): plan null and a retirement
+  record binding ownership (creation plan and completed journal), the source's and
+  destination's device/inode, integration by native ancestry, the registration, and
+  the full manifest (every path with type, mode, device/inode, size and blob id; 64 KiB
+  per file, 1024 entries). Any blocker retains: the source or current worktree,
+  another registration or directory at the path, dirty, untracked or ignored files,
+  conflicts, operations in progress, symlinks, special files, sparse or transformed
+  trees, a lock it did not write, unsupported metadata, exceeded bounds, a process
+  working inside it, a branch not integrated. Unknown task, other owner, incomplete
+  ownership, another repository or another --remove-files path refuse (exit 1).
+
 Bounds: 10 s in total, 64 KiB of git output per call, 1 MiB plan, 1024 entries,
 4096-byte paths and selectors. Exceeding one refuses or reports incomplete.
 
@@ -72,7 +94,8 @@ Options:
                     owned by you, outside the repository and its worktrees)
   --authorize       Required: you reviewed this exact plan and authorize its effects.
                     Without it nothing is read or written and the command refuses.
-  --json            Print the result as JSON (schema: schemas/tidy-apply-v1.schema.json)
+  --json            Print the result as JSON (schema: schemas/tidy-apply-v1.schema.json,
+                    or tidy-apply-v2 for a retirement plan)
   -h, --help        Show this help
 
 In plan order, in batches (1, then doubling up to 256 while all goes well; back to 1
@@ -107,6 +130,16 @@ a state with more than one possible history is refused (manual-review-required).
 
 Bounds: 60 s in total; on the deadline or SIGINT/SIGTERM the run stops before the
 next action and reports what completed. 64 KiB of git output per call, 1 MiB plan.
+
+A stored retirement plan (schema v2, from 'stw tidy plan --task') is applied with its
+own protocol (docs/tasks.md): per effect — pin refs/stw-recovery/<plan_id>/1 at the
+branch's commit, remove the verified files, remove the lock task create wrote, 'git
+worktree remove' the emptied path — a full recheck (ownership, integration,
+registration, the manifest or its removal), a journal intent, the effect, an
+inspection. Files are removed through confined directory handles, never following a
+link, only while type, mode, identity and content still match; anything unexpected is
+kept with its folders. An interrupted or uncertain removal is partial and needs manual
+review (never retried blindly). JSON: schemas/tidy-apply-v2.schema.json.
 
 Exit codes: 0 every action done and verified (or nothing to do), 1 refused, partial,
 failed or cancelled (the JSON says which in "status"), 2 invalid usage.
@@ -149,11 +182,12 @@ Exit codes: 0 listed, 1 refused or failed, 2 invalid usage.`;
 
 export const tidyGroup: GroupSpec = {
   name: 'tidy',
-  summary: 'Plan and apply evidence-based deletion of integrated branches',
+  summary: 'Plan and apply evidence-based deletion of integrated branches and owned task worktrees',
   description:
     'Tidy decides which local branches are provably integrated into an explicit base,\n' +
     'and deletes them only under explicit authorization, with a recovery ref pinned first\n' +
-    'and a durable journal.',
+    "and a durable journal. It also retires task worktrees made by 'stw task create'\n" +
+    '(--task), removing only files it verified.',
   commands: [
     {
       name: 'plan',
