@@ -15,10 +15,13 @@ import {
   type SignalName,
   SUPERSEDED_STATUSES,
 } from '../types.js';
+import { agentModel } from './context/agents.js';
 import { listFiles, readDoc, unsafePathReason } from './files.js';
 import { type HistoryChange, isPartialClone, streamHistory } from './history.js';
 import { readVersionFacts, VersionMatcher } from './manifests.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './markdown.js';
+
+const CLAUDE_IMPORT_HOPS = agentModel('claude-code').imports?.maxHops ?? 5;
 
 export interface ScanOptions {
   /** The project root (git toplevel, else cwd). */
@@ -41,8 +44,8 @@ export const THRESHOLDS = {
   appendMinCommits: 5,
   appendMinRatio: 0.8,
   appendMinLines: 200,
-  /** Claude Code expands `@imports` up to four hops. */
-  importHops: 4,
+  /** Claude Code expands `@imports` this many hops deep (the loading model in context/agents.ts). */
+  importHops: CLAUDE_IMPORT_HOPS,
 } as const;
 
 /** Reasons a history signal is unavailable that describe the repository, not a failure. */
@@ -330,7 +333,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     return first;
   };
 
-  // ── Agent context and imports (up to four hops, as Claude Code expands them) ──
+  // ── Agent context and imports (as many hops as Claude Code expands) ──
   const agentContext = new Set<string>();
   let frontier = [...docs.values()].filter((d) => d.isAgentContext).map((d) => d.path);
   for (const p of frontier) agentContext.add(p);
@@ -882,6 +885,10 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
       .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || cmp(a.name, b.name)); // stable: source order within a line
   }
   progress(`scanned ${shortlist.length} docs`);
+  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
+  const agents = files.some((file) => isAgentContextPath(file))
+    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
+    : [];
   return {
     project_root: root,
     scope_globs: scopes.length > 0 ? scopes : globs,
@@ -892,6 +899,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     excluded,
     agent_context: [...agentContext].filter((p) => docs.has(p)).sort(cmp),
     unavailable,
+    agents,
   };
 }
 
