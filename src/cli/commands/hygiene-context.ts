@@ -28,7 +28,10 @@ function renderAgent(agent: AgentContextReport): string[] {
   }
   lines.push(`  On demand: ${agent.on_demand.length === 0 ? 'none' : ''}`.trimEnd());
   for (const file of agent.on_demand) {
-    const by = file.imported_by !== undefined ? `; imported by ${quote(file.imported_by)}` : '';
+    const by = [
+      ...(file.aliases ? [`; also ${file.aliases.map(quote).join(', ')}`] : []),
+      ...(file.imported_by !== undefined ? [`; imported by ${quote(file.imported_by)}`] : []),
+    ].join('');
     lines.push(`    ${`≈${file.tokens}`.padStart(8)}  ${quote(file.path)} — ${file.when}${by}`);
   }
   if (agent.cut_off.length > 0) {

@@ -40,6 +40,8 @@ const FILES: Record<string, string> = {
   '.cursor/rules/plain.md': '# Not a Cursor rule\n',
   '.cursorrules': 'Legacy Cursor rules.\n',
   '.clinerules/01-style.md': '# Cline style\n',
+  '.clinerules/workflows/release.md': '# Release workflow\n',
+  '.clinerules/hooks/README.md': '# Hook scripts\n',
   '.windsurfrules': 'Windsurf legacy rules.\n',
   '.windsurf/rules/api.md': '---\ntrigger: model_decision\ndescription: API work\n---\n# API\n',
 };
@@ -106,10 +108,14 @@ describe('per-agent loading model', () => {
       { path: '.cursor/rules/plain.md', why: 'Cursor reads .mdc rule files only' },
     ]);
 
-    assert.deepEqual(startupPaths(agentOf(artifact, 'cline')), [
-      '.clinerules/01-style.md',
-      'AGENTS.md',
-      'pkg/AGENTS.md',
+    const cline = agentOf(artifact, 'cline');
+    assert.deepEqual(startupPaths(cline), ['.clinerules/01-style.md', 'AGENTS.md', 'pkg/AGENTS.md']);
+    assert.deepEqual(
+      cline.on_demand.map((f) => [f.path, f.when]),
+      [['.clinerules/workflows/release.md', 'invoked as /release.md']],
+    );
+    assert.deepEqual(cline.not_loaded, [
+      { path: '.clinerules/hooks/README.md', why: 'Cline hooks are run on events, not loaded as rules' },
     ]);
     const windsurf = agentOf(artifact, 'windsurf');
     assert.deepEqual(startupPaths(windsurf), ['.windsurfrules', 'AGENTS.md']);

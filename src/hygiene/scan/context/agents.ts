@@ -262,6 +262,21 @@ export const AGENTS: readonly AgentModel[] = [
       // paths makes a rule conditional; a single .clinerules file; and AGENTS.md, searched
       // recursively. (Cline also falls back to .cursor/rules and .windsurf/rules when no
       // .clinerules exists; that fallback is not modelled.)
+      // Verified: workflows live in .clinerules/workflows/ and run only when invoked as
+      // /name.md; hooks in .clinerules/hooks/ are scripts run on events, not rules.
+      {
+        glob: '.clinerules/workflows/**/*.md',
+        activation: (f) => ({
+          load: 'on-demand',
+          when: `invoked as /${f.path.slice(f.path.lastIndexOf('/') + 1)}`,
+        }),
+        source: 'Cline docs, “Workflows”',
+      },
+      {
+        glob: '.clinerules/hooks/**',
+        activation: () => ({ load: 'never', why: 'Cline hooks are run on events, not loaded as rules' }),
+        source: 'Cline docs, “Customization overview” (Hooks)',
+      },
       { glob: '.clinerules/**/*.md', activation: clineRule, source: CLINE },
       { glob: '.clinerules', activation: always, source: CLINE },
       { glob: 'AGENTS.md', activation: always, source: CLINE },
