@@ -126,7 +126,7 @@ export interface ScanArtifact {
   excluded: ExcludedPath[];
   /**
    * Paths an agent loads on every session: the agent-context files and the files they
-   * `@import` (up to four hops). Drives `injection_frequency`.
+   * `@import` (as many hops as Claude Code expands).
    */
   agent_context?: string[];
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
