@@ -65,12 +65,23 @@ export interface CheckOptions {
   faults?: { corruptReport?: (report: Report) => void };
 }
 
+export interface AgentSummary {
+  agent: string;
+  name: string;
+  startup_tokens: number;
+  startup_files: number;
+  /** Counting only what this agent loads at start-up (a distill saves what is over its target). */
+  tokens_saved_per_session: number;
+}
+
 export interface CheckSummary {
   candidates: number;
   cleared: number;
   auto: number;
   confirm: number;
+  /** Σ weighted_tokens over every agent's start-up files; `agents` has the per-agent figures. */
   tokens_saved_per_session: number;
+  agents: AgentSummary[];
 }
 
 export interface CheckResult {
@@ -118,6 +129,13 @@ export function summarizeReport(report: Report): CheckSummary {
     auto,
     confirm: report.entries.length - auto,
     tokens_saved_per_session: report.totals?.tokens_saved_per_session ?? 0,
+    agents: (report.context?.agents ?? []).map((a) => ({
+      agent: a.agent,
+      name: a.name,
+      startup_tokens: a.startup.tokens,
+      startup_files: a.startup.files.length,
+      tokens_saved_per_session: a.tokens_saved_per_session,
+    })),
   };
 }
 
@@ -254,6 +272,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     generatedAt: formatInstant(options.clock.now()),
     categoryFilter: category,
     clock: options.clock,
+    budgetTokens: config.context.budget_tokens,
   });
   options.faults?.corruptReport?.(report);
 

@@ -30,7 +30,7 @@ describe('stw hygiene check', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
-      /^Checked 4 docs: 2 candidates \(1 auto, 1 need confirmation\), 2 cleared; ≈0 tokens saved/,
+      /^Checked 4 docs: 2 candidates \(1 auto, 1 need confirmation\), 2 cleared\.\nReport: /,
     );
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
@@ -65,6 +65,7 @@ describe('stw hygiene check', () => {
       auto: 1,
       confirm: 1,
       tokens_saved_per_session: 0,
+      agents: [],
     });
     assert.equal(again.json['gitignore_line'], null);
     assert.equal(again.json['classifier'], 'rules');

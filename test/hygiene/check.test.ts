@@ -93,6 +93,16 @@ describe('runCheck', () => {
       auto: 3,
       confirm: 2,
       tokens_saved_per_session: distill.token_estimate.weighted_tokens,
+      // A distill saves what is over the 300-token budget, counted for the agent that loads it.
+      agents: [
+        {
+          agent: 'claude-code',
+          name: 'Claude Code',
+          startup_files: 1,
+          startup_tokens: distill.token_estimate.raw_tokens,
+          tokens_saved_per_session: distill.token_estimate.raw_tokens - 300,
+        },
+      ],
     });
     assert.equal(first.gitignoreLine, undefined, '.dochygiene/ was created with its own .gitignore');
 

@@ -396,7 +396,11 @@ export function classifyWithRules(
       out.push(whole);
       continue;
     }
-    const inPlace = inPlaceProposals(ctx);
+    // An agent-context file gets no automatic edit but a link fix the applier can prove;
+    // a freeze or a version rewrite there is left to a person (its signals stay reported).
+    const inPlace = inPlaceProposals(ctx).filter(
+      (p) => !ctx.isAgentContext || p.category.subtype === 'dangling-reference',
+    );
     if (inPlace.length > 0) {
       out.push(...inPlace);
       continue;

@@ -1,8 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
+import { AGENT_CONTEXT_GLOBS } from '../types.js';
 import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
@@ -26,6 +28,8 @@ export interface ScanOptions {
   /** Cancels the git calls. */
   signal?: AbortSignal;
 }
+
+const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
 
 /** Reasons a history signal is unavailable that describe the repository, not a failure. */
 export const EXPECTED_UNAVAILABLE = {
@@ -135,6 +139,11 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
 
   const shortlist = [...facts.docs.keys()].sort(cmp);
   progress(`scanned ${shortlist.length} docs`);
+  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
+  const files = walk.tree.files;
+  const agents = files.some((file) => isAgentContextFile(file))
+    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
+    : [];
   return {
     project_root: root,
     scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,
@@ -146,6 +155,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
     unavailable,
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
+    agents,
   };
 }
 

@@ -134,7 +134,13 @@ function readFrontmatter(lines: string[]): Frontmatter {
       }
     }
   }
-  const data = doc.toJS() as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // e.g. Cursor's `globs: *.ts`, which YAML reads as an alias with no anchor.
+    return { data: undefined, keyLines, endLine: close + 1, error: (error as Error).message };
+  }
   return {
     data:
       data !== null && typeof data === 'object' && !Array.isArray(data)

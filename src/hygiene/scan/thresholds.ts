@@ -1,3 +1,5 @@
+import { agentModel } from './context/agents.js';
+
 /** Thresholds of the scanner's signals (exported so tests and docs can name them). */
 export const THRESHOLDS = {
   /**
@@ -8,6 +10,6 @@ export const THRESHOLDS = {
   appendMinCommits: 5,
   appendMinRatio: 0.8,
   appendMinLines: 200,
-  /** Claude Code expands `@imports` up to four hops. */
-  importHops: 4,
+  /** Claude Code expands `@imports` this many hops deep (the loading model in context/agents.ts). */
+  importHops: agentModel('claude-code').imports?.maxHops ?? 5,
 } as const;

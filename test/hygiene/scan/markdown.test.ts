@@ -105,4 +105,11 @@ describe('parseMarkdown', () => {
     assert.ok(doc.frontmatter.error);
     assert.deepEqual(doc.refs, []);
   });
+
+  it('survives a YAML alias with no anchor (Cursor writes `globs: *.ts`)', () => {
+    const doc = parseMarkdown('---\nglobs: *.ts\n---\n# Rule\n');
+    assert.equal(doc.frontmatter.data, undefined);
+    assert.match(doc.frontmatter.error ?? '', /alias/i);
+    assert.equal(doc.frontmatter.endLine, 3);
+  });
 });

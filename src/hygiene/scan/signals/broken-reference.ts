@@ -5,6 +5,7 @@ import { renameTarget } from '../history-facts.js';
 import type { DocRef } from '../markdown.js';
 import { baseOf, dirOf } from '../paths.js';
 import { checkResolved, codePathCandidates, fragmentTarget, writeTargetLike } from '../resolve.js';
+import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
 /** Why an unresolved backticked path is taken for one of this repository's. */
@@ -28,13 +29,16 @@ function codePathEvidence(
   return undefined;
 }
 
-/** A link, image, definition, HTML href/src, fragment, `@import` or code path that does not resolve. */
+/**
+ * A link, image, definition, HTML href/src, fragment, `@import` or code path that does not
+ * resolve; in agent context also code references the tree contradicts (code-references.ts).
+ */
 export const brokenReference: SignalModule = {
   name: 'broken_reference',
   description:
     'a reference whose path or fragment does not resolve, with a suggested target when one is known',
   needs: ['renames'],
-  collect({ facts, history }, emit) {
+  async collect({ facts, history }, emit) {
     const { tree } = facts;
     for (const doc of facts.docs.values()) {
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
@@ -72,5 +76,6 @@ export const brokenReference: SignalModule = {
         }
       }
     }
+    await collectCodeReferences({ facts, history }, emit);
   },
 };
