@@ -55,7 +55,7 @@ describe('stw tidy apply: retiring a clean integrated task', () => {
       ref: `refs/stw-recovery/${plan.plan_id}/1`,
       oid: tip,
       present: true,
-      restore_command: `git branch stw/task/task-1 refs/stw-recovery/${plan.plan_id}/1`,
+      restore_command: `git update-ref refs/heads/stw/task/task-1 refs/stw-recovery/${plan.plan_id}/1 ''`,
     });
     assert.deepEqual(journalTypes(f, plan.plan_id), [
       'intent:1',
@@ -100,7 +100,7 @@ describe('stw tidy apply: retiring a clean integrated task', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /tidy apply \(retirement\): complete/);
     assert.match(result.stdout, /2\. remove-files: done \(verified\)\n {5}removed \d+ entries/);
-    assert.match(result.stdout, /restore the branch: git branch stw\/task\/task-1 refs\/stw-recovery\//);
+    assert.match(result.stdout, /restore the branch: git update-ref refs\/heads\/stw\/task\/task-1 refs\/stw-recovery\//);
   });
 });
 
