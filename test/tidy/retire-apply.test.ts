@@ -100,7 +100,10 @@ describe('stw tidy apply: retiring a clean integrated task', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /tidy apply \(retirement\): complete/);
     assert.match(result.stdout, /2\. remove-files: done \(verified\)\n {5}removed \d+ entries/);
-    assert.match(result.stdout, /restore the branch: git update-ref refs\/heads\/stw\/task\/task-1 refs\/stw-recovery\//);
+    assert.match(
+      result.stdout,
+      /restore the branch: git update-ref refs\/heads\/stw\/task\/task-1 refs\/stw-recovery\//,
+    );
   });
 });
 
