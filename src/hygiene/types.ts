@@ -1,5 +1,5 @@
 /**
- * The data contracts of docs hygiene (SPEC §2.2–2.7): configuration, the scanner's
+ * The data contracts of docs hygiene (docs/scanner-and-classifiers.md and docs/report-schema.md): configuration, the scanner's
  * intermediate artifact, classifier proposals and report schema 1.0. `KIND_TABLE` and
  * `deriveSafetyTier` are the single source of truth for edit kinds and safety tiers:
  * import them, never restate them.
@@ -219,7 +219,7 @@ export const KIND_TABLE: Readonly<Record<EditKind, KindInfo>> = {
 export const GENERATIVE_FLAGS = { isDestructive: false, isReversible: true } as const;
 
 /**
- * The only place a safety tier is made (SPEC §2.5): generative → confirm; judged
+ * The only place a safety tier is made (docs/report-schema.md): generative → confirm; judged
  * evidence → confirm; destructive and irreversible → confirm; else auto.
  */
 export function deriveSafetyTier(
@@ -338,7 +338,7 @@ export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
   return entry.lifecycle?.served_when !== undefined ? 'judged' : 'deterministic';
 }
 
-// ── Classifier proposals (SPEC §2.6) ───────────────────────────────────────────
+// ── Classifier proposals (docs/scanner-and-classifiers.md) ───────────────────────────────────────────
 
 /** What a classifier may author: never a guarded field. */
 export interface Proposal {

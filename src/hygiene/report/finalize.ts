@@ -1,5 +1,5 @@
 /**
- * The report builder (SPEC §2.7): model-free assembly of a scanner artifact and slim
+ * The report builder (docs/report-schema.md): model-free assembly of a scanner artifact and slim
  * proposals into a full report (schema 1.1). It owns every guarded field: `expected_sha256` (of
  * the bytes it reads), `is_destructive`/`is_reversible` (from KIND_TABLE), `safety_tier`
  * (from `deriveSafetyTier`) and `token_estimate` (from a real local tokenizer).
@@ -96,7 +96,7 @@ function compareEntries(a: Entry, b: Entry): number {
   return keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
 }
 
-/** The lines whose tokens the entry accounts for (SPEC §2.7); `undefined` = none. */
+/** The lines whose tokens the entry accounts for (docs/report-schema.md); `undefined` = none. */
 function tokenSpan(proposal: Proposal, lineTotal: number): { start: number; end: number } | undefined {
   const edit = proposal.exact_edit;
   if (edit === undefined) {

@@ -65,7 +65,7 @@ function fileLineCounter(root: string): (path: string) => number | undefined {
 }
 
 /**
- * Validates a report against its schema (1.0 or 1.1) and the cross-field rules of SPEC §2.5. Returns
+ * Validates a report against its schema (1.0 or 1.1) and the cross-field rules of docs/report-schema.md. Returns
  * every violation as `"<json path>: <message>"`; empty means valid. Cross-field rules are
  * checked on whatever parts are well-typed, so one bad field does not hide the others.
  */

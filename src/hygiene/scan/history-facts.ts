@@ -177,7 +177,7 @@ class Aggregate {
 }
 
 /**
- * The history (SPEC §2.4: one pass over the whole history; a missing object costs the paths it
+ * The history (docs/scanner-and-classifiers.md: one pass over the whole history; a missing object costs the paths it
  * touches, never the whole pass). One `git log --raw -M` pass, started early so that it overlaps
  * the Markdown pass, gives renames, last commits, each doc's versions and churn in commits; it
  * reads no blob except to score a rename. Line counts are read only where a signal needs them:

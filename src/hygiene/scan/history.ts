@@ -3,7 +3,7 @@ import type { Deadline } from '../../core/deadline.js';
 import { git } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 
-/** The explicit output cap for a history pass (SPEC §1: larger caps for hygiene). */
+/** The explicit output cap for a history pass (hygiene reads whole histories, so its cap is larger than tidy's). */
 export const HISTORY_MAX_BYTES = 4 * 1024 * 1024 * 1024;
 
 /** One file change of one commit. */

@@ -47,7 +47,7 @@ export function isPartialScan(artifact: ScanArtifact): boolean {
 
 /**
  * Scans the project's docs and agent-context files and returns the intermediate
- * artifact (SPEC §2.4): the shortlist, per-path signals and exclusions. Deterministic,
+ * artifact (docs/scanner-and-classifiers.md): the shortlist, per-path signals and exclusions. Deterministic,
  * no model. The stages: walk (listing, exclusions, one parse per doc) → shared facts
  * (agent context, every reference resolved once) → one history pass → each signal module.
  */

@@ -129,7 +129,7 @@ const README = /^readme\.(?:md|markdown|mdx)$/i;
 const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases)(?:[-_.]|$)|\.log\.md$/i;
 
 /**
- * The listing and the exclusion pipeline (SPEC §2.4): which files are docs, which of them
+ * The listing and the exclusion pipeline (docs/scanner-and-classifiers.md): which files are docs, which of them
  * are in scope, and `readDocument`, which reads and parses one doc unless it is excluded.
  */
 export class ProjectWalk {
