@@ -10,7 +10,7 @@ import {
 import type { CommandContext } from './command.js';
 
 /**
- * The clean/sweep gate on the command line (SPEC §2.10 step 2): the batch list on a
+ * The clean/sweep gate on the command line (docs/hygiene-clean.md, step 2): the batch list on a
  * terminal, `--yes` to take its defaults unasked, the flags alone otherwise. The list is
  * written to stderr, so `stw hygiene clean | tee log` (or `--json`) still shows it.
  */
@@ -22,7 +22,8 @@ export function describeEntry(entry: PlannedEntry, style: Style): string {
   const mark = entry.irreversible ? style.red('IRREVERSIBLE ') : '';
   const tier = entry.tier === 'confirm' ? 'confirm' : 'auto';
   const why = entry.why ? ` — ${escapeText(entry.why)}` : '';
-  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.op)} · ≈${entry.raw_tokens} tokens${why}`;
+  // The edit as derived from exact_edit, never only the report's own words (`op`).
+  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.edit)} · ≈${entry.raw_tokens} tokens${why}`;
 }
 
 /** The entries the gate offers: what would apply and what awaits approval (never what cannot run). */

@@ -25,16 +25,27 @@ before(() => {
 after(() => repo.cleanup());
 
 describe('stw hygiene check', () => {
-  it('writes a report that stw hygiene validate accepts, prints the summary, both paths and the .gitignore line', async () => {
+  it('writes a report that stw hygiene validate accepts, prints the summary and both paths; .dochygiene/ ignores itself', async () => {
     const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
-      /^Checked 4 docs: 2 entries in 2 files \(1 auto, 1 need confirmation\); 1 signal with no proposed fix in 1 file; 2 files cleared; ≈0 tokens saved/,
+      /^Checked 4 docs: 2 entries in 2 files \(1 auto, 1 need confirmation\); 1 signal with no proposed fix in 1 file; 2 files cleared\.\n/,
     );
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
-    assert.match(result.stdout, /add this line to \.gitignore[^\n]*\n {2}\.dochygiene\//);
+    assert.doesNotMatch(result.stdout, /add this line to \.gitignore/, 'the folder ignores itself');
+    assert.equal(
+      readFileSync(join(repo.dir, '.dochygiene', '.gitignore'), 'utf8')
+        .split('\n')
+        .includes('*'),
+      true,
+    );
+    assert.equal(
+      repo.git(['status', '--porcelain', '--untracked-files=all']),
+      '',
+      'git add -A would add nothing',
+    );
     assert.doesNotMatch(result.stdout, /^Scope:/m, 'no scope line when the check was not narrowed');
     assert.equal(existsSync(join(repo.dir, '.gitignore')), false, '.gitignore is never created or edited');
 
@@ -57,8 +68,9 @@ describe('stw hygiene check', () => {
       auto: 1,
       confirm: 1,
       tokens_saved_per_session: 0,
+      agents: [],
     });
-    assert.equal(again.json['gitignore_line'], '.dochygiene/');
+    assert.equal(again.json['gitignore_line'], null);
     assert.equal(again.json['classifier'], 'rules');
     assert.deepEqual(
       readdirSync(join(repo.dir, '.dochygiene'))
@@ -280,6 +292,57 @@ describe('stw hygiene finalize', () => {
       assert.match(result.stderr, pattern);
       assert.equal((result.json['error'] as { code: string }).code, 'invalid-proposals');
       assert.equal(existsSync(out), false);
+    }
+  });
+
+  it('proves every link fix as check does: a fix that resolves is auto, one that does not is dropped and named', async () => {
+    const linked = makeRepo();
+    try {
+      linked.commit('docs', {
+        'README.md': '# R\n\nSee [setup](docs/old.md#setup).\n',
+        'docs/a.md': '# A\n\nSee [setup](old.md#setup).\n',
+        'docs/setup.md': '# Setup\n\n## Setup\n',
+      });
+      const scanned = await runCli(['hygiene', 'scan', '--json'], { cwd: linked.dir, env });
+      assert.equal(scanned.code, 0, scanned.stderr);
+      const scan = join(scratch, 'linked-scan.json');
+      writeFileSync(scan, scanned.stdout);
+      const fix = (path: string, match: string, replacement: string) => ({
+        path,
+        category: { class: 'stale', subtype: 'dangling-reference' },
+        signals: [{ name: 'broken_reference', line: 3, detail: 'broken' }],
+        op: 'Fix the link.',
+        op_type: 'deterministic',
+        exact_edit: { kind: 'replace-text', anchor: { start_line: 3, end_line: 3 }, match, replacement },
+        confidence: 0.9,
+      });
+      const proposalsFile = join(scratch, 'linked-proposals.json');
+      writeFileSync(
+        proposalsFile,
+        JSON.stringify([
+          fix('README.md', '](docs/old.md#setup', '](docs/setup.md#setup'),
+          fix('docs/a.md', '](old.md#setup', '](setup.md#install'),
+        ]),
+      );
+      const result = await runCliJson(['hygiene', 'finalize', '--scan', scan, '--proposals', proposalsFile], {
+        cwd: linked.dir,
+        env,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      const report = result.json['report'] as { entries: { path: string; safety_tier: string }[] };
+      assert.deepEqual(
+        report.entries.map((e) => [e.path, e.safety_tier]),
+        [['README.md', 'auto']],
+      );
+      assert.deepEqual(result.json['unproved'], [
+        { path: 'docs/a.md', reason: 'the new target setup.md#install does not resolve' },
+      ]);
+      assert.match(
+        result.stderr,
+        /dropped an unproved link fix in docs\/a\.md: the new target setup\.md#install does not resolve/,
+      );
+    } finally {
+      linked.cleanup();
     }
   });
 

@@ -1,5 +1,5 @@
 /**
- * When the rules classifier proposes a `dedupe` (SPEC §2.5, §2.6). A duplicated block is
+ * When the rules classifier proposes a `dedupe` (docs/scanner-and-classifiers.md). A duplicated block is
  * replaced by a link only when all of these hold; otherwise `duplicate_content` is
  * reported with no entry, for a person to judge:
  * - the block is substantial: a whole section body (everything under one heading), or at

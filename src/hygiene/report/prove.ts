@@ -1,11 +1,13 @@
 /**
- * Proofs of auto edits (SPEC §2.5: an auto entry must be provable). A link fix — a
+ * Proofs of auto edits (docs/report-schema.md: an auto entry must be provable). A link fix — a
  * `replace-text` whose evidence is broken references, the only replacement that is auto — is
  * applied to the file's text in memory and its references are resolved again with the
  * scanner's resolver, fragments included. A fix that does not make the reference resolve, or
  * breaks another, is dropped: the signal stays listed as unresolved.
  */
-import { type DocWorld, disproveLinkFix, worldOf } from '../references.js';
+import type { Deadline } from '../../core/deadline.js';
+import { loadConfig } from '../config.js';
+import { type DocWorld, disproveLinkFix, readDocWorld, worldOf } from '../references.js';
 import type { Entry, Proposal } from '../types.js';
 
 const isLinkFix = (p: Proposal) =>
@@ -35,4 +37,27 @@ export function proveLinkFixes(
     onDropped(proposal, why);
     return false;
   });
+}
+
+/** A link fix that could not be proved, and why. */
+export interface UnprovedFix {
+  path: string;
+  reason: string;
+}
+
+/**
+ * `proveLinkFixes` against the project's docs as they are now (read with the project's
+ * config): what `stw hygiene finalize` runs on a proposals file, as `check` does.
+ */
+export async function proveLinkFixesIn(
+  root: string,
+  proposals: readonly Proposal[],
+  deadline?: Deadline,
+): Promise<{ proposals: Proposal[]; unproved: UnprovedFix[] }> {
+  const world = await readDocWorld(root, await loadConfig(root), deadline);
+  const unproved: UnprovedFix[] = [];
+  const proved = proveLinkFixes(world, proposals, (proposal, reason) =>
+    unproved.push({ path: proposal.path, reason }),
+  );
+  return { proposals: proved, unproved };
 }
