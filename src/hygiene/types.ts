@@ -339,7 +339,11 @@ export interface Report {
  * - a `replace-text` is a link fix (every signal a `broken_reference`), which `check`
  *   applies in memory and re-resolves before it proposes it; any other text replacement
  *   is judged;
- * - an `insert-frontmatter` rests on a `frontmatter_marker` the scanner read;
+ * - an `insert-frontmatter` (a freeze) is proved by a `status:` the author wrote in the
+ *   frontmatter; an in-body status line or a ticked checklist is read by a heuristic, so
+ *   judged;
+ * - a `move-to-archive` is proved by a frontmatter marker (superseded_by, archived, a
+ *   status); a move on an in-body status line or an older-looking name is judged;
  * - a `dedupe` is always judged: which copy is canonical is a judgment;
  * - a lifecycle `served_when` is a judgment.
  */
@@ -353,8 +357,23 @@ export function entryEvidence(entry: Pick<Entry, 'lifecycle' | 'exact_edit' | 's
       return signals.length > 0 && signals.every((signal) => signal?.name === 'broken_reference')
         ? 'deterministic'
         : 'judged';
+    case 'move-to-archive':
+      // A move breaks every link from outside the repository, so it rests only on what the
+      // author wrote in the frontmatter (superseded_by, archived, a status); an in-body
+      // status line or an older-looking name is read by a heuristic.
+      return signals.some(
+        (signal) =>
+          signal?.name === 'frontmatter_marker' &&
+          ['status', 'superseded_by', 'archived'].includes(String(signal.data?.['marker'])),
+      )
+        ? 'deterministic'
+        : 'judged';
     case 'insert-frontmatter':
-      return signals.some((signal) => signal?.name === 'frontmatter_marker') ? 'deterministic' : 'judged';
+      return signals.some(
+        (signal) => signal?.name === 'frontmatter_marker' && signal.data?.['marker'] === 'status',
+      )
+        ? 'deterministic'
+        : 'judged';
     default:
       return 'deterministic';
   }

@@ -36,10 +36,18 @@ export interface EntrySpec {
   signals?: Signal[];
 }
 
-/** A link fix rests on a broken reference; a freeze on a completion marker the scanner read. */
+/** A link fix rests on a broken reference; a move and a freeze on a frontmatter marker. */
 function defaultSignals(kind: EditKind | 'generative'): Signal[] {
   if (kind === 'replace-text')
     return [{ name: 'broken_reference', line: 1, detail: 'link target does not resolve', data: {} }];
+  if (kind === 'move-to-archive')
+    return [
+      {
+        name: 'frontmatter_marker',
+        detail: 'superseded_by: next.md',
+        data: { marker: 'superseded_by', value: 'next.md' },
+      },
+    ];
   if (kind === 'insert-frontmatter')
     return [{ name: 'frontmatter_marker', detail: 'frontmatter status: done', data: { marker: 'status' } }];
   return [];

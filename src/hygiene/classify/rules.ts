@@ -67,6 +67,8 @@ function isCompletedMarker(signal: Signal): boolean {
   return false;
 }
 
+const isTasksComplete = (signal: Signal) => str(signal.data?.['marker']) === 'tasks-complete';
+
 const PATH_CHAR_BEFORE = /[\w.\-/~%]/;
 const PATH_CHAR_AFTER = /[\w\-/%]/;
 
@@ -244,7 +246,10 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
   const inFile = (a: Anchor) =>
     a.start_line >= 1 && a.start_line <= a.end_line && a.end_line <= ctx.lines.length;
 
-  const completed = ctx.signals.find(isCompletedMarker);
+  // A freeze needs a status the author wrote (frontmatter or an in-body status line): a
+  // fully ticked checklist alone is not a finished doc (an annual report's template ticks
+  // every box), so its signal stays reported with no entry.
+  const completed = ctx.signals.find((signal) => isCompletedMarker(signal) && !isTasksComplete(signal));
   if (completed !== undefined) {
     out.push({
       path: ctx.path,

@@ -134,10 +134,23 @@ describe('classifyWithRules', () => {
     assert.equal(occursOnlyAsToken('nothing', 'a.md'), false);
   });
 
-  it('freezes a completed doc with insert-frontmatter hygiene: frozen', () => {
+  it('freezes a doc whose status says it is done, never one with only a ticked checklist', () => {
+    const ticked = classify(
+      {
+        'docs/plans/p.md': [
+          {
+            name: 'frontmatter_marker',
+            line: 3,
+            detail: 'all 12 tasks are ticked',
+            data: { marker: 'tasks-complete', value: '12/12' },
+          },
+        ],
+      },
+      { 'docs/plans/p.md': '# Plan\n\n- [x] a\n' },
+    );
+    assert.deepEqual(ticked, []);
     for (const data of [
       { marker: 'status', value: 'Done' },
-      { marker: 'tasks-complete', value: '12/12' },
       { marker: 'body-status', value: 'implemented' },
     ]) {
       const proposals = classify(

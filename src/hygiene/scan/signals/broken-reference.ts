@@ -63,8 +63,11 @@ export const brokenReference: SignalModule = {
               p !== doc.path &&
               (baseOf(p) === name || dirOf(p) === dirOf(resolved.path)),
           );
+          // A target history shows was deleted, not moved, was removed on purpose: a file
+          // of the same name elsewhere is another document (it may have stood beside it).
+          const deleted = renamed === undefined && history.existed.has(resolved.path);
           // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
-          const found = renamed ?? nearestUnique(resolved.path, sameName);
+          const found = renamed ?? (deleted ? undefined : nearestUnique(resolved.path, sameName));
           const suggestion = found !== undefined && unsafePathReason(found) === undefined ? found : undefined;
           if (suggestion !== undefined) {
             data['suggested_target'] = withoutMarkdownPunctuation(
