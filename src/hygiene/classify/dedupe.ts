@@ -16,6 +16,7 @@
 import { posix } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { type ParsedDoc, parseMarkdown } from '../scan/markdown.js';
+import { ARCHIVE_SEGMENTS, STALE_FOLDERS } from '../scan/paths.js';
 import type { Proposal, Signal } from '../types.js';
 import { HEADING_FRAGMENT } from './proposals.js';
 
@@ -161,28 +162,13 @@ function notSubstantial(doc: ParsedDoc, copy: Copy, isSection: boolean): string 
   return undefined;
 }
 
-const STALE_SEGMENTS = new Set([
-  'plans',
-  'proposals',
-  'drafts',
-  'wip',
-  'tmp',
-  'scratch',
-  'old',
-  'deprecated',
-  'archive',
-  'archived',
-  '_archive',
-  '.archive',
-  'attic',
-]);
 const DOCS_SEGMENTS = new Set(['docs', 'doc', 'documentation']);
 
 /** How canonical a place is: 2 a docs/ guide, 1 a README or other live doc, 0 a stale or archive folder. */
 function placeRank(path: string): number {
   const segments = path.split('/');
   const folders = segments.slice(0, -1).map((s) => s.toLowerCase());
-  if (folders.some((s) => STALE_SEGMENTS.has(s))) return 0;
+  if (folders.some((s) => STALE_FOLDERS.has(s) || ARCHIVE_SEGMENTS.has(s))) return 0;
   const isReadme = /^readme(?:\.[^/]*)?$/i.test(segments[segments.length - 1]!);
   if (!isReadme && folders.some((s) => DOCS_SEGMENTS.has(s))) return 2;
   return 1;
