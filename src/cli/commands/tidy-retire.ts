@@ -249,7 +249,7 @@ export async function runRetirementApply(
       (e) => e.outcome === 'partial' || e.outcome === 'refused' || e.outcome === 'failed',
     );
     const line =
-      problem?.message ??
+      (problem == null ? undefined : `${problem.code}: ${problem.message}`) ??
       (effect === undefined
         ? null
         : `${effect.type}: ${effect.reason ?? effect.outcome}: ${effect.message ?? ''}`);
