@@ -89,6 +89,8 @@ export interface GitCallContext extends ObserveContext {
   cwd: string;
   /** Incremented per git process (for the bounded-calls test and the benchmark). */
   counter?: { calls: number };
+  /** Extra environment from src/core/git.ts (e.g. `scratchObjectEnv`); none for plain observation. */
+  extraEnv?: NodeJS.ProcessEnv;
 }
 
 // ---------------------------------------------------------------------------
@@ -108,6 +110,7 @@ export async function observeGitRaw(
     maxBytes: ctx.bounds.maxOutputBytes,
     signal: ctx.signal,
     ...(input === undefined ? {} : { input }),
+    ...(ctx.extraEnv === undefined ? {} : { extraEnv: ctx.extraEnv }),
   });
   switch (result.kind) {
     case 'exited':
