@@ -13,9 +13,9 @@
  * Both methods write objects (the probe commit; the test merge's trees and blobs). They go
  * to a private temporary object directory that reads the repository's objects through
  * alternates, removed afterwards, so the repository gains no object. Bounded: at most
- * `maxChecks` branches per plan, at most half the remaining deadline, native output under
- * the output bound; beyond a bound, or on any doubt, a branch's evidence is `skipped` with
- * the reason, never guessed.
+ * `maxChecks` branches per plan, at most half the remaining deadline, patch-id over at
+ * most MAX_PATCH_ID_COMMITS base commits, native output under the output bound; beyond a
+ * bound, or on any doubt, a branch's evidence is `skipped` with the reason, never guessed.
  */
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,11 @@ import {
 export const DEFAULT_EQUIVALENCE_CHECKS = 16;
 /** Checks run side by side: each is a handful of short git processes. */
 const CONCURRENCY = 2;
+/**
+ * The patch-id method diffs every base commit since the merge base; past this many it is
+ * skipped (a long-lived branch off an old base would take the whole time share).
+ */
+export const MAX_PATCH_ID_COMMITS = 1000;
 
 export interface EquivalenceRequest {
   /** The repository's common git dir: its `objects` are the probe's alternates. */
@@ -118,9 +123,22 @@ async function squashCommit(
   tipTree: string,
   mergeBase: string,
   request: EquivalenceRequest,
+  ctx: GitCallContext,
   probe: GitCallContext,
 ): Promise<{ found: string | null } | { unanswered: string }> {
   try {
+    const count = (
+      await observeGitOk(
+        ['rev-list', '--count', '--no-merges', `${mergeBase}..${request.baseOid}`, '--'],
+        ctx,
+        'git rev-list --count',
+      )
+    ).trim();
+    if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
+    if (Number(count) > MAX_PATCH_ID_COMMITS)
+      return {
+        unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}`,
+      };
     const commit = (
       await observeGitOk(
         ['commit-tree', '-p', mergeBase, '-m', 'SourceSteward equivalence probe', tipTree],
@@ -205,7 +223,7 @@ async function checkOne(
       mergeBase,
     );
 
-  const squash = await squashCommit(tipTree, mergeBase, request, probe);
+  const squash = await squashCommit(tipTree, mergeBase, request, ctx, probe);
   if ('found' in squash && squash.found !== null)
     return {
       status: 'equivalent',

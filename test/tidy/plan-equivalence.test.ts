@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { MAX_PATCH_ID_COMMITS } from '../../src/tidy/equivalence-git.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
@@ -107,6 +108,29 @@ describe('stw tidy plan: squash evidence', () => {
     assert.equal(equivalence?.status, 'equivalent');
     assert.equal(equivalence?.method, 'patch-id');
     assert.equal(equivalence?.base_commit, squash);
+  });
+
+  it('past 1,000 base commits since the merge base patch-id is skipped, and merge-tree still answers', async () => {
+    const { r } = squashScenario();
+    // 1,001 more commits on main, in one fast-import stream.
+    const stream = [];
+    for (let i = 1; i <= MAX_PATCH_ID_COMMITS + 1; i++) {
+      const body = `later ${i}\n`;
+      stream.push(
+        'commit refs/heads/main',
+        `committer T <t@example.com> ${1_800_000_000 + i} +0000`,
+        'data 6',
+        'later',
+      );
+      if (i === 1) stream.push(`from ${r.head('refs/heads/main')}`);
+      stream.push(`M 100644 inline later.txt`, `data ${Buffer.byteLength(body)}`, body.trimEnd(), '');
+    }
+    r.git(['fast-import', '--quiet'], { input: `${stream.join('\n')}\n` });
+    r.git(['reset', '-q', '--hard', 'refs/heads/main']);
+    const equivalence = target(await plan(r), 'refs/heads/feature').evidence.equivalence;
+    assert.equal(equivalence?.status, 'equivalent');
+    assert.equal(equivalence?.method, 'merge-tree');
+    assert.equal(equivalence?.base_commit, r.head('refs/heads/main'));
   });
 
   it('a branch rebased onto main commit by commit is found by merge-tree: merging it changes nothing', async () => {

@@ -8,7 +8,7 @@ import { parseRefList, refListByteLimit } from '../../tidy/ref-list.js';
 import { boundsFromEnv, type PlanEquivalence, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
-import { hasRetirementFlags, type RetirementFlags, runRetirementPlan } from './tidy-retire.js';
+import { hasRetirementFlags, type RetirementFlags } from './tidy-retire-flags.js';
 
 function describeTarget(target: PlanTarget, style: Style): string[] {
   const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
@@ -204,8 +204,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   // Owned task retirement is a separate, schema-v2 plan (docs/tasks.md).
   if (hasRetirementFlags(retirement) && values['equivalence-checks'] !== undefined)
     throw new UsageError('--equivalence-checks applies to reference cleanup, not to a task retirement', hint);
-  if (hasRetirementFlags(retirement))
+  if (hasRetirementFlags(retirement)) {
+    const { runRetirementPlan } = await import('./tidy-retire.js');
     return runRetirementPlan(ctx, retirement, positionals[0] ?? '.', bounds);
+  }
   const refs = many(values.ref);
   const refsFrom = values['refs-from'];
   if (refsFrom !== undefined)
