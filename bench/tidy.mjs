@@ -3,7 +3,9 @@
 // - plan: `git for-each-ref --merged` plus `node -e 0` (process start);
 // - apply: one `git update-ref --stdin` transaction deleting the same branches.
 // 5,000 branches exceed the 1,024-entry bound: plan timing uses the library with raised
-// bounds (the CLI refuses, as it must), and apply deletes 1,000 selected by name. Usage: npm run bench:tidy
+// bounds (the CLI refuses, as it must), and apply deletes 1,000 selected by name. The plan
+// is timed without and with squash evidence (--equivalence-checks 0 / the default).
+// Usage: npm run bench:tidy
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,22 +118,35 @@ for (const branches of [1000, 5000]) {
     console.log(`\n${branches} branches, ${HISTORY} commits on main (${dir})`);
     console.log(`  git for-each-ref --merged alone:         ${fmt(native)}`);
 
-    let cliStatus = '';
-    const cliMs = time(() => {
-      const result = spawnSync(
-        process.execPath,
-        [cli, 'tidy', 'plan', dir, '--base', 'refs/heads/main', '--json'],
-        {
-          env: gitEnv,
-          maxBuffer: 256 * 1024 * 1024,
-        },
-      );
-      const plan = JSON.parse(result.stdout.toString());
-      cliStatus = `exit ${result.status}, status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets`;
-    });
+    // Default planning reports squash evidence for up to 16 not-integrated branches (each
+    // check is a few git processes); --equivalence-checks 0 is planning alone.
+    const cliRun = (extra) => {
+      let status = '';
+      const ms = time(() => {
+        const result = spawnSync(
+          process.execPath,
+          [cli, 'tidy', 'plan', dir, '--base', 'refs/heads/main', '--json', ...extra],
+          { env: gitEnv, maxBuffer: 256 * 1024 * 1024 },
+        );
+        const plan = JSON.parse(result.stdout.toString());
+        const checked = plan.targets.filter(
+          (t) =>
+            t.evidence.equivalence !== undefined &&
+            !/^(beyond the bound|equivalence checks are off)/.test(t.evidence.equivalence.detail),
+        ).length;
+        status = `exit ${result.status}, status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets, ${checked} equivalence checks`;
+      });
+      return { ms, status };
+    };
+    const plain = cliRun(['--equivalence-checks', '0']);
     console.log(
-      `  stw tidy plan --json (built CLI):        ${fmt(cliMs)}  ratio ${ratio(cliMs, native)}  [${cliStatus}]`,
+      `  stw tidy plan --json --equivalence-checks 0: ${fmt(plain.ms)}  ratio ${ratio(plain.ms, native)}  [${plain.status}]`,
     );
+    const withEvidence = cliRun([]);
+    console.log(
+      `  stw tidy plan --json (default, evidence):  ${fmt(withEvidence.ms)}  ratio ${ratio(withEvidence.ms, native)}  [${withEvidence.status}]`,
+    );
+    const cliMs = plain.ms;
 
     const bounds =
       branches > DEFAULT_PLAN_BOUNDS.maxEntries
@@ -144,17 +159,17 @@ for (const branches of [1000, 5000]) {
         : { ...DEFAULT_PLAN_BOUNDS };
     let libStatus = '';
     const libMs = await timeAsync(async () => {
-      const result = await planTidy({ path: dir, base: 'refs/heads/main', bounds });
+      const result = await planTidy({ path: dir, base: 'refs/heads/main', bounds, equivalenceChecks: 0 });
       const deletes = result.plan.targets.filter((t) => t.decision === 'delete').length;
       libStatus = `status ${result.plan.status}, ${result.plan.targets.length} targets, ${deletes} delete, ${result.gitCalls} git calls`;
     });
     const label =
       branches > DEFAULT_PLAN_BOUNDS.maxEntries
-        ? 'planTidy (library, bounds raised):'
-        : 'planTidy (library, default bounds):';
+        ? 'planTidy (library, bounds raised, no evidence):'
+        : 'planTidy (library, no evidence):';
     console.log(`  ${label.padEnd(40)} ${fmt(libMs)}  ratio ${ratio(libMs, native)}  [${libStatus}]`);
     console.log(
-      `  plan floor (for-each-ref --merged + node -e 0): ${fmt(native + nodeStart)}  CLI ratio ${ratio(cliMs, native + nodeStart)}`,
+      `  plan floor (for-each-ref --merged + node -e 0): ${fmt(native + nodeStart)}  CLI ratio ${ratio(cliMs, native + nodeStart)} (--equivalence-checks 0), ${ratio(withEvidence.ms, native + nodeStart)} (default)`,
     );
     await benchApply(dir, branches);
   } finally {

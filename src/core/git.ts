@@ -104,6 +104,25 @@ const USER_ENV_KEYS = [
   'SSH_AUTH_SOCK',
 ];
 
+/**
+ * The extra environment for an observation call that has to write objects it then throws
+ * away (a probe commit, a test merge's trees): every object goes to `objectDir`, a private
+ * temporary object directory whose `info/alternates` names the repository's own object
+ * store, so the repository's object store gains nothing. A fixed identity and date keep
+ * the probe objects reproducible and need no user configuration.
+ */
+export function scratchObjectEnv(objectDir: string): NodeJS.ProcessEnv {
+  return {
+    GIT_OBJECT_DIRECTORY: objectDir,
+    GIT_AUTHOR_NAME: 'SourceSteward probe',
+    GIT_AUTHOR_EMAIL: '',
+    GIT_AUTHOR_DATE: '@0 +0000',
+    GIT_COMMITTER_NAME: 'SourceSteward probe',
+    GIT_COMMITTER_EMAIL: '',
+    GIT_COMMITTER_DATE: '@0 +0000',
+  };
+}
+
 /** The extra environment for `git(…, {mode: 'user'})` so the caller's identity and config apply. */
 export function userGitEnv(env: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
   const picked: NodeJS.ProcessEnv = {};

@@ -14,6 +14,7 @@ import { isStwError, RefusalError, type StwError } from '../core/errors.js';
 import { git } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
+import { readGitBinding } from '../tidy/binding-git.js';
 import {
   checkTextBound,
   discoverGitLayout,
@@ -24,6 +25,7 @@ import {
   readWorktrees,
   resolveBase,
 } from '../tidy/observe-git.js';
+import { loadOrCreatePlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../tidy/store.js';
 import { DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../tidy/types.js';
 import { openTaskJournal, taskJournalPath, taskRecordPath, writeTaskRecord } from './store.js';
@@ -47,6 +49,8 @@ export interface CreateTaskOptions {
   stateDir: string;
   /** `--branch`: a short branch name; default `stw/task/<task_id>`. */
   branch?: string | undefined;
+  /** The key that authenticates the record (the plan key); defaults to `planKeyPath()`, created on first use. */
+  keyFile?: string | undefined;
   cwd?: string;
   clock?: Clock;
   bounds?: TidyBounds;
@@ -275,7 +279,9 @@ export async function createTask(options: CreateTaskOptions): Promise<TaskCreate
       lock_reason: lockReasonFor(options.taskId, options.owner),
     };
     result.task = task;
-    result.record = await writeTaskRecord(stateDir, task);
+    const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
+    const binding = await readGitBinding(layout.commonDir, base.oid, ctx);
+    result.record = await writeTaskRecord(stateDir, task, { key, binding });
     result.journal = taskJournalPath(stateDir, task.task_id);
   } catch (error) {
     if (isStwError(error)) {

@@ -9,6 +9,7 @@ import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { type GitCallContext, observeGitRaw, readWorktrees } from '../tidy/observe-git.js';
+import { loadPlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDirPrivate } from '../tidy/store.js';
 import { DEFAULT_PLAN_BOUNDS, type TidyBounds } from '../tidy/types.js';
 import { listTaskIds, loadTask } from './store.js';
@@ -47,6 +48,8 @@ export interface TaskListResult {
 
 export interface ListTasksOptions {
   stateDir: string;
+  /** The plan key that authenticates task records; defaults to `planKeyPath()`. */
+  keyFile?: string | undefined;
   bounds?: TidyBounds;
   signal?: AbortSignal;
 }
@@ -97,6 +100,18 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
     result.refusal = { code: error.code, message: error.message };
     return result;
   }
+  // With no usable key no record can be verified: each task shows why (record_problem).
+  let key: Buffer | RefusalError | undefined;
+  const keyOrProblem = async () => {
+    if (key !== undefined) return key;
+    try {
+      key = await loadPlanKey(options.keyFile ?? planKeyPath(), options.stateDir);
+    } catch (error) {
+      if (!(error instanceof RefusalError)) throw error;
+      key = error;
+    }
+    return key;
+  };
   const worktreeLists = new Map<string, Promise<WorktreeRecord[]>>();
   for (const id of ids) {
     const entry: TaskListEntry = {
@@ -115,7 +130,9 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
     result.tasks.push(entry);
     let loaded: Awaited<ReturnType<typeof loadTask>>;
     try {
-      loaded = await loadTask(options.stateDir, id);
+      const verifier = await keyOrProblem();
+      if (verifier instanceof RefusalError) throw verifier;
+      loaded = await loadTask(options.stateDir, id, verifier);
     } catch (error) {
       if (!isStwError(error)) throw error;
       entry.record_problem = { code: error.code, message: error.message };

@@ -1,15 +1,17 @@
 /**
  * Task records in the private store: `DIR/tasks/<task_id>.json` (the creation plan,
- * written once, exclusive, fsynced, with an integrity hash) and `DIR/tasks/<task_id>.jsonl`
+ * written once, exclusive, fsynced, bound to its repository and authenticated with the
+ * plan key, as stored tidy plans are — docs/tasks.md) and `DIR/tasks/<task_id>.jsonl`
  * (the creation journal, one fsynced JSON line per step). Read strictly: a record that
  * fails its checks refuses, it is never repaired or guessed at.
  */
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { Journal, readJournal, writeFileExclusive } from '../core/fs-atomic.js';
+import { authenticate, isAuthentic } from '../tidy/plan-key.js';
+import type { RepositoryBinding } from '../tidy/types.js';
 import {
   isValidTaskId,
   type StoredTaskRecord,
@@ -22,8 +24,9 @@ import {
 const MAX_TASK_RECORD_BYTES = 1_048_576;
 const MAX_TASK_JOURNAL_BYTES = 1_048_576;
 
-export function taskIntegrity(task: TaskCreationPlan): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(task), 'utf8').digest('hex')}`;
+/** The record's authentication tag: HMAC of the creation plan and its repository binding. */
+export function taskIntegrity(task: TaskCreationPlan, binding: RepositoryBinding, key: Buffer): string {
+  return authenticate({ task, binding }, key);
 }
 
 export function tasksDir(stateDir: string): string {
@@ -51,13 +54,18 @@ async function realDirOrAbsent(path: string): Promise<boolean> {
 }
 
 /** Writes the creation plan once; refuses `task-exists` when the id is taken. */
-export async function writeTaskRecord(stateDir: string, task: TaskCreationPlan): Promise<string> {
+export async function writeTaskRecord(
+  stateDir: string,
+  task: TaskCreationPlan,
+  sealing: { key: Buffer; binding: RepositoryBinding },
+): Promise<string> {
   const dir = tasksDir(stateDir);
   if (!(await realDirOrAbsent(dir))) await mkdir(dir, { mode: 0o700 });
   const record: StoredTaskRecord = {
     record_format: TASK_RECORD_FORMAT,
     task,
-    integrity: taskIntegrity(task),
+    binding: sealing.binding,
+    integrity: taskIntegrity(task, sealing.binding, sealing.key),
   };
   const path = taskRecordPath(stateDir, task.task_id);
   try {
@@ -124,6 +132,8 @@ function checkTaskShape(task: unknown, taskId: string): asserts task is TaskCrea
 export interface LoadedTask {
   path: string;
   task: TaskCreationPlan;
+  /** The repository the record is bound to (checked against the repository by its users). */
+  binding: RepositoryBinding;
   /** The record's verified integrity value. */
   integrity: string;
   journal: {
@@ -182,12 +192,13 @@ function foldTaskJournal(records: unknown[], taskId: string): LoadedTask['journa
 }
 
 /**
- * Loads one task: the creation plan (integrity-checked) and its journal. Refuses
- * `unknown-task` when the store does not know the id, `tampered-task` when a record
- * fails its checks. An incomplete journal is returned as such, not refused: the caller
- * decides (retirement refuses it as incomplete ownership; `task list` shows it).
+ * Loads one task: the creation plan (authenticated with `key`, the plan key) and its
+ * journal. Refuses `unknown-task` when the store does not know the id,
+ * `task-record-outdated` for a record of an earlier, unkeyed format, `tampered-task` when
+ * a record fails its checks. An incomplete journal is returned as such, not refused: the
+ * caller decides (retirement refuses it as incomplete ownership; `task list` shows it).
  */
-export async function loadTask(stateDir: string, taskId: string): Promise<LoadedTask> {
+export async function loadTask(stateDir: string, taskId: string, key: Buffer): Promise<LoadedTask> {
   if (!isValidTaskId(taskId))
     throw new RefusalError('invalid-id', `--task ${JSON.stringify(taskId)} is not a valid task id`);
   const dir = tasksDir(stateDir);
@@ -203,11 +214,21 @@ export async function loadTask(stateDir: string, taskId: string): Promise<Loaded
   } catch {
     throw new RefusalError('tampered-task', `task record ${taskId} is not valid JSON`);
   }
+  if (isObject(record) && (record.record_format as number) === 1)
+    throw new RefusalError(
+      'task-record-outdated',
+      `task record ${taskId} was written by an earlier version without a keyed integrity check or repository binding; it cannot prove ownership, so retire that worktree by hand (git worktree remove)`,
+    );
   if (!isObject(record) || record.record_format !== TASK_RECORD_FORMAT)
     throw new RefusalError('tampered-task', `task record ${taskId} has an unknown record_format`);
+  if (!isObject(record.binding))
+    throw new RefusalError('tampered-task', `task record ${taskId} lacks its repository binding`);
+  if (!isAuthentic({ task: record.task, binding: record.binding }, key, record.integrity))
+    throw new RefusalError(
+      'tampered-task',
+      `task record ${taskId} fails its authentication check (edited, or made with another plan key)`,
+    );
   checkTaskShape(record.task, taskId);
-  if (record.integrity !== taskIntegrity(record.task))
-    throw new RefusalError('tampered-task', `task record ${taskId} fails its integrity check`);
 
   const journalPath = taskJournalPath(stateDir, taskId);
   const journalText = await readBounded(journalPath, MAX_TASK_JOURNAL_BYTES, 'task journal');
@@ -231,7 +252,7 @@ export async function loadTask(stateDir: string, taskId: string): Promise<Loaded
     journal.complete = false;
     journal.problem = 'the creation journal ends in a torn line';
   }
-  return { path, task: record.task, integrity: record.integrity, journal };
+  return { path, task: record.task, binding: record.binding, integrity: record.integrity!, journal };
 }
 
 /** Every recorded task id, sorted (at most `limit`; more refuses `bound-exceeded`). */

@@ -3,9 +3,13 @@
  * retirement plan later proves ownership with (docs/tasks.md).
  */
 import { RefusalError } from '../core/errors.js';
+import type { RepositoryBinding } from '../tidy/types.js';
 
-/** The creation record's format; bumped only with a migration story. */
-export const TASK_RECORD_FORMAT = 1;
+/**
+ * The creation record's format; bumped only with a migration story. 1 carried an unkeyed
+ * hash and no repository binding: such a record refuses (`task-record-outdated`).
+ */
+export const TASK_RECORD_FORMAT = 2;
 
 /**
  * Task and owner ids: printable ASCII that is safe as a file name and inside a branch
@@ -65,9 +69,11 @@ export interface TaskCreationPlan {
 }
 
 export interface StoredTaskRecord {
-  record_format: 1;
+  record_format: 2;
   task: TaskCreationPlan;
-  /** `sha256:<hex>` of `JSON.stringify(task)`. */
+  /** The repository the task was created from (docs/tidy.md, "Stored plans"). */
+  binding: RepositoryBinding;
+  /** `hmac-sha256:<hex>` of the compact JSON of `{task, binding}` under the plan key. */
   integrity: string;
 }
 

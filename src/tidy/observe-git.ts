@@ -3,8 +3,9 @@
  * base, branch tips, object types, native ancestry and worktrees, read with a bounded
  * number of hardened git calls (never one per branch), each capped at the output bound
  * and sharing one deadline. Each worktree's rebase/bisect state is read from its git dir
- * (small files, bounded). Tips, base, worktrees and their state are read twice; anything
- * that changed between the reads is reported so that the decision retains it as uncertain.
+ * (small files, bounded). Tips and base are read twice, and the worktree evidence is
+ * bracketed by two file fingerprints (or read twice where there are none); anything that
+ * changed between the reads is reported so that the decision retains it as uncertain.
  */
 import { constants } from 'node:fs';
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
@@ -89,6 +90,8 @@ export interface GitCallContext extends ObserveContext {
   cwd: string;
   /** Incremented per git process (for the bounded-calls test and the benchmark). */
   counter?: { calls: number };
+  /** Extra environment from src/core/git.ts (e.g. `scratchObjectEnv`); none for plain observation. */
+  extraEnv?: NodeJS.ProcessEnv;
 }
 
 // ---------------------------------------------------------------------------
@@ -108,6 +111,7 @@ export async function observeGitRaw(
     maxBytes: ctx.bounds.maxOutputBytes,
     signal: ctx.signal,
     ...(input === undefined ? {} : { input }),
+    ...(ctx.extraEnv === undefined ? {} : { extraEnv: ctx.extraEnv }),
   });
   switch (result.kind) {
     case 'exited':
@@ -419,48 +423,82 @@ export interface LocalTips {
   /** Every local branch, in refname order. */
   names: string[];
   tips: Map<string, BranchTip>;
+  /** Object types by tip oid, when the listing could carry them (see readAllLocalTips). */
+  types?: Map<string, string | null>;
 }
 
 /**
  * Every local branch with its tip. One `for-each-ref` call with short fields when the
  * listing fits the output bound (≈50 bytes a branch with SHA-1); when it does not, the
  * names are listed alone and the tips read in chunks, so a long listing costs more calls
- * but never a truncated read.
+ * but never a truncated read. With `withTypes`, the one call also carries each tip's
+ * object type (saving the `cat-file` call); git refuses that listing when a tip's object
+ * is missing, and then the tips are listed without types, as before.
  */
-export async function readAllLocalTips(objectFormat: ObjectFormat, ctx: GitCallContext): Promise<LocalTips> {
-  let text: string | undefined;
+export async function readAllLocalTips(
+  objectFormat: ObjectFormat,
+  ctx: GitCallContext,
+  options: { withTypes?: boolean } = {},
+): Promise<LocalTips> {
+  if (options.withTypes === true) {
+    const typed = await listLocalTips(objectFormat, ctx, true);
+    if (typed !== undefined) return typed;
+  }
+  const listed = await listLocalTips(objectFormat, ctx, false);
+  if (listed !== undefined) return listed;
+  const names = await listLocalBranchNames(ctx);
+  return { names, tips: await readBranchTips(names, objectFormat, ctx) };
+}
+
+/**
+ * The one-call listing of readAllLocalTips; undefined when it does not fit the output
+ * bound or (with types) when git refuses it for a missing object.
+ */
+async function listLocalTips(
+  objectFormat: ObjectFormat,
+  ctx: GitCallContext,
+  withTypes: boolean,
+): Promise<LocalTips | undefined> {
+  const label = 'git for-each-ref (branch tips)';
+  const fields = withTypes
+    ? '%(objectname)%00%(objecttype)%00%(symref)%00%(refname:lstrip=2)'
+    : '%(objectname)%00%(symref)%00%(refname:lstrip=2)';
+  let result: RunResult & { kind: 'exited' };
   try {
-    text = await observeGitOk(
-      [
-        'for-each-ref',
-        `--count=${ctx.bounds.maxEntries + 1}`,
-        '--format=%(objectname)%00%(symref)%00%(refname:lstrip=2)',
-        'refs/heads/',
-      ],
+    result = await observeGitRaw(
+      ['for-each-ref', `--count=${ctx.bounds.maxEntries + 1}`, `--format=${fields}`, 'refs/heads/'],
       ctx,
-      'git for-each-ref (branch tips)',
+      label,
     );
   } catch (error) {
-    if (!(error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded')) throw error;
+    if (error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded')
+      return undefined;
+    throw error;
   }
-  if (text === undefined) {
-    const names = await listLocalBranchNames(ctx);
-    return { names, tips: await readBranchTips(names, objectFormat, ctx) };
+  if (result.code !== 0) {
+    if (withTypes) return undefined;
+    throw new IncompleteObservationError('git-failed', describeOutcome(result, label));
   }
   const names: string[] = [];
   const tips = new Map<string, BranchTip>();
-  for (const line of lines(text)) {
-    const fields = line.split('\0');
-    if (fields.length !== 3) throw malformed('git for-each-ref (branch tips)', 'field count');
-    const [oid, symref, short] = fields as [string, string, string];
-    if (!isFullOid(oid, objectFormat) || short === '')
-      throw malformed('git for-each-ref (branch tips)', 'row');
+  const types = new Map<string, string | null>();
+  for (const line of lines(result.stdout.toString('utf8'))) {
+    const row = line.split('\0');
+    if (row.length !== (withTypes ? 4 : 3)) throw malformed(label, 'field count');
+    const [oid, type, symref, short] = (withTypes ? row : [row[0], undefined, row[1], row[2]]) as [
+      string,
+      string | undefined,
+      string,
+      string,
+    ];
+    if (!isFullOid(oid, objectFormat) || short === '' || type === '') throw malformed(label, 'row');
     const ref = `refs/heads/${short}`;
     names.push(ref);
     tips.set(ref, { ref, oid, symref: symref === '' ? null : symref });
+    if (type !== undefined) types.set(oid, type);
   }
   if (names.length > ctx.bounds.maxEntries) throw await tooManyBranches(ctx);
-  return { names, tips };
+  return withTypes ? { names, tips, types } : { names, tips };
 }
 
 function oidLength(format: ObjectFormat): number {
@@ -791,7 +829,8 @@ export async function readWorktreeStates(
  * A cheap fingerprint of everything that decides which branches worktrees hold, read from
  * files with no git process: the HEAD of the common dir and of every `worktrees/<id>` entry,
  * each entry's `gitdir` and `locked`, every rebase/bisect state (as readWorktreeStates
- * reads it) and the `shallow` file. Apply compares it before each batch of deletions with
+ * reads it) and the `shallow` file. A plan reads it before and after its observation;
+ * apply compares it before each batch of deletions with
  * the one read before its last full observation: equal means the worktree evidence has not
  * changed, so the full observation stands; different means observe again. Null when the
  * refs are not files (reftable keeps HEADs elsewhere): then apply observes fully each time.
@@ -822,6 +861,24 @@ export async function readWorktreeFingerprint(
     );
   }
   return JSON.stringify(parts);
+}
+
+/**
+ * The base read from the first branch listing: a plain (not symbolic) branch whose tip
+ * the listing shows to be a commit. Undefined otherwise — absent, symbolic, another
+ * object type, or a listing without types — and then resolveBase decides, with its own
+ * refusals.
+ */
+function baseFromListing(selector: string, listing: LocalTips): ResolvedBase | undefined {
+  const tip = listing.tips.get(selector);
+  if (tip === undefined || tip.symref !== null || listing.types?.get(tip.oid) !== 'commit') return undefined;
+  return { selector, ref: selector, oid: tip.oid, refOid: tip.oid };
+}
+
+/** The base commit in the second listing: the same plain branch's tip, or undefined. */
+function baseAgainFromListing(selector: string, tips: ReadonlyMap<string, BranchTip>): string | undefined {
+  const tip = tips.get(selector);
+  return tip === undefined || tip.symref !== null ? undefined : tip.oid;
 }
 
 function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[]): boolean {
@@ -865,13 +922,30 @@ export async function observeGit(
   partial.layout = layout;
   const call: GitCallContext = { ...ctx, cwd: layout.path, counter };
   const format = layout.objectFormat;
+  // The worktree evidence is bracketed by two fingerprints (files only, no git process):
+  // equal ones mean the worktree list read in between stands. Null (reftable): the list
+  // and the rebase/bisect states are read a second time instead.
+  const fingerprintBefore = await readWorktreeFingerprint(layout, ctx);
 
-  const [gitVersion, base, worktrees, allTips] = await settleAll([
+  // Every local branch selected and a base under refs/heads/ (the usual case): the base is
+  // one of the listed tips, so the listing resolves it and no call of its own is needed.
+  const baseIsListed =
+    request.refs === undefined &&
+    request.baseSelector.startsWith('refs/heads/') &&
+    isValidFullRefName(request.baseSelector);
+  const [gitVersion, resolvedBase, worktrees, allTips] = await settleAll([
     readGitVersion(call).then((version) => (partial.gitVersion = version)),
-    resolveBase(request.baseSelector, format, call).then((resolved) => (partial.base = resolved)),
+    baseIsListed
+      ? Promise.resolve(undefined)
+      : resolveBase(request.baseSelector, format, call).then((resolved) => (partial.base = resolved)),
     readWorktrees(call).then((list) => (partial.worktrees = list)),
-    request.refs === undefined ? readAllLocalTips(format, call) : Promise.resolve(undefined),
+    request.refs === undefined
+      ? readAllLocalTips(format, call, { withTypes: true })
+      : Promise.resolve(undefined),
   ]);
+  const listedBase = baseIsListed ? baseFromListing(request.baseSelector, allTips!) : undefined;
+  const base = resolvedBase ?? listedBase ?? (await resolveBase(request.baseSelector, format, call));
+  partial.base = base;
   // After the list, so that every worktree it names is there to be read.
   const worktreeStates = await readWorktreeStates(layout, worktrees, ctx);
   const names = allTips?.names ?? [...(request.refs ?? [])];
@@ -893,24 +967,36 @@ export async function observeGit(
   const present = names.filter((name) => tips.has(name));
 
   const [types, merged] = await settleAll([
-    readObjectTypes(
-      present.map((name) => tips.get(name)!.oid),
-      format,
-      call,
-    ),
+    allTips?.types !== undefined
+      ? Promise.resolve(allTips.types)
+      : readObjectTypes(
+          present.map((name) => tips.get(name)!.oid),
+          format,
+          call,
+        ),
     readMergedNames(base.oid, request.refs === undefined ? undefined : present, call),
   ]);
 
   await ctx.betweenReads?.();
-  // Second read: anything that moved while we looked is retained as uncertain.
+  // Second read: anything that moved while we looked is retained as uncertain. A base
+  // resolved from the listing is read again from the second listing.
   const [tipsAgain, baseAgain, worktreesAgain] = await settleAll([
     request.refs === undefined
       ? readAllLocalTips(format, call).then((again) => again.tips)
       : readBranchTips(present, format, call),
-    resolveBase(request.baseSelector, format, call).catch(() => undefined),
-    readWorktrees(call),
+    listedBase !== undefined
+      ? Promise.resolve(undefined)
+      : resolveBase(request.baseSelector, format, call).catch(() => undefined),
+    fingerprintBefore === null ? readWorktrees(call) : Promise.resolve(undefined),
   ]);
-  const statesAgain = await readWorktreeStates(layout, worktreesAgain, ctx);
+  const worktreesChanged =
+    fingerprintBefore === null
+      ? !sameWorktrees(worktrees, worktreesAgain!) ||
+        JSON.stringify(worktreeStates) !==
+          JSON.stringify(await readWorktreeStates(layout, worktreesAgain!, ctx))
+      : (await readWorktreeFingerprint(layout, ctx)) !== fingerprintBefore;
+  const baseOidAgain =
+    listedBase !== undefined ? baseAgainFromListing(request.baseSelector, tipsAgain) : baseAgain?.oid;
 
   const branches: ObservedBranch[] = present.map((name) => {
     const tip = tips.get(name)!;
@@ -933,11 +1019,9 @@ export async function observeGit(
     },
     worktrees,
     branches,
-    baseChanged: baseAgain === undefined || baseAgain.oid !== base.oid,
+    baseChanged: baseOidAgain === undefined || baseOidAgain !== base.oid,
     worktreeStates,
-    worktreesChanged:
-      !sameWorktrees(worktrees, worktreesAgain) ||
-      JSON.stringify(worktreeStates) !== JSON.stringify(statesAgain),
+    worktreesChanged,
     gitCalls: counter.calls,
   };
 }

@@ -10,6 +10,7 @@ import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
 import { readGitBinding } from './binding-git.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
+import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './equivalence-git.js';
 import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
 import { loadOrCreatePlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
@@ -32,6 +33,11 @@ export interface PlanOptions {
   refs?: readonly string[] | undefined;
   /** `--state-dir`: store the plan there (must already exist, mode 0700, outside the repository). */
   stateDir?: string | undefined;
+  /**
+   * `--equivalence-checks`: squash/rebase evidence for at most this many not-integrated
+   * branches (default DEFAULT_EQUIVALENCE_CHECKS; 0 checks none).
+   */
+  equivalenceChecks?: number | undefined;
   /** The plan key that authenticates stored plans; defaults to `planKeyPath()` (created on first use). */
   keyFile?: string | undefined;
   /** Base for relative paths; defaults to process.cwd(). */
@@ -140,6 +146,21 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
     plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
     plan.targets = decideGitTargets(observation);
+    // Evidence only, after the decisions: it never changes one.
+    const equivalence = await readEquivalence(
+      plan.targets,
+      {
+        commonDir: layout.commonDir,
+        objectFormat: layout.objectFormat,
+        baseOid: observation.base.oid,
+        maxChecks: options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS,
+      },
+      { deadline, bounds, signal: options.signal, cwd: layout.path, counter },
+    );
+    for (const target of plan.targets) {
+      const found = equivalence.get(target.ref);
+      if (found !== undefined) target.evidence.equivalence = found;
+    }
     plan.status = 'complete';
     if (observation.baseChanged || observation.worktreesChanged) {
       // Every decision rests on the base and the worktree list: all targets are retained.

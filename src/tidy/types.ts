@@ -42,7 +42,7 @@ export type BackendName = 'git' | 'jj';
 
 /** Capability limits every Git plan states. */
 export const GIT_PLAN_LIMITS: readonly string[] = [
-  'native ancestry only: squash/patch equivalence not evaluated',
+  'only native ancestry permits deletion: squash/rebase equivalence is evidence for review, never permission, and is checked for a bounded number of branches',
   'forge (pull request) state not consulted; no network',
   'remote branches and upstream configuration not considered',
   'replace objects and grafts ignored',
@@ -210,6 +210,32 @@ export interface PlanEvidence {
   symref_target: string | null;
   /** Why the evidence is uncertain or unsupported (one line each); empty otherwise. */
   notes: string[];
+  /**
+   * For a `not-integrated` target: whether its changes are already in the base although
+   * its commits are not (a squash or rebase merge). Evidence only: the decision stays
+   * `retain`. Absent on other targets and in plans written before this field existed.
+   */
+  equivalence?: PlanEquivalence;
+}
+
+export type EquivalenceStatus = 'equivalent' | 'not-equivalent' | 'skipped';
+export type EquivalenceMethod = 'patch-id' | 'merge-tree';
+
+/** Squash/rebase evidence for one target (docs/tidy.md, "Equivalence evidence"). */
+export interface PlanEquivalence {
+  status: EquivalenceStatus;
+  /** How `equivalent` was proved; null otherwise. */
+  method: EquivalenceMethod | null;
+  /**
+   * The base commit that already holds the branch's changes: the squash commit
+   * (`patch-id`) or the base commit the test merge was made on (`merge-tree`); null
+   * unless `equivalent`.
+   */
+  base_commit: string | null;
+  /** The branch's merge base with the base commit; null when not read. */
+  merge_base: string | null;
+  /** One line: what was proved, what was not found, or why it was skipped. */
+  detail: string;
 }
 
 export interface PlanTarget {

@@ -54,7 +54,7 @@ describe('stw task create', () => {
       integrity: string;
     };
     assert.equal(record.task.owner, 'alice');
-    assert.match(record.integrity, /^sha256:[0-9a-f]{64}$/);
+    assert.match(record.integrity, /^hmac-sha256:[0-9a-f]{64}$/);
   });
 
   it('--branch names the new branch', async () => {

@@ -101,7 +101,7 @@ describe('stw tidy plan: reason codes (end to end)', () => {
     assert.match(out, /prunable/);
     assert.match(out, new RegExp(`blocker: worktree-head in worktree ${s.wtDetached}`));
     assert.match(out, /1\. delete refs\/heads\/merged at [0-9a-f]{40}/);
-    assert.match(out, /squash\/patch equivalence not evaluated/);
+    assert.match(out, /squash\/rebase equivalence is evidence for review, never permission/);
     assert.match(out, /stateless: nothing was written/);
   });
 

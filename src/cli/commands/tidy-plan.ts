@@ -5,10 +5,10 @@ import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { planTidy } from '../../tidy/plan.js';
 import { parseRefList, refListByteLimit } from '../../tidy/ref-list.js';
-import { boundsFromEnv, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
+import { boundsFromEnv, type PlanEquivalence, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
-import { hasRetirementFlags, type RetirementFlags, runRetirementPlan } from './tidy-retire.js';
+import { hasRetirementFlags, type RetirementFlags } from './tidy-retire-flags.js';
 
 function describeTarget(target: PlanTarget, style: Style): string[] {
   const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
@@ -22,10 +22,30 @@ function describeTarget(target: PlanTarget, style: Style): string[] {
   if (target.evidence.symref_target !== null)
     out.push(`          symbolic ref to ${quote(target.evidence.symref_target)}`);
   for (const note of target.evidence.notes) out.push(`          note: ${escapeText(note)}`);
+  out.push(...describeEquivalence(target.evidence.equivalence, style));
   for (const blocker of target.blockers)
     out.push(
       `          blocker: ${blocker.reason}${blocker.operation ? ` (${blocker.operation} in progress)` : ''}${blocker.worktree === null ? '' : ` in worktree ${quote(blocker.worktree)}`}`,
     );
+  return out;
+}
+
+/** Squash/rebase evidence: the question for the reviewer, then what git proved (or why not). */
+function describeEquivalence(equivalence: PlanEquivalence | undefined, style: Style): string[] {
+  if (equivalence === undefined) return [];
+  const how = equivalence.method === null ? '' : ` (${equivalence.method})`;
+  const out: string[] = [];
+  if (equivalence.status === 'equivalent')
+    out.push(
+      `          ${style.yellow(`${equivalence.method === 'patch-id' ? 'squash-merged as' : 'squash- or rebase-merged into'} ${equivalence.base_commit}? the changes are in the base; delete by hand after review`)}`,
+    );
+  const label =
+    equivalence.status === 'equivalent'
+      ? 'proved'
+      : equivalence.status === 'not-equivalent'
+        ? 'not found in the base'
+        : 'skipped';
+  out.push(`          equivalence${how}: ${label}: ${escapeText(equivalence.detail)}`);
   return out;
 }
 
@@ -135,6 +155,14 @@ async function readRefsFrom(source: string, ctx: CommandContext, limit: number):
   return parseRefList(bytes, source === '-' ? 'stdin' : quote(source));
 }
 
+/** `--equivalence-checks N`: a whole number from 0 to 1024; absent → the library default. */
+function parseEquivalenceChecks(text: string | undefined, hint: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(text) || Number(text) > 1024)
+    throw new UsageError(`--equivalence-checks ${quote(text)} is not a whole number from 0 to 1024`, hint);
+  return Number(text);
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     ctx.argv,
@@ -143,6 +171,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       base: { type: 'string' },
       ref: { type: 'string', multiple: true },
       'refs-from': { type: 'string' },
+      'equivalence-checks': { type: 'string' },
       'state-dir': { type: 'string' },
       task: { type: 'string' },
       owner: { type: 'string' },
@@ -173,8 +202,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     throw new UsageError((error as Error).message);
   }
   // Owned task retirement is a separate, schema-v2 plan (docs/tasks.md).
-  if (hasRetirementFlags(retirement))
+  if (hasRetirementFlags(retirement) && values['equivalence-checks'] !== undefined)
+    throw new UsageError('--equivalence-checks applies to reference cleanup, not to a task retirement', hint);
+  if (hasRetirementFlags(retirement)) {
+    const { runRetirementPlan } = await import('./tidy-retire.js');
     return runRetirementPlan(ctx, retirement, positionals[0] ?? '.', bounds);
+  }
   const refs = many(values.ref);
   const refsFrom = values['refs-from'];
   if (refsFrom !== undefined)
@@ -184,11 +217,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (refsFrom !== undefined && refs.length === 0)
     throw new UsageError(`--refs-from ${refsFrom === '-' ? '-' : quote(refsFrom)} names no ref`, hint);
   const stateDir = values['state-dir'];
+  const equivalenceChecks = parseEquivalenceChecks(values['equivalence-checks'], hint);
   const result = await planTidy({
     path: positionals[0] ?? '.',
     base: values.base,
     refs,
     stateDir,
+    equivalenceChecks,
     cwd: ctx.cwd,
     clock: ctx.clock,
     bounds,

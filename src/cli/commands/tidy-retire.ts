@@ -17,26 +17,7 @@ import { planRetirement } from '../../tidy/retire/plan.js';
 import type { TidyPlanV2 } from '../../tidy/retire/types.js';
 import type { TidyBounds } from '../../tidy/types.js';
 import type { CommandContext } from '../command.js';
-
-export interface RetirementFlags {
-  base: string | undefined;
-  ref: string[];
-  stateDir: string | undefined;
-  task: string | undefined;
-  owner: string | undefined;
-  removeRegistration: boolean;
-  removeFiles: string | undefined;
-  json: boolean;
-}
-
-export function hasRetirementFlags(flags: RetirementFlags): boolean {
-  return (
-    flags.task !== undefined ||
-    flags.owner !== undefined ||
-    flags.removeRegistration ||
-    flags.removeFiles !== undefined
-  );
-}
+import type { RetirementFlags } from './tidy-retire-flags.js';
 
 /** The human rendering of a v2 plan: the same facts as the JSON, opaque text quoted. */
 export function renderRetirementPlan(plan: TidyPlanV2, style: Style): string {
@@ -249,7 +230,7 @@ export async function runRetirementApply(
       (e) => e.outcome === 'partial' || e.outcome === 'refused' || e.outcome === 'failed',
     );
     const line =
-      problem?.message ??
+      (problem == null ? undefined : `${problem.code}: ${problem.message}`) ??
       (effect === undefined
         ? null
         : `${effect.type}: ${effect.reason ?? effect.outcome}: ${effect.message ?? ''}`);

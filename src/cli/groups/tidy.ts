@@ -1,7 +1,7 @@
 import type { GroupSpec } from '../command.js';
 
 const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--refs-from FILE|-]
-                     [--state-dir DIR] [--json]
+                     [--equivalence-checks N] [--state-dir DIR] [--json]
        stw tidy plan [PATH] --base SELECTOR --state-dir DIR --task ID --owner ID
                      --remove-registration [--remove-files ABS_PATH] [--json]
 
@@ -27,6 +27,10 @@ Options:
                     standard input. No globs or revsets, exactly like --ref. E.g.
                     git for-each-ref --merged=refs/heads/main --format='%(refname)' \\
                       refs/heads/ | head -n 1000 | stw tidy plan --refs-from - ...
+  --equivalence-checks N
+                    Look for squash/rebase evidence on at most N not-integrated
+                    branches (default 16, 0 for none, at most 1024); the rest are
+                    reported as skipped. Evidence only, never a delete decision.
   --state-dir DIR   Store the plan immutably under DIR/plans/<plan_id>.json so that
                     'stw tidy apply' can use it. DIR must already exist, be a real
                     directory owned by you with mode 0700, and lie outside the
@@ -49,8 +53,17 @@ Decisions:
   detached HEAD is its commit), uncertain (shallow repository, missing objects, a
   worktree HEAD git cannot read or unreadable rebase/bisect state — every target
   then — or changed while observed), unsupported (symbolic branch ref, or a tip that is not a commit).
-  Not evaluated: squash/patch equivalence, pull requests, remotes. No network.
-  Replace objects and grafts are ignored.
+  Not evaluated: pull requests, remotes. No network. Replace objects and grafts are
+  ignored.
+
+Squash evidence (evidence.equivalence, never permission):
+  For a not-integrated branch, whether its changes are already in the base: its
+  cumulative change since the merge base has the patch-id of one base commit
+  (patch-id: that commit is the squash), or merging it into the base is clean and
+  changes nothing (merge-tree). The branch stays retain/not-integrated; the output
+  says "squash-merged as X? the changes are in the base; delete by hand after
+  review". The probe objects go to a temporary object directory, never into the
+  repository. Skipped, and said so, beyond the bounds or on any doubt.
 
 Owned task retirement (the second form; exclusive with --ref; docs/tasks.md):
   --task ID         A task recorded by 'stw task create' in --state-dir (required)

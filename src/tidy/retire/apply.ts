@@ -15,13 +15,17 @@ import { isStwError, OperationalError, RefusalError, StwError } from '../../core
 import type { Journal } from '../../core/fs-atomic.js';
 import { toolVersion } from '../../core/package.js';
 import { type LoadedTask, loadTask } from '../../task/store.js';
+import { bindingMismatch, readGitBinding } from '../binding-git.js';
 import { restoreCommand } from '../effects-git.js';
 import { ApplyLock, discardTornTail, journalPath, openJournal, tornTailRecord } from '../journal.js';
+import type { GitCallContext } from '../observe-git.js';
+import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../store.js';
 import {
   DEFAULT_APPLY_BOUNDS,
   IncompleteObservationError,
   type NativeInspection,
+  type RepositoryBinding,
   type RetirementBackend,
   type RetirementNativeContext,
   recoveryRefFor,
@@ -102,6 +106,8 @@ export interface RetirementApplyOptions {
   planId: string;
   stateDir: string;
   authorize: boolean;
+  /** The plan key that authenticates the plan and the task record; defaults to `planKeyPath()`. */
+  keyFile?: string | undefined;
   clock?: Clock;
   signal?: AbortSignal;
   bounds?: TidyBounds;
@@ -206,9 +212,12 @@ export async function applyRetirement(options: RetirementApplyOptions): Promise<
   let plan: TidyPlanV2;
   let record: RetirementRecord;
   let loaded: LoadedTask;
+  let key: Buffer;
   try {
     await checkStateDirPrivate(options.stateDir);
-    plan = (await readRetirementRecord(options.stateDir, options.planId, bounds.maxRecordBytes)).plan;
+    key = await loadPlanKey(options.keyFile ?? planKeyPath(), options.stateDir);
+    const stored = await readRetirementRecord(options.stateDir, options.planId, bounds.maxRecordBytes, key);
+    plan = stored.plan;
     record = plan.retirement!;
     result.task = {
       task_id: record.task.task_id,
@@ -232,7 +241,8 @@ export async function applyRetirement(options: RetirementApplyOptions): Promise<
       plan.repository?.common_dir ?? '',
       record.target.destination,
     ]);
-    loaded = await loadTask(options.stateDir, record.task.task_id);
+    loaded = await loadTask(options.stateDir, record.task.task_id, key);
+    await checkPlanBinding(plan, stored.binding, { deadline, bounds, signal: options.signal });
   } catch (error) {
     if (isStwError(error)) return refuse(result, error);
     if ((error as NodeJS.ErrnoException).code !== undefined)
@@ -264,7 +274,7 @@ export async function applyRetirement(options: RetirementApplyOptions): Promise<
     if (isStwError(error)) return refuse(result, error);
     throw error;
   }
-  const run = new RetirementRun(plan, record, loaded, result, options, bounds, deadline, now);
+  const run = new RetirementRun(plan, record, loaded, key, result, options, bounds, deadline, now);
   const path = journalPath(options.stateDir, plan.plan_id);
   try {
     await run.execute(path);
@@ -274,6 +284,25 @@ export async function applyRetirement(options: RetirementApplyOptions): Promise<
   }
   result.journal = existsSync(path) ? path : null;
   return result;
+}
+
+/**
+ * The repository at the plan's path is the one the plan was made for (docs/tidy.md,
+ * "Stored plans"): a repository recloned, replaced or moved there refuses.
+ */
+async function checkPlanBinding(
+  plan: TidyPlanV2,
+  planned: RepositoryBinding,
+  ctx: Omit<GitCallContext, 'cwd'>,
+): Promise<void> {
+  const repository = plan.repository!;
+  const now = await readGitBinding(repository.common_dir, plan.base.oid!, { ...ctx, cwd: repository.path });
+  const mismatch = bindingMismatch(planned, now);
+  if (mismatch !== null)
+    throw new RefusalError(
+      'repository-changed',
+      `the repository at ${JSON.stringify(repository.path)} is not the one plan ${plan.plan_id} was made for: ${mismatch}`,
+    );
 }
 
 type Recheck =
@@ -290,6 +319,7 @@ class RetirementRun {
     private readonly plan: TidyPlanV2,
     private readonly record: RetirementRecord,
     private loaded: LoadedTask,
+    private readonly key: Buffer,
     private readonly result: RetirementApplyResult,
     private readonly options: RetirementApplyOptions,
     private readonly bounds: TidyBounds,
@@ -652,7 +682,7 @@ class RetirementRun {
     const record = this.record;
     let obs: RetirementObservation;
     try {
-      const loaded = await loadTask(this.options.stateDir, record.task.task_id);
+      const loaded = await loadTask(this.options.stateDir, record.task.task_id, this.key);
       if (loaded.integrity !== record.task.record_integrity)
         return {
           ok: false,

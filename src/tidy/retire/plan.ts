@@ -14,7 +14,9 @@ import { isStwError, RefusalError } from '../../core/errors.js';
 import { toolVersion } from '../../core/package.js';
 import { type LoadedTask, loadTask } from '../../task/store.js';
 import { checkId } from '../../task/types.js';
-import { checkTextBound } from '../observe-git.js';
+import { bindingMismatch, readGitBinding } from '../binding-git.js';
+import { checkTextBound, type GitCallContext } from '../observe-git.js';
+import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId } from '../store.js';
 import {
   DEFAULT_PLAN_BOUNDS,
@@ -46,6 +48,8 @@ export interface RetirementPlanOptions {
   removeRegistration: boolean;
   /** `--remove-files`: must equal the recorded canonical destination. */
   removeFiles?: string | undefined;
+  /** The plan key that authenticates task records and stored plans; defaults to `planKeyPath()`. */
+  keyFile?: string | undefined;
   cwd?: string;
   clock?: Clock;
   bounds?: TidyBounds;
@@ -85,6 +89,24 @@ export function checkSource(loaded: LoadedTask, obs: RetirementObservation): voi
     throw new RefusalError(
       'foreign-repository',
       `PATH is not the repository task ${loaded.task.task_id} was created from (${source.common_dir})`,
+    );
+}
+
+/**
+ * The repository now is the one the task record is bound to: the same git dir (path,
+ * device, inode) and the same root commits below the task's start commit.
+ */
+export async function checkTaskBinding(
+  loaded: LoadedTask,
+  obs: RetirementObservation,
+  ctx: GitCallContext,
+): Promise<void> {
+  const now = await readGitBinding(obs.layout.commonDir, loaded.task.start_oid, ctx);
+  const mismatch = bindingMismatch(loaded.binding, now);
+  if (mismatch !== null)
+    throw new RefusalError(
+      'foreign-repository',
+      `PATH is not the repository task ${loaded.task.task_id} was created from: ${mismatch}`,
     );
 }
 
@@ -234,7 +256,9 @@ export async function planRetirement(options: RetirementPlanOptions): Promise<Re
       );
     const stateDir = resolve(cwd, options.stateDir);
     await checkStateDirPrivate(stateDir);
-    const loaded = await loadTask(stateDir, options.taskId);
+    // Verifies the task record; the same key seals the plan below (it exists: task create made it).
+    const key = await loadPlanKey(options.keyFile ?? planKeyPath(), stateDir);
+    const loaded = await loadTask(stateDir, options.taskId, key);
     checkOwnership(loaded, options.owner);
     if (options.removeFiles !== undefined && options.removeFiles !== loaded.task.destination)
       throw new RefusalError(
@@ -257,6 +281,8 @@ export async function planRetirement(options: RetirementPlanOptions): Promise<Re
     };
     plan.base = { selector: obs.base.selector, ref: obs.base.ref, oid: obs.base.oid };
     checkSource(loaded, obs);
+    const call = { deadline, bounds, signal: options.signal, cwd: obs.layout.path };
+    await checkTaskBinding(loaded, obs, call);
     await checkStateDir(stateDir, [
       obs.layout.toplevel ?? '',
       obs.layout.gitDir,
@@ -278,7 +304,8 @@ export async function planRetirement(options: RetirementPlanOptions): Promise<Re
       bounds,
     );
     plan.status = 'complete';
-    recordPath = await writeRetirementRecord(stateDir, plan, bounds.maxRecordBytes);
+    const binding = await readGitBinding(obs.layout.commonDir, obs.base.oid, call);
+    recordPath = await writeRetirementRecord(stateDir, plan, bounds.maxRecordBytes, { key, binding });
   } catch (error) {
     if (!isStwError(error)) throw error;
     plan.status = error instanceof RefusalError ? 'refused' : 'incomplete';

@@ -1,25 +1,30 @@
 /**
  * Stored retirement plans: `DIR/plans/<plan_id>.json`, beside reference-cleanup plans,
- * written once (exclusive, fsynced) with an integrity hash and read back strictly. The
- * schema version inside the record tells `tidy apply` which protocol a plan needs.
+ * written once (exclusive, fsynced), bound to the repository and authenticated with the
+ * plan key exactly as reference-cleanup plans are (docs/tidy.md, "Stored plans"), and
+ * read back strictly. The schema version inside the record tells `tidy apply` which
+ * protocol a plan needs.
  */
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError } from '../../core/errors.js';
 import { writeFileExclusive } from '../../core/fs-atomic.js';
-import { PLAN_ID_PATTERN, RECORD_FORMAT } from '../types.js';
+import { authenticate, isAuthentic } from '../plan-key.js';
+import { PLAN_ID_PATTERN, RECORD_FORMAT, type RepositoryBinding } from '../types.js';
 import { PLAN_V2_SCHEMA_FILE, type TidyPlanV2 } from './types.js';
 
 export interface StoredRetirementRecord {
   record_format: typeof RECORD_FORMAT;
   plan: TidyPlanV2;
+  binding: RepositoryBinding;
+  /** `hmac-sha256:<hex>` of the compact JSON of `{plan, binding}` under the plan key. */
   integrity: string;
 }
 
-export function retirementIntegrity(plan: TidyPlanV2): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(plan), 'utf8').digest('hex')}`;
+/** The record's authentication tag: HMAC of the plan and its repository binding. */
+export function retirementIntegrity(plan: TidyPlanV2, binding: RepositoryBinding, key: Buffer): string {
+  return authenticate({ plan, binding }, key);
 }
 
 async function plansDir(stateDir: string, create: boolean): Promise<string> {
@@ -39,13 +44,15 @@ export async function writeRetirementRecord(
   stateDir: string,
   plan: TidyPlanV2,
   maxBytes: number,
+  sealing: { key: Buffer; binding: RepositoryBinding },
 ): Promise<string> {
   if (!PLAN_ID_PATTERN.test(plan.plan_id))
     throw new Error('writeRetirementRecord: plan_id must be 32 lowercase hex');
   const record: StoredRetirementRecord = {
     record_format: RECORD_FORMAT,
     plan,
-    integrity: retirementIntegrity(plan),
+    binding: sealing.binding,
+    integrity: retirementIntegrity(plan, sealing.binding, sealing.key),
   };
   const text = `${JSON.stringify(record, null, 2)}\n`;
   const size = Buffer.byteLength(text, 'utf8');
@@ -104,13 +111,20 @@ export async function storedPlanSchemaVersion(
 export interface StoredRetirement {
   path: string;
   plan: TidyPlanV2;
+  /** The repository the plan is bound to; apply compares it with the repository now. */
+  binding: RepositoryBinding;
 }
 
-/** Loads and verifies a stored retirement plan: integrity, schema v2, id, a complete status. */
+/**
+ * Loads and verifies a stored retirement plan: its HMAC under `key` (the plan key),
+ * schema v2, id, a complete status. A record of the earlier unkeyed kind refuses
+ * `replan-required`.
+ */
 export async function readRetirementRecord(
   stateDir: string,
   planId: string,
   maxBytes: number,
+  key: Buffer,
 ): Promise<StoredRetirement> {
   if (!PLAN_ID_PATTERN.test(planId))
     throw new RefusalError(
@@ -130,10 +144,29 @@ export async function readRetirementRecord(
     throw new RefusalError('tampered-plan', `plan record ${planId} is not valid JSON`);
   }
   const plan = record.plan;
-  if (record.record_format !== RECORD_FORMAT || typeof plan !== 'object' || plan === null)
+  if (
+    record.record_format === RECORD_FORMAT &&
+    record.binding === undefined &&
+    typeof record.integrity === 'string' &&
+    record.integrity.startsWith('sha256:')
+  )
+    throw new RefusalError(
+      'replan-required',
+      `plan ${planId} was stored by an earlier version without a keyed integrity check or repository binding; create and review a new plan`,
+    );
+  if (
+    record.record_format !== RECORD_FORMAT ||
+    typeof plan !== 'object' ||
+    plan === null ||
+    typeof record.binding !== 'object' ||
+    record.binding === null
+  )
     throw new RefusalError('tampered-plan', `plan record ${planId} is incomplete`);
-  if (retirementIntegrity(plan) !== record.integrity)
-    throw new RefusalError('tampered-plan', `plan record ${planId} fails its integrity check`);
+  if (!isAuthentic({ plan, binding: record.binding }, key, record.integrity))
+    throw new RefusalError(
+      'tampered-plan',
+      `plan record ${planId} fails its authentication check (edited, or made with another plan key)`,
+    );
   const { schemaValidator } = await import('../../core/schema.js');
   const violations = schemaValidator(PLAN_V2_SCHEMA_FILE)(plan);
   if (violations.length > 0)
@@ -146,5 +179,5 @@ export async function readRetirementRecord(
     throw new RefusalError('tampered-plan', `plan record ${planId} carries a different plan_id`);
   if (plan.status !== 'complete' || plan.retirement === undefined)
     throw new RefusalError('tampered-plan', `plan record ${planId} is not a complete retirement plan`);
-  return { path: read.path, plan };
+  return { path: read.path, plan, binding: record.binding };
 }

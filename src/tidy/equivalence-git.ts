@@ -1,0 +1,325 @@
+/**
+ * Squash and rebase evidence for Git branches that are not integrated (docs/tidy.md,
+ * "Equivalence evidence"): whether a branch's changes are already in the base although its
+ * commits are not. Evidence for a human, never permission: the decision stays `retain`
+ * with reason `not-integrated`. Two methods, each proved by git, never by names or dates:
+ *
+ * - `patch-id`: the branch's cumulative change since its merge base — a probe commit of the
+ *   tip's tree on the merge base — has the patch-id of one base commit since the merge base
+ *   (`git rev-list --cherry-mark`, git's own patch-id comparison). That commit is the squash.
+ * - `merge-tree`: merging the tip into the base (`git merge-tree --write-tree`) is clean and
+ *   gives the base's own tree: merging the branch would change nothing.
+ *
+ * Both methods write objects (the probe commit; the test merge's trees and blobs). They go
+ * to a private temporary object directory that reads the repository's objects through
+ * alternates, removed afterwards, so the repository gains no object. Bounded: at most
+ * `maxChecks` branches per plan, at most half the remaining deadline, patch-id over at
+ * most MAX_PATCH_ID_COMMITS base commits, native output under the output bound; beyond a
+ * bound, or on any doubt, a branch's evidence is `skipped` with the reason, never guessed.
+ */
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Deadline } from '../core/deadline.js';
+import { isFullOid, scratchObjectEnv } from '../core/git.js';
+import { describeOutcome } from '../core/run.js';
+import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
+import {
+  IncompleteObservationError,
+  type ObjectFormat,
+  type PlanEquivalence,
+  type PlanTarget,
+} from './types.js';
+
+/** Branches checked per plan by default (`--equivalence-checks`): each check is four or five git processes. */
+export const DEFAULT_EQUIVALENCE_CHECKS = 16;
+/** Checks run side by side: each is a handful of short git processes. */
+const CONCURRENCY = 2;
+/**
+ * The patch-id method diffs every base commit since the merge base; past this many it is
+ * skipped (a long-lived branch off an old base would take the whole time share).
+ */
+export const MAX_PATCH_ID_COMMITS = 1000;
+
+export interface EquivalenceRequest {
+  /** The repository's common git dir: its `objects` are the probe's alternates. */
+  commonDir: string;
+  objectFormat: ObjectFormat;
+  baseOid: string;
+  /** At most this many `not-integrated` targets are checked, in target order; 0 checks none. */
+  maxChecks: number;
+}
+
+/** A private object directory for probe objects, reading the repository's through alternates. */
+class ScratchObjects {
+  private constructor(
+    private readonly root: string,
+    readonly objectDir: string,
+  ) {}
+
+  static async create(commonDir: string): Promise<ScratchObjects> {
+    const repositoryObjects = await realpath(join(commonDir, 'objects'));
+    const root = await mkdtemp(join(tmpdir(), 'stw-probe-objects-'));
+    const objectDir = join(root, 'objects');
+    try {
+      await mkdir(join(objectDir, 'info'), { recursive: true, mode: 0o700 });
+      await writeFile(join(objectDir, 'info', 'alternates'), `${repositoryObjects}\n`, { mode: 0o600 });
+    } catch (error) {
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+    return new ScratchObjects(root, objectDir);
+  }
+
+  remove(): Promise<void> {
+    return rm(this.root, { recursive: true, force: true });
+  }
+}
+
+function firstLines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
+
+function skipped(detail: string, mergeBase: string | null = null): PlanEquivalence {
+  return { status: 'skipped', method: null, base_commit: null, merge_base: mergeBase, detail };
+}
+
+/** Why a probe call could not answer, as one line (output bound, deadline, git failure). */
+function whyUnanswered(error: unknown): string {
+  if (error instanceof IncompleteObservationError) return error.message;
+  throw error;
+}
+
+/** The branch's one merge base with the base commit, or why there is none to use. */
+async function mergeBaseOf(
+  tip: string,
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+): Promise<string | PlanEquivalence> {
+  const result = await observeGitRaw(
+    ['merge-base', '--all', '--end-of-options', request.baseOid, tip],
+    ctx,
+    'git merge-base',
+  );
+  const bases = firstLines(result.stdout.toString('utf8'));
+  if (result.code === 1 && bases.length === 0)
+    return {
+      status: 'not-equivalent',
+      method: null,
+      base_commit: null,
+      merge_base: null,
+      detail: 'it shares no history with the base',
+    };
+  if (result.code !== 0) return skipped(describeOutcome(result, 'git merge-base'));
+  if (!bases.every((oid) => isFullOid(oid, request.objectFormat)))
+    return skipped('git merge-base: unexpected output');
+  if (bases.length > 1)
+    return skipped(`it has ${bases.length} merge bases with the base (criss-cross history); not evaluated`);
+  return bases[0]!;
+}
+
+/** `patch-id`: the base commit since the merge base whose patch equals the branch's cumulative change. */
+async function squashCommit(
+  tipTree: string,
+  mergeBase: string,
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+  probe: GitCallContext,
+): Promise<{ found: string | null } | { unanswered: string }> {
+  try {
+    const count = (
+      await observeGitOk(
+        ['rev-list', '--count', '--no-merges', `${mergeBase}..${request.baseOid}`, '--'],
+        ctx,
+        'git rev-list --count',
+      )
+    ).trim();
+    if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
+    if (Number(count) > MAX_PATCH_ID_COMMITS)
+      return {
+        unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}`,
+      };
+    const commit = (
+      await observeGitOk(
+        ['commit-tree', '-p', mergeBase, '-m', 'SourceSteward equivalence probe', tipTree],
+        probe,
+        'git commit-tree (probe)',
+      )
+    ).trim();
+    if (!isFullOid(commit, request.objectFormat)) return { unanswered: 'git commit-tree: unexpected output' };
+    // Left: the base's commits since the merge base; right: the probe. `=` marks a left
+    // commit whose patch-id equals the probe's. Newest first: the latest squash is named.
+    const text = await observeGitOk(
+      ['rev-list', '--left-only', '--cherry-mark', '--no-merges', `${request.baseOid}...${commit}`, '--'],
+      probe,
+      'git rev-list --cherry-mark',
+    );
+    const marked = firstLines(text).find((line) => line.startsWith('='));
+    const found = marked === undefined ? null : marked.slice(1);
+    if (found !== null && !isFullOid(found, request.objectFormat))
+      return { unanswered: 'git rev-list --cherry-mark: unexpected output' };
+    return { found };
+  } catch (error) {
+    return { unanswered: whyUnanswered(error) };
+  }
+}
+
+/** `merge-tree`: whether merging the tip into the base is clean and leaves the base's tree. */
+async function mergeChangesNothing(
+  tip: string,
+  baseTree: string,
+  request: EquivalenceRequest,
+  probe: GitCallContext,
+): Promise<{ unchanged: boolean; why: string } | { unanswered: string }> {
+  let result: Awaited<ReturnType<typeof observeGitRaw>>;
+  try {
+    result = await observeGitRaw(
+      ['merge-tree', '--write-tree', '--no-messages', request.baseOid, tip],
+      probe,
+      'git merge-tree',
+    );
+  } catch (error) {
+    return { unanswered: whyUnanswered(error) };
+  }
+  if (result.code === 1) return { unchanged: false, why: 'merging it into the base conflicts' };
+  if (result.code !== 0) return { unanswered: describeOutcome(result, 'git merge-tree') };
+  const tree = firstLines(result.stdout.toString('utf8'))[0] ?? '';
+  if (!isFullOid(tree, request.objectFormat)) return { unanswered: 'git merge-tree: unexpected output' };
+  return tree === baseTree
+    ? { unchanged: true, why: '' }
+    : { unchanged: false, why: "merging it into the base would change the base's tree" };
+}
+
+/** The evidence for one branch tip. */
+async function checkOne(
+  tip: string,
+  baseTree: string,
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+  probe: GitCallContext,
+): Promise<PlanEquivalence> {
+  let mergeBase: string | PlanEquivalence;
+  let tipTree: string;
+  let mergeBaseTree: string;
+  try {
+    mergeBase = await mergeBaseOf(tip, request, ctx);
+    if (typeof mergeBase !== 'string') return mergeBase;
+    [tipTree = '', mergeBaseTree = ''] = firstLines(
+      await observeGitOk(
+        // Both are full object ids (checked), so neither can be taken for an option.
+        ['rev-parse', `${tip}^{tree}`, `${mergeBase}^{tree}`],
+        ctx,
+        'git rev-parse (trees)',
+      ),
+    );
+  } catch (error) {
+    return skipped(whyUnanswered(error));
+  }
+  if (!isFullOid(tipTree, request.objectFormat) || !isFullOid(mergeBaseTree, request.objectFormat))
+    return skipped('git rev-parse (trees): unexpected output', mergeBase);
+  if (tipTree === mergeBaseTree)
+    return skipped(
+      `it changes nothing since its merge base ${mergeBase}: an empty change proves no squash`,
+      mergeBase,
+    );
+
+  const squash = await squashCommit(tipTree, mergeBase, request, ctx, probe);
+  if ('found' in squash && squash.found !== null)
+    return {
+      status: 'equivalent',
+      method: 'patch-id',
+      base_commit: squash.found,
+      merge_base: mergeBase,
+      detail: `its cumulative change since ${mergeBase} has the patch-id of base commit ${squash.found}`,
+    };
+  const merge = await mergeChangesNothing(tip, baseTree, request, probe);
+  if ('unchanged' in merge && merge.unchanged)
+    return {
+      status: 'equivalent',
+      method: 'merge-tree',
+      base_commit: request.baseOid,
+      merge_base: mergeBase,
+      detail: `merging it into base commit ${request.baseOid} is clean and changes nothing`,
+    };
+  const problems = [
+    ...('unanswered' in squash ? [`patch-id not evaluated: ${squash.unanswered}`] : []),
+    ...('unanswered' in merge ? [`merge-tree not evaluated: ${merge.unanswered}`] : []),
+  ];
+  // Conservative: "not found" only when both methods answered.
+  if (problems.length > 0) return skipped(problems.join('; '), mergeBase);
+  return {
+    status: 'not-equivalent',
+    method: null,
+    base_commit: null,
+    merge_base: mergeBase,
+    detail: `no base commit since ${mergeBase} has its patch-id, and ${(merge as { why: string }).why}`,
+  };
+}
+
+/**
+ * Equivalence evidence for every `not-integrated` target, by ref (other targets get none).
+ * Never throws for a git failure: a check that cannot answer is `skipped`. Uses at most half
+ * of the deadline left, so that the plan can still be completed and stored.
+ */
+export async function readEquivalence(
+  targets: readonly PlanTarget[],
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+): Promise<Map<string, PlanEquivalence>> {
+  const evidence = new Map<string, PlanEquivalence>();
+  const candidates = targets.filter((target) => target.reasons.includes('not-integrated'));
+  if (candidates.length === 0) return evidence;
+  const checked = candidates.slice(0, request.maxChecks);
+  for (const target of candidates.slice(checked.length))
+    evidence.set(
+      target.ref,
+      skipped(
+        request.maxChecks === 0
+          ? 'equivalence checks are off (--equivalence-checks 0)'
+          : `beyond the bound of ${request.maxChecks} equivalence checks per plan (--equivalence-checks)`,
+      ),
+    );
+  if (checked.length === 0) return evidence;
+
+  const share: Deadline = ctx.deadline.capped(ctx.deadline.remainingMs() / 2);
+  const call: GitCallContext = { ...ctx, deadline: share };
+  let baseTree: string;
+  let scratch: ScratchObjects;
+  try {
+    baseTree = (
+      await observeGitOk(
+        ['rev-parse', '--verify', '--end-of-options', `${request.baseOid}^{tree}`],
+        call,
+        'git rev-parse (base tree)',
+      )
+    ).trim();
+    scratch = await ScratchObjects.create(request.commonDir);
+  } catch (error) {
+    let why: string;
+    if (error instanceof IncompleteObservationError) why = error.message;
+    else if ((error as NodeJS.ErrnoException).code !== undefined)
+      why = `no private object directory for the probe: ${(error as Error).message}`;
+    else throw error;
+    for (const target of checked) evidence.set(target.ref, skipped(why));
+    return evidence;
+  }
+  const probe: GitCallContext = { ...call, extraEnv: scratchObjectEnv(scratch.objectDir) };
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < checked.length) {
+        const target = checked[next++]!;
+        evidence.set(
+          target.ref,
+          share.isExpired || ctx.signal?.aborted
+            ? skipped('the time share for equivalence checks (half the planning deadline) ran out')
+            : await checkOne(target.oid, baseTree, request, call, probe),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, checked.length) }, worker));
+  } finally {
+    await scratch.remove();
+  }
+  return evidence;
+}
