@@ -8,10 +8,13 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
+import { selectBackend } from './backend.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
 import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { planJj } from './plan-jj.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
 import {
+  type BackendName,
   DEFAULT_PLAN_BOUNDS,
   GIT_PLAN_LIMITS,
   IncompleteObservationError,
@@ -30,6 +33,10 @@ export interface PlanOptions {
   refs?: readonly string[] | undefined;
   /** `--state-dir`: store the plan there (must already exist, mode 0700, outside the repository). */
   stateDir?: string | undefined;
+  /** `--backend`: overrides the choice made from `.jj/` / `.git` at or above PATH. */
+  backend?: BackendName | undefined;
+  /** The environment native tools inherit (hardened per tool); defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
   /** Base for relative paths; defaults to process.cwd(). */
   cwd?: string;
   clock?: Clock;
@@ -66,7 +73,7 @@ function encodedBytes(plan: TidyPlanV1): number {
   return Buffer.byteLength(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
 }
 
-/** Plans tidy for a Git repository. */
+/** Plans tidy for a Git or jj repository. */
 export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
   const deadline = Deadline.after(bounds.deadlineMs);
@@ -101,7 +108,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.targets = [];
     plan.effects = [];
     plan.repository = repositoryFrom(partial);
-    plan.backend.version = partial.gitVersion ?? null;
+    if (plan.backend.name === 'git') plan.backend.version = partial.gitVersion ?? null;
     if (partial.base) plan.base = { ...partial.base };
     if (partial.worktrees) plan.worktrees = planWorktrees(partial.worktrees);
   };
@@ -115,8 +122,12 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     const stateDir = options.stateDir === undefined ? undefined : resolve(cwd, options.stateDir);
     if (stateDir !== undefined) await checkStateDirPrivate(stateDir);
 
+    const path = resolve(cwd, options.path);
+    if (selectBackend(path, options.backend) === 'jj')
+      return await planJj(plan, { deadline, bounds, signal: options.signal }, options.env ?? process.env);
+
     const observation = await observeGit(
-      { path: resolve(cwd, options.path), baseSelector: options.base, refs: explicit },
+      { path, baseSelector: options.base, refs: explicit },
       { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
     );
     const { layout } = observation;

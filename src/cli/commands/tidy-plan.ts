@@ -38,7 +38,7 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
   if (plan.repository) {
     const repo = plan.repository;
     out.push(
-      `repository: ${quote(repo.path)} (git ${quote(plan.backend.version ?? 'unknown version')}, ${repo.object_format}${repo.is_shallow ? ', shallow' : ''})`,
+      `repository: ${quote(repo.path)} (${plan.backend.name} ${quote(plan.backend.version ?? 'unknown version')}, ${repo.object_format}${repo.is_shallow ? ', shallow' : ''})`,
     );
     out.push(
       `  toplevel: ${repo.toplevel === null ? '(none: bare repository or PATH inside the git dir)' : quote(repo.toplevel)}`,
@@ -100,12 +100,16 @@ export async function run(ctx: CommandContext): Promise<number> {
       base: { type: 'string' },
       ref: { type: 'string', multiple: true },
       'state-dir': { type: 'string' },
+      backend: { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
   );
   if (values.base === undefined)
     throw new UsageError('--base is required (a full ref name or object id)', "run 'stw tidy plan --help'");
+  const backend = values.backend;
+  if (backend !== undefined && backend !== 'git' && backend !== 'jj')
+    throw new UsageError(`--backend must be git or jj, not ${quote(backend)}`, "run 'stw tidy plan --help'");
   let bounds: ReturnType<typeof boundsFromEnv>;
   try {
     bounds = boundsFromEnv(ctx.env);
@@ -118,6 +122,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     base: values.base,
     refs: many(values.ref),
     stateDir,
+    backend,
+    env: ctx.env,
     cwd: ctx.cwd,
     clock: ctx.clock,
     bounds,

@@ -1,6 +1,7 @@
 import type { GroupSpec } from '../command.js';
 
-const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--state-dir DIR] [--json]
+const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--state-dir DIR]
+                     [--backend git|jj] [--json]
 
 Decide, for local branches, whether each is provably integrated into an explicit base
 (delete) or must stay (retain), with the evidence and blockers behind every decision.
@@ -23,6 +24,12 @@ Options:
                     directory owned by you with mode 0700, and lie outside the
                     repository, its git dir and every worktree. Without it nothing is
                     written anywhere and plan_id is "".
+  --backend git|jj  Override the backend. By default the nearest directory at or
+                    above PATH holding .jj/ or .git decides; .jj/ (colocated or not)
+                    means jj. The jj backend needs jj >=0.45.0 <0.46.0 on PATH: a
+                    missing jj refuses not-found, another version unsupported, and
+                    there is no fallback to git. This build's jj backend then refuses
+                    unsupported: planning jj bookmarks is not available yet.
   --json            Print the plan as JSON (schema: schemas/tidy-plan-v1.schema.json)
   -h, --help        Show this help
 
