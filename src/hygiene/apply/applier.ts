@@ -7,6 +7,7 @@ import { discoverRepo, git, readIndexFlags, userGitEnv } from '../../core/git.js
 import { describeOutcome } from '../../core/run.js';
 import type { EditKind, Entry, Report } from '../types.js';
 import { applyRewriteToText, type PreparedRewrite } from './generative.js';
+import { placementProblem, readGitlinks } from './placement.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 
 export {
@@ -18,7 +19,7 @@ export {
 } from './text-edits.js';
 
 /**
- * The patch applier (SPEC §2.9): each file is one transaction — read once, guard by
+ * The patch applier (docs/hygiene-clean.md, "The applier"): each file is one transaction — read once, guard by
  * content hash, edit in memory, write once (atomically) — and the result names exactly
  * the paths to stage. It changes the worktree (and, for `git mv`, the index) but never
  * commits; `clean` does that.
@@ -30,6 +31,10 @@ export interface ApplyFaults {
   beforeWrite?: (path: string) => void | Promise<void>;
   /** Called just before `git mv` runs. */
   beforeMove?: (path: string, destination: string) => void | Promise<void>;
+  /** Called while the new bytes sit in the temp file, before it is renamed over the file. */
+  beforeRename?: (path: string) => void | Promise<void>;
+  /** Called just after a file was written, removed or moved (with the move's destination). */
+  afterWrite?: (path: string) => void | Promise<void>;
 }
 
 export interface ApplyOptions {
@@ -50,6 +55,28 @@ export interface ApplyOptions {
    * user's own `git mv`); default: this process's.
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Told, just before each change to the worktree, what the change will leave: the
+   * caller records it durably so that a rollback — now, or by the next run after a
+   * crash — undoes exactly what was done and nothing the user did since.
+   */
+  onEdit?: (edit: RecordedEdit) => void | Promise<void>;
+  /** Where atomic writes keep their temp files (see `writeFileAtomic`); default: beside the file. */
+  tempDir?: string;
+}
+
+/** One change the applier is about to make, as `onEdit` hears of it. */
+export interface RecordedEdit {
+  path: string;
+  /** sha256 of the bytes at `path` before the change. */
+  before_sha256: string;
+  /** sha256 of the bytes that will be at `path` (at `moved_to` for a move). */
+  written_sha256?: string;
+  /** The file will be deleted. */
+  removed?: true;
+  moved_to?: string;
+  /** Folders created for the move's destination, outermost first. */
+  created_dirs?: string[];
 }
 
 export type FileStatus = 'applied' | 'unchanged' | 'skipped' | 'failed';
@@ -59,7 +86,7 @@ export interface FileOutcome {
   status: FileStatus;
   /** The entries on this file that were part of the run, in report order. */
   entries: string[];
-  reason?: SkipReason | 'write-failed' | 'git-mv-failed' | 'cancelled';
+  reason?: SkipReason | FailReason;
   detail?: string;
   /** For a move: where the file went. */
   moved_to?: string;
@@ -114,7 +141,9 @@ async function exists(path: string): Promise<boolean> {
     await lstat(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: a file where a folder on the way should be, so nothing is at `path`.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw error;
   }
 }
@@ -217,7 +246,10 @@ type Transaction =
       moved?: { to: string; createdDirs: string[] };
     }
   | { status: 'skipped'; reason: SkipReason; detail: string }
-  | { status: 'failed'; reason: 'write-failed' | 'git-mv-failed' | 'cancelled'; detail: string };
+  | { status: 'failed'; reason: FailReason; detail: string };
+
+/** `transaction-failed`: an unexpected error inside the file's transaction (an I/O error, say). */
+export type FailReason = 'write-failed' | 'git-mv-failed' | 'cancelled' | 'transaction-failed';
 
 const skip = (reason: SkipReason, detail: string): Transaction => ({ status: 'skipped', reason, detail });
 
@@ -232,6 +264,19 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   const selected = selectEntries(report, options.only);
   const realRoot = await realpath(root);
   const gitDirs = await gitDirsOf(root, deadline);
+  const tx: TransactionContext = {
+    root,
+    realRoot,
+    gitDirs,
+    gitlinks: undefined,
+    deadline,
+    faults,
+    env: options.env,
+    dryRun: options.dryRun === true,
+    onEdit: options.onEdit,
+    tempDir: options.tempDir,
+    rewrites: options.rewrites,
+  };
   const result: ApplyResult = {
     status: 'nothing',
     files: [],
@@ -250,21 +295,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
         reason: 'cancelled',
         detail: options.signal?.aborted ? 'interrupted before this file' : 'out of time before this file',
       };
-    else
-      outcome = await fileTransaction(
-        {
-          root,
-          realRoot,
-          gitDirs,
-          deadline,
-          faults,
-          env: options.env,
-          dryRun: options.dryRun === true,
-          rewrites: options.rewrites,
-        },
-        path,
-        entries,
-      );
+    else outcome = await guardedTransaction(tx, path, entries);
     if (outcome.status === 'failed') failed = true;
     const file: FileOutcome = { path, status: outcome.status, entries: entries.map((entry) => entry.id) };
     if (outcome.status === 'skipped' || outcome.status === 'failed') {
@@ -299,11 +330,36 @@ interface TransactionContext {
   realRoot: string;
   /** Real paths of the repository's git dirs (see `gitDirsOf`). */
   gitDirs: readonly string[];
+  /** The index's gitlinks, read on the first move (see `placementProblem`). */
+  gitlinks: Set<string> | undefined;
   deadline: Deadline;
   faults: ApplyFaults | undefined;
   env: NodeJS.ProcessEnv | undefined;
   dryRun: boolean;
   rewrites: ReadonlyMap<string, PreparedRewrite> | undefined;
+  onEdit: ApplyOptions['onEdit'];
+  tempDir: string | undefined;
+}
+
+/**
+ * Every error inside a file's transaction is that file's `failed` outcome: nothing
+ * escapes, so the caller always learns what was already written (and can undo it).
+ */
+async function guardedTransaction(
+  tx: TransactionContext,
+  path: string,
+  entries: Entry[],
+): Promise<Transaction> {
+  try {
+    return await fileTransaction(tx, path, entries);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      status: 'failed',
+      reason: 'transaction-failed',
+      detail: `${code ? `${code}: ` : ''}${(error as Error).message}`,
+    };
+  }
 }
 
 async function fileTransaction(tx: TransactionContext, path: string, entries: Entry[]): Promise<Transaction> {
@@ -369,9 +425,21 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
     const again = await readFile(absolute);
     if (!again.equals(bytes))
       return skip('content-changed-since-check', 'the file changed while the cleanup ran');
+    const writtenSha256 = removesFile ? undefined : sha256Hex(Buffer.from(edited.text, 'utf8'));
+    await tx.onEdit?.({
+      path,
+      before_sha256: sha256Hex(bytes),
+      ...(removesFile ? { removed: true as const } : { written_sha256: writtenSha256! }),
+    });
     await faults?.beforeWrite?.(path);
     if (removesFile) await unlink(absolute);
-    else await writeFileAtomic(absolute, edited.text, { mode: stats.mode & 0o7777 });
+    else
+      await writeFileAtomic(absolute, edited.text, {
+        mode: stats.mode & 0o7777,
+        ...(tx.tempDir === undefined ? {} : { tempDir: tx.tempDir }),
+        ...(faults?.beforeRename === undefined ? {} : { beforeRename: () => faults.beforeRename!(path) }),
+      });
+    await faults?.afterWrite?.(path);
   } catch (error) {
     return { status: 'failed', reason: 'write-failed', detail: (error as Error).message };
   }
@@ -397,6 +465,10 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
   if (!(await staysInsideRoot(realRoot, dirname(absoluteDestination))))
     return skip('destination-outside-root', 'the destination leads outside the project root');
   if (await exists(absoluteDestination)) return skip('destination-exists', 'the destination already exists');
+  tx.gitlinks ??= await readGitlinks(root, deadline);
+  const misplaced = placementProblem(root, destination, tx.gitlinks);
+  if (misplaced !== undefined)
+    return skip('destination-not-a-folder', `the destination is not inside plain folders: ${misplaced}`);
   if (!(await isTracked(root, path, deadline)))
     return skip('untracked', 'the file is not tracked by git; it has no history to restore from');
 
@@ -410,12 +482,20 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
       toCreate.unshift(missing);
       missing = dirname(missing);
     }
-    for (const dir of toCreate) {
-      await mkdir(dir);
-      createdDirs.push(relative(root, dir).split(sep).join('/'));
-    }
     // What the destination will hold: a rollback removes it only while it still does.
     movedSha256 = sha256Hex(await readFile(join(root, path)));
+    const toRecord = toCreate.map((dir) => relative(root, dir).split(sep).join('/'));
+    await tx.onEdit?.({
+      path,
+      before_sha256: movedSha256,
+      written_sha256: movedSha256,
+      moved_to: destination,
+      created_dirs: toRecord,
+    });
+    for (const [index, dir] of toCreate.entries()) {
+      await mkdir(dir);
+      createdDirs.push(toRecord[index]!);
+    }
     await faults?.beforeMove?.(path, destination);
   } catch (error) {
     await removeCreatedDirs(root, createdDirs);
@@ -431,6 +511,7 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
     await removeCreatedDirs(root, createdDirs);
     return { status: 'failed', reason: 'git-mv-failed', detail: describeOutcome(moved, 'git mv') };
   }
+  await faults?.afterWrite?.(destination);
   return {
     status: 'applied',
     unchanged: [],
