@@ -4,7 +4,8 @@
 // needs no Rust, never collects them.
 // Usage: node scripts/test-jj.mjs [substring filter …]
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -28,9 +29,17 @@ if (files.length === 0) {
   console.error('no jj test files matched');
   process.exit(1);
 }
+// As in scripts/run-tests.mjs: the tidy plan key goes to a private temp dir for the run.
+const stateHome = mkdtempSync(join(tmpdir(), 'stw-jj-test-state-home-'));
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, STW_JJ: jj, PATH: `${dirname(jj)}:${process.env.PATH ?? ''}` },
+  env: {
+    ...process.env,
+    STW_JJ: jj,
+    PATH: `${dirname(jj)}:${process.env.PATH ?? ''}`,
+    XDG_STATE_HOME: stateHome,
+  },
 });
+rmSync(stateHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -99,3 +99,47 @@ export async function probeJj(options: {
     };
   return { kind: 'supported', version: version.join('.') };
 }
+
+export interface JjCallOptions {
+  /** Where jj runs: it finds the workspace from here. */
+  cwd: string;
+  deadline: Deadline;
+  maxBytes: number;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs one jj command (argument array, never a shell) with the hardened arguments and
+ * environment, under the caller's deadline and output bound.
+ */
+export function jj(args: readonly string[], options: JjCallOptions): Promise<RunResult> {
+  return run('jj', [...JJ_HARDENED_ARGS, ...args], {
+    cwd: options.cwd,
+    env: hardenedJjEnv(options.env),
+    deadline: options.deadline,
+    maxBytes: options.maxBytes,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+/**
+ * A jj string literal for a revset or string pattern: `exact:"NAME"` needs the name
+ * quoted, and any `"`, `\` or control character escaped, so that a name is never read
+ * as a pattern, a revset or an option.
+ */
+export function jjStringLiteral(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    if (char === '"' || char === '\\') out += `\\${char}`;
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else out += char;
+  }
+  return `${out}"`;
+}
+
+/** The string pattern that matches exactly NAME (jj's patterns are globs by default). */
+export function jjExact(name: string): string {
+  return `exact:${jjStringLiteral(name)}`;
+}

@@ -70,6 +70,10 @@ export interface JjBookmarks {
   remote: JjRemoteBookmark[];
 }
 
+/** One JSON object per workspace: name, recorded root, and the working-copy commit's ids and parents. */
+export const WORKSPACE_LIST_TEMPLATE =
+  '"{\\"name\\":" ++ json(self.name()) ++ ",\\"root\\":" ++ json(self.root()) ++ ",\\"target\\":{\\"commit_id\\":" ++ json(self.target().commit_id()) ++ ",\\"change_id\\":" ++ json(self.target().change_id()) ++ ",\\"parents\\":" ++ json(self.target().parents().map(|c| c.commit_id())) ++ "}}\\n"';
+
 /** `jj bookmark list --all-remotes -T 'json(self) ++ "\n"'`. */
 export function parseBookmarkList(stdout: string, maxEntries: number): JjBookmarks {
   const what = 'bookmark list';
@@ -101,16 +105,24 @@ export function parseBookmarkList(stdout: string, maxEntries: number): JjBookmar
 
 export interface JjWorkspace {
   name: string;
+  /** The recorded root directory; null when jj has none (absent from `json(self)`). */
+  root: string | null;
   commit_id: string;
   change_id: string;
   parents: string[];
 }
 
-/** `jj workspace list -T 'json(self) ++ "\n"'`. */
+/**
+ * `jj workspace list` with `json(self)` or WORKSPACE_LIST_TEMPLATE (which adds each
+ * workspace's recorded root and leaves out descriptions, whose size is unbounded).
+ */
 export function parseWorkspaceList(stdout: string, maxEntries: number): JjWorkspace[] {
   const what = 'workspace list';
   return lines(stdout, what, maxEntries).map((entry) => {
     if (!isRecord(entry) || typeof entry['name'] !== 'string') return malformed(what, 'an entry has no name');
+    const root = entry['root'];
+    if (root !== undefined && root !== null && (typeof root !== 'string' || root === ''))
+      return malformed(what, 'a root is not a path');
     const target = entry['target'];
     if (!isRecord(target)) return malformed(what, 'an entry has no target commit');
     const { commit_id, change_id, parents } = target;
@@ -118,6 +130,12 @@ export function parseWorkspaceList(stdout: string, maxEntries: number): JjWorksp
     if (typeof change_id !== 'string' || !CHANGE_ID.test(change_id)) return malformed(what, 'bad change id');
     if (!Array.isArray(parents) || !parents.every((p) => typeof p === 'string' && COMMIT_ID.test(p)))
       return malformed(what, 'bad parent list');
-    return { name: entry['name'] as string, commit_id, change_id, parents: parents as string[] };
+    return {
+      name: entry['name'] as string,
+      root: typeof root === 'string' ? root : null,
+      commit_id,
+      change_id,
+      parents: parents as string[],
+    };
   });
 }

@@ -56,7 +56,7 @@ export interface PlanResult {
   exitCode: 0 | 1;
   /** The stored record's path, or null when nothing was stored. */
   recordPath: string | null;
-  /** Git processes the observation ran (bounded, independent of the branch count). */
+  /** Native (git or jj) processes the observation ran (bounded, independent of the branch count). */
   gitCalls: number;
 }
 
@@ -75,6 +75,15 @@ function repositoryFrom(partial: PartialGitObservation): PlanRepository | null {
 
 function encodedBytes(plan: TidyPlanV1): number {
   return Buffer.byteLength(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
+}
+
+function checkRecordSize(plan: TidyPlanV1, bounds: TidyBounds): void {
+  const size = encodedBytes(plan);
+  if (size > bounds.maxRecordBytes)
+    throw new RefusalError(
+      'bound-exceeded',
+      `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
+    );
 }
 
 /** Plans tidy for a Git or jj repository. */
@@ -129,8 +138,24 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     if (stateDir !== undefined) await checkStateDirPrivate(stateDir);
 
     const path = resolve(cwd, options.path);
-    if (selectBackend(path, options.backend) === 'jj')
-      return await planJj(plan, { deadline, bounds, signal: options.signal }, options.env ?? process.env);
+    if (selectBackend(path, options.backend) === 'jj') {
+      const store = await planJj(
+        plan,
+        {
+          path,
+          base: options.base,
+          names: explicit,
+          stateDir,
+          keyFile: options.keyFile,
+          env: options.env ?? process.env,
+        },
+        { deadline, bounds, signal: options.signal },
+        counter,
+      );
+      checkRecordSize(plan, bounds);
+      recordPath = await store(bounds.maxRecordBytes);
+      return { plan, exitCode: 0, recordPath, gitCalls: counter.calls };
+    }
 
     const observation = await observeGit(
       { path, baseSelector: options.base, refs: explicit },
@@ -166,12 +191,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.plan_id = planId;
     plan.effects = effectsFor(plan.targets, planId);
 
-    const size = encodedBytes(plan);
-    if (size > bounds.maxRecordBytes)
-      throw new RefusalError(
-        'bound-exceeded',
-        `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
-      );
+    checkRecordSize(plan, bounds);
     if (stateDir !== undefined && plan.status === 'complete') {
       const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
       const binding = await readGitBinding(layout.commonDir, observation.base.oid, {

@@ -20,7 +20,7 @@ describe('tidy backend selection against the pinned jj', () => {
     plain.cleanup();
   });
 
-  it('selects jj for colocated and non-colocated repositories, records the version, never falls back to git', async () => {
+  it('selects jj for colocated and non-colocated repositories, records the version, never reads through git', async () => {
     assert.ok(existsSync(join(colocated.dir, '.git')), 'the colocated repository has .git');
     assert.ok(!existsSync(join(plain.dir, '.git')), 'the non-colocated repository has no .git');
     for (const repo of [colocated, plain]) {
@@ -29,13 +29,23 @@ describe('tidy backend selection against the pinned jj', () => {
         cwd: repo.dir,
         env: jjTestEnv({ STW_NOW }),
       });
-      assert.equal(result.code, 1, result.stderr);
       const plan = checkedPlan(result.json);
       assert.equal(plan.backend.name, 'jj');
       assert.equal(plan.backend.version, '0.45.1');
-      assert.equal(plan.status, 'refused');
-      assert.equal(plan.refusal?.code, 'unsupported');
-      assert.deepEqual(plan.targets, []);
+      if (repo === colocated) {
+        assert.equal(result.code, 0, result.stderr);
+        assert.equal(plan.status, 'complete');
+        // A bookmark, not Git's refs/heads/main; the working copy sits on it.
+        assert.deepEqual(
+          plan.targets.map((target) => [target.ref, target.reasons]),
+          [['main', ['integrated', 'is-base', 'workspace-revision']]],
+        );
+      } else {
+        // The new repository has no bookmark main: the base is unresolved, never guessed.
+        assert.equal(result.code, 1, result.stderr);
+        assert.equal(plan.refusal?.code, 'base-unresolved');
+        assert.deepEqual(plan.targets, []);
+      }
       // Nothing ran an operation (no snapshot, no import).
       assert.equal(repo.jj(['op', 'log', '--no-graph', '-T', 'id ++ "\\n"']), before);
     }

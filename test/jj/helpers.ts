@@ -66,6 +66,46 @@ export class JjRepo {
     return this.jj(['log', '--no-graph', '-r', '@-', '-T', 'commit_id']).trim();
   }
 
+  /** The current operation id. */
+  op(): string {
+    return this.jj(['op', 'log', '--no-graph', '-n1', '-T', 'id']).trim();
+  }
+
+  /** The whole operation log's ids, newest first (to prove that a command ran no operation). */
+  opLog(): string {
+    return this.jj(['--ignore-working-copy', 'op', 'log', '--no-graph', '-T', 'id ++ "\\n"']);
+  }
+
+  /** `commit_id` and `change_id` of one revision. */
+  ids(revset: string): { commit: string; change: string } {
+    const [commit, change] = this.jj([
+      'log',
+      '--no-graph',
+      '-r',
+      revset,
+      '-T',
+      'commit_id ++ " " ++ change_id',
+    ])
+      .trim()
+      .split(' ');
+    return { commit: commit as string, change: change as string };
+  }
+
+  /** Local bookmarks and their targets (`json(self)`), as a sorted list of lines. */
+  bookmarkLines(): string[] {
+    return this.jj([
+      '--ignore-working-copy',
+      'bookmark',
+      'list',
+      '--all-remotes',
+      '-T',
+      'json(self) ++ "\\n"',
+    ])
+      .split('\n')
+      .filter((line) => line !== '')
+      .sort();
+  }
+
   cleanup(): void {
     rmSync(dirname(this.dir), { recursive: true, force: true });
   }
@@ -78,4 +118,23 @@ export function makeJjRepo(options: { colocate?: boolean } = {}): JjRepo {
   const args = ['git', 'init', options.colocate === false ? '--no-colocate' : '--colocate', dir];
   execFileSync(jjBinary(), args, { cwd: parent, env: jjTestEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   return new JjRepo(dir);
+}
+
+/**
+ * Makes bookmark NAME of a colocated `repo` tracked with remote `origin`, whose URL is a
+ * second local jj repository. `jj git fetch` needs git >= 2.41 (not every machine has it),
+ * so the remote-tracking ref is written into the backing Git repository directly — at
+ * the commit the remote repository's bookmark would bring — then imported and tracked.
+ */
+export function trackWithRemote(repo: JjRepo, name: string, commit: string): JjRepo {
+  const remote = makeJjRepo({ colocate: false });
+  repo.jj(['git', 'remote', 'add', 'origin', join(remote.dir, '.jj', 'repo', 'store', 'git')]);
+  execFileSync('git', ['update-ref', `refs/remotes/origin/${name}`, commit], {
+    cwd: repo.dir,
+    env: testEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  repo.jj(['git', 'import']);
+  repo.jj(['bookmark', 'track', name, '--remote=origin']);
+  return remote;
 }

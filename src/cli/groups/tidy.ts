@@ -39,8 +39,10 @@ Options:
                     above PATH holding .jj/ or .git decides; .jj/ (colocated or not)
                     means jj. The jj backend needs jj >=0.45.0 <0.46.0 on PATH: a
                     missing jj refuses not-found, another version unsupported, and
-                    there is no fallback to git. This build's jj backend then refuses
-                    unsupported: planning jj bookmarks is not available yet.
+                    there is no fallback to git. On jj, --base and --ref are bookmark
+                    names (main, topic), taken literally, and the repository is
+                    observed at one pinned operation without snapshotting the working
+                    copy (docs/tidy.md, "jj repositories").
   --json            Print the plan as JSON (schema: schemas/tidy-plan-v1.schema.json)
   -h, --help        Show this help
 
@@ -57,6 +59,15 @@ Decisions:
   then — or changed while observed), unsupported (symbolic branch ref, or a tip that is not a commit).
   Not evaluated: squash/patch equivalence, pull requests, remotes. No network.
   Replace objects and grafts are ignored.
+
+Decisions on jj (bookmarks; deleting one never abandons its change):
+  integrated / not-integrated (jj log -r 'bookmarks(exact:"NAME") &
+  ::bookmarks(exact:"BASE")'), is-base, workspace-revision (a workspace's working
+  copy is the commit or sits on it), conflicted (several targets), remote-associated
+  (the same name on a real remote, tracked or not; not the git pseudo-remote),
+  uncertain (shallow backing repository), unsupported (stw-recovery/... bookmarks,
+  which are never selected implicitly). The plan records the operation id it was
+  observed at; commit, change and operation ids are separate fields.
 
 Owned task retirement (the second form; exclusive with --ref; docs/tasks.md):
   --task ID         A task recorded by 'stw task create' in --state-dir (required)
