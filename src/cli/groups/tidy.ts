@@ -131,6 +131,23 @@ after any failure):
   4. journal the outcomes, verify (branch gone, recovery ref at the commit), journal it
 No hooks run; nothing is fetched, pushed or garbage-collected. Recovery refs stay.
 
+On jj (a plan made with the jj backend), one action at a time, never batched:
+  1. revalidate at a fresh operation: the current operation must be the plan's (or the
+     last one this apply made and verified) — any other operation refuses the rest of
+     the plan as stale-proof, naming what it changed — and the bookmark must still be
+     at its commit and decide delete
+  2. journal the intent with that operation id
+  3. jj bookmark create stw-recovery/<plan_id>/<action_id> -r commit_id(<commit>)
+  4. jj bookmark delete exact:"NAME" (both with --ignore-working-copy)
+  5. check each new operation's parent is the one before it, and the whole bookmark
+     and workspace delta is exactly the planned one; anything else is reported
+     (manual-review-required) and stops the run
+  6. journal the outcome, verify, journal it
+jj has no per-bookmark compare-and-swap: a jj delete is not atomic, and these checks
+detect a concurrent change rather than prevent it. The change is never abandoned;
+nothing is pushed or fetched. Restore with the printed command, e.g.
+  jj bookmark create finished-task -r 'bookmarks(exact:"stw-recovery/<plan_id>/1")'
+
 Refused as well: a plan record edited by hand (its HMAC fails: tampered-plan), and a
 plan whose repository was replaced or moved (repository-changed).
 
@@ -185,7 +202,8 @@ List the recovery refs (refs/stw-recovery/<plan_id>/<action_id>) in a repository
 one's commit, plan and action, and — from the plans and journals stored in DIR — the
 branch it preserves, when it was pinned, and the command that restores the branch.
 Without --state-dir the branch is unknown and the time is the loose ref file's, if any.
-Removes nothing.
+Removes nothing. Git recovery refs only: on jj, recovery pins are bookmarks; list them
+with jj bookmark list 'glob:stw-recovery/*'.
 
 Arguments:
   PATH              The repository (default: the current directory)
