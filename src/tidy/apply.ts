@@ -13,6 +13,7 @@ import type { Journal } from '../core/fs-atomic.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
+import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './apply-jj.js';
 import { bindingMismatch, readGitBinding } from './binding-git.js';
 import { decideBranch, planWorktrees } from './decide.js';
 import {
@@ -45,6 +46,7 @@ import {
   type PlanEffect,
   type PlanWorktree,
   type RepositoryBinding,
+  recoveryBookmarkFor,
   recoveryRefFor,
   type TidyBounds,
   type TidyPlanV1,
@@ -107,9 +109,16 @@ export interface TidyApplyResult {
 }
 
 /** Protocol boundaries at which the test-only checkpoint is called (crash injection). */
-export type TidyApplyStep = 'after-intent' | 'after-transaction' | 'after-outcome' | 'after-verified';
+/** `after-pin` is jj's (after the recovery bookmark, before the delete); git pins inside its transaction. */
+export type TidyApplyStep =
+  | 'after-intent'
+  | 'after-pin'
+  | 'after-transaction'
+  | 'after-outcome'
+  | 'after-verified';
 export const TIDY_APPLY_STEPS: readonly TidyApplyStep[] = [
   'after-intent',
+  'after-pin',
   'after-transaction',
   'after-outcome',
   'after-verified',
@@ -133,6 +142,8 @@ export interface TidyApplyOptions {
   bounds?: TidyBounds;
   /** The plan key that authenticates stored plans; defaults to `planKeyPath()`. */
   keyFile?: string | undefined;
+  /** The environment native tools inherit (hardened per tool); defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
   /** Called after each action settles. */
   onProgress?: (event: TidyApplyProgress) => void;
   /** TEST-ONLY: called at each protocol boundary; the CLI uses it for crash injection. */
@@ -199,13 +210,11 @@ function tampered(planId: string, why: string): RefusalError {
  * record to what the planner wrote; this rejects a planner bug or a forged-but-hashed record.
  */
 function checkPlanEffects(plan: TidyPlanV1): void {
-  if (plan.backend.name !== 'git')
-    throw new RefusalError(
-      'unsupported-backend',
-      `plan ${plan.plan_id} uses the ${plan.backend.name} backend; apply supports git`,
-    );
   if (plan.repository === null || plan.base.oid === null)
     throw tampered(plan.plan_id, 'has no repository or base');
+  if (plan.backend.name === 'jj' && plan.jj === undefined)
+    throw tampered(plan.plan_id, 'is a jj plan without its observed operation');
+  const recoveryName = plan.backend.name === 'jj' ? recoveryBookmarkFor : recoveryRefFor;
   const deletable = new Map(plan.targets.filter((t) => t.decision === 'delete').map((t) => [t.ref, t.oid]));
   if (plan.effects.length !== deletable.size)
     throw tampered(plan.plan_id, 'has effects that do not match its targets');
@@ -215,7 +224,7 @@ function checkPlanEffects(plan: TidyPlanV1): void {
       throw tampered(plan.plan_id, `has an unexpected effect at position ${index + 1}`);
     if (deletable.get(effect.ref) !== effect.old_oid || seen.has(effect.ref))
       throw tampered(plan.plan_id, `effect ${effect.action_id} does not match a delete target`);
-    if (effect.recovery_ref !== recoveryRefFor(plan.plan_id, effect.action_id))
+    if (effect.recovery_ref !== recoveryName(plan.plan_id, effect.action_id))
       throw tampered(plan.plan_id, `effect ${effect.action_id} names an unexpected recovery ref`);
     seen.add(effect.ref);
   });
@@ -224,7 +233,13 @@ function checkPlanEffects(plan: TidyPlanV1): void {
 function repositoryPaths(plan: TidyPlanV1): string[] {
   const repo = plan.repository;
   if (repo === null) return [];
-  const paths = [repo.path, repo.git_dir, repo.common_dir, ...plan.worktrees.map((w) => w.path)];
+  const paths = [
+    repo.path,
+    repo.git_dir,
+    repo.common_dir,
+    ...plan.worktrees.map((w) => w.path),
+    ...(plan.jj?.workspaces ?? []).map((w) => w.root ?? ''),
+  ];
   if (repo.toplevel !== null) paths.push(repo.toplevel);
   return paths;
 }
@@ -341,7 +356,7 @@ function stoppedBy(deadline: Deadline, signal: AbortSignal | undefined): 'deadli
   return undefined;
 }
 
-function finalStatus(result: TidyApplyResult, deletedThisRun: number): TidyApplyStatus {
+export function finalStatus(result: TidyApplyResult, deletedThisRun: number): TidyApplyStatus {
   const outcomes = result.actions.map((a) => a.outcome);
   const done = outcomes.filter((o) => o === 'deleted' || o === 'already-done').length;
   if (result.interruption !== null) return deletedThisRun > 0 ? 'partial' : 'cancelled';
@@ -419,6 +434,30 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
     if (error instanceof RefusalError) return refused(result, error);
     if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
     throw error;
+  }
+  if (plan.backend.name === 'jj') {
+    result.limitations = [...TIDY_APPLY_JJ_LIMITATIONS];
+    const jjRun = new JjApplyRun({
+      plan,
+      binding,
+      result,
+      stateDir,
+      journalPath: path,
+      bounds,
+      deadline,
+      options,
+      now,
+      env: options.env ?? process.env,
+    });
+    try {
+      await jjRun.execute();
+    } finally {
+      jjRun.journal?.close();
+      lock.release();
+    }
+    result.status = finalStatus(result, jjRun.deleted);
+    result.journal = existsSync(path) ? path : null;
+    return result;
   }
   const run = new ApplyRun(plan, binding, effects, result, stateDir, bounds, deadline, options, now);
   try {

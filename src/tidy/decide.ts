@@ -190,15 +190,24 @@ export function decideGitTargets(observation: GitObservation): PlanTarget[] {
   return observation.branches.map((branch) => decideBranch(branch, observation));
 }
 
-/** One delete-ref effect per delete target, in target order; recovery refs need a plan id. */
-export function effectsFor(targets: readonly PlanTarget[], planId: string): PlanEffect[] {
+/**
+ * One delete-ref effect per delete target, in target order; recovery names need a plan
+ * id (Git: a private ref, jj: a bookmark — `recoveryName`).
+ */
+export function effectsFor(
+  targets: readonly PlanTarget[],
+  planId: string,
+  recoveryName: (planId: string, actionId: number) => string = recoveryRefFor,
+): PlanEffect[] {
   return targets
-    .filter((target) => target.decision === 'delete')
+    .filter(
+      (target): target is PlanTarget & { oid: string } => target.decision === 'delete' && target.oid !== null,
+    )
     .map((target, index) => ({
       action_id: index + 1,
       type: 'delete-ref' as const,
       ref: target.ref,
       old_oid: target.oid,
-      recovery_ref: planId === '' ? null : recoveryRefFor(planId, index + 1),
+      recovery_ref: planId === '' ? null : recoveryName(planId, index + 1),
     }));
 }

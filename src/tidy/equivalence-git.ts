@@ -267,7 +267,11 @@ export async function readEquivalence(
   ctx: GitCallContext,
 ): Promise<Map<string, PlanEquivalence>> {
   const evidence = new Map<string, PlanEquivalence>();
-  const candidates = targets.filter((target) => target.reasons.includes('not-integrated'));
+  // A Git target always has its tip (only a conflicted jj bookmark has none).
+  const candidates = targets.filter(
+    (target): target is PlanTarget & { oid: string } =>
+      target.oid !== null && target.reasons.includes('not-integrated'),
+  );
   if (candidates.length === 0) return evidence;
   const checked = candidates.slice(0, request.maxChecks);
   for (const target of candidates.slice(checked.length))

@@ -32,6 +32,8 @@ export interface IntentRecord {
   ref: string;
   old_oid: string;
   recovery_ref: string;
+  /** jj: the operation the action was revalidated at (its effects must descend from it). */
+  operation?: string;
   at: string;
 }
 
@@ -44,12 +46,16 @@ export interface OutcomeRecord {
   reason?: string;
   /** True when the outcome was established by inspecting the repository after an interruption. */
   recovered?: boolean;
+  /** jj: the operation after the action's effects. */
+  operation?: string;
   at: string;
 }
 
 export interface VerifiedRecord {
   type: 'verified';
   action_id: number;
+  /** jj: the operation at which the postcondition was verified. */
+  operation?: string;
   at: string;
 }
 
@@ -131,6 +137,9 @@ function checkRecord(raw: unknown, path: string, line: number): JournalRecord {
   const id = raw['action_id'];
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
     throw corrupt(path, line, 'record without a valid action_id');
+  const operation = raw['operation'];
+  if (operation !== undefined && (typeof operation !== 'string' || !/^[0-9a-f]{128}$/.test(operation)))
+    throw corrupt(path, line, 'malformed jj operation id');
   switch (raw['type']) {
     case 'intent':
       if (

@@ -8,13 +8,16 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
+import { selectBackend } from './backend.js';
 import { readGitBinding } from './binding-git.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
 import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './equivalence-git.js';
 import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { planJj } from './plan-jj.js';
 import { loadOrCreatePlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
 import {
+  type BackendName,
   DEFAULT_PLAN_BOUNDS,
   GIT_PLAN_LIMITS,
   IncompleteObservationError,
@@ -38,6 +41,10 @@ export interface PlanOptions {
    * branches (default DEFAULT_EQUIVALENCE_CHECKS; 0 checks none).
    */
   equivalenceChecks?: number | undefined;
+  /** `--backend`: overrides the choice made from `.jj/` / `.git` at or above PATH. */
+  backend?: BackendName | undefined;
+  /** The environment native tools inherit (hardened per tool); defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
   /** The plan key that authenticates stored plans; defaults to `planKeyPath()` (created on first use). */
   keyFile?: string | undefined;
   /** Base for relative paths; defaults to process.cwd(). */
@@ -55,7 +62,7 @@ export interface PlanResult {
   exitCode: 0 | 1;
   /** The stored record's path, or null when nothing was stored. */
   recordPath: string | null;
-  /** Git processes the observation ran (bounded, independent of the branch count). */
+  /** Native (git or jj) processes the observation ran (bounded, independent of the branch count). */
   gitCalls: number;
 }
 
@@ -76,7 +83,16 @@ function encodedBytes(plan: TidyPlanV1): number {
   return Buffer.byteLength(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
 }
 
-/** Plans tidy for a Git repository. */
+function checkRecordSize(plan: TidyPlanV1, bounds: TidyBounds): void {
+  const size = encodedBytes(plan);
+  if (size > bounds.maxRecordBytes)
+    throw new RefusalError(
+      'bound-exceeded',
+      `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
+    );
+}
+
+/** Plans tidy for a Git or jj repository. */
 export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
   const deadline = Deadline.after(bounds.deadlineMs);
@@ -112,7 +128,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.targets = [];
     plan.effects = [];
     plan.repository = repositoryFrom(partial);
-    plan.backend.version = partial.gitVersion ?? null;
+    if (plan.backend.name === 'git') plan.backend.version = partial.gitVersion ?? null;
     if (partial.base)
       plan.base = { selector: partial.base.selector, ref: partial.base.ref, oid: partial.base.oid };
     if (partial.worktrees) plan.worktrees = planWorktrees(partial.worktrees);
@@ -127,8 +143,28 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     const stateDir = options.stateDir === undefined ? undefined : resolve(cwd, options.stateDir);
     if (stateDir !== undefined) await checkStateDirPrivate(stateDir);
 
+    const path = resolve(cwd, options.path);
+    if (selectBackend(path, options.backend) === 'jj') {
+      const store = await planJj(
+        plan,
+        {
+          path,
+          base: options.base,
+          names: explicit,
+          stateDir,
+          keyFile: options.keyFile,
+          env: options.env ?? process.env,
+        },
+        { deadline, bounds, signal: options.signal },
+        counter,
+      );
+      checkRecordSize(plan, bounds);
+      recordPath = await store(bounds.maxRecordBytes);
+      return { plan, exitCode: 0, recordPath, gitCalls: counter.calls };
+    }
+
     const observation = await observeGit(
-      { path: resolve(cwd, options.path), baseSelector: options.base, refs: explicit },
+      { path, baseSelector: options.base, refs: explicit },
       { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
     );
     const { layout } = observation;
@@ -176,12 +212,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.plan_id = planId;
     plan.effects = effectsFor(plan.targets, planId);
 
-    const size = encodedBytes(plan);
-    if (size > bounds.maxRecordBytes)
-      throw new RefusalError(
-        'bound-exceeded',
-        `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
-      );
+    checkRecordSize(plan, bounds);
     if (stateDir !== undefined && plan.status === 'complete') {
       const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
       const binding = await readGitBinding(layout.commonDir, observation.base.oid, {

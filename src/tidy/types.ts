@@ -31,8 +31,20 @@ export const GIT_REASON_CODES: readonly ReasonCode[] = [
   'unsupported',
 ];
 
+/** Reasons the jj backend can produce. */
+export const JJ_REASON_CODES: readonly ReasonCode[] = [
+  'integrated',
+  'not-integrated',
+  'is-base',
+  'workspace-revision',
+  'conflicted',
+  'remote-associated',
+  'uncertain',
+  'unsupported',
+];
+
 /** Reasons that block deletion even of an integrated target. */
-export const BLOCKER_REASONS = ['is-base', 'checked-out', 'worktree-head'] as const;
+export const BLOCKER_REASONS = ['is-base', 'checked-out', 'worktree-head', 'workspace-revision'] as const;
 export type BlockerReason = (typeof BLOCKER_REASONS)[number];
 
 export type Decision = 'delete' | 'retain';
@@ -48,6 +60,18 @@ export const GIT_PLAN_LIMITS: readonly string[] = [
   'replace objects and grafts ignored',
   'observation is a sample, not a transaction: apply revalidates each action',
 ];
+
+/** Capability limits every jj plan states. */
+export const JJ_PLAN_LIMITS: readonly string[] = [
+  'native ancestry only: squash/patch equivalence not evaluated',
+  'forge (pull request) state not consulted; no network, no jj git fetch',
+  'observed at one pinned operation without snapshotting: disk state is not observed, so working-copy cleanliness is not established',
+  'deleting a bookmark never abandons its change; jj has no per-bookmark compare-and-swap, so apply checks the operation parent and the whole bookmark delta instead',
+  'observation is a sample, not a transaction: apply revalidates at a fresh operation',
+];
+
+/** How the jj backend establishes ancestry (recorded on each target). */
+export const JJ_ANCESTRY_METHOD = 'jj log -r \'bookmarks(exact:"NAME") & ::bookmarks(exact:"BASE")\'';
 
 /** How the Git backend establishes ancestry (recorded on each target). */
 export const GIT_ANCESTRY_METHOD = 'git for-each-ref --merged';
@@ -191,8 +215,10 @@ export interface PlanWorktreeOperation {
 
 export interface PlanBlocker {
   reason: BlockerReason;
-  /** The worktree that holds the target, or null (is-base). */
+  /** The worktree (jj: workspace root) that holds the target, or null (is-base, or a jj workspace whose root is not recorded). */
   worktree: string | null;
+  /** jj: the name of the workspace whose working copy uses the target. Absent on Git. */
+  workspace?: string;
   /**
    * For `checked-out`: the rebase or bisect in progress through which the worktree holds
    * the branch; null for a plain checkout and other reasons. Absent in older plans.
@@ -238,13 +264,27 @@ export interface PlanEquivalence {
   detail: string;
 }
 
+/** jj facts about one bookmark target, beside the backend-independent fields. */
+export interface JjTargetFacts {
+  /** The change id of the target commit; null for a conflicted bookmark. */
+  change_id: string | null;
+  /** The bookmark's target as jj lists it: one commit, or the sides of a conflict (null: absent side). */
+  targets: (string | null)[];
+  /** Bookmarks of the same name on real remotes (never the `git` pseudo-remote of a colocated repository). */
+  remotes: { remote: string; tracked: boolean; targets: (string | null)[] }[];
+}
+
 export interface PlanTarget {
+  /** Git: the full ref name; jj: the bookmark name. */
   ref: string;
-  oid: string;
+  /** Git: the tip; jj: the commit id. null only for a conflicted jj bookmark (see `jj.targets`). */
+  oid: string | null;
   decision: Decision;
   reasons: ReasonCode[];
   evidence: PlanEvidence;
   blockers: PlanBlocker[];
+  /** jj only. */
+  jj?: JjTargetFacts;
 }
 
 export interface PlanEffect {
@@ -252,7 +292,7 @@ export interface PlanEffect {
   type: 'delete-ref';
   ref: string;
   old_oid: string;
-  /** `refs/stw-recovery/<plan_id>/<action_id>`; null in a stateless plan. */
+  /** Git: `refs/stw-recovery/<plan_id>/<action_id>`; jj: the bookmark `stw-recovery/<plan_id>/<action_id>`; null in a stateless plan. */
   recovery_ref: string | null;
 }
 
@@ -261,6 +301,26 @@ export interface PlanRefusal {
   message: string;
   /** What to do instead (a selection command, the full refs matching a short name). */
   hint?: string;
+}
+
+/** One jj workspace as observed at the pinned operation. */
+export interface JjPlanWorkspace {
+  name: string;
+  /** Its root directory as jj records it; null when not recorded. */
+  root: string | null;
+  /** Its working-copy commit and that commit's change id (distinct id spaces). */
+  commit_id: string;
+  change_id: string;
+  parents: string[];
+}
+
+/** What a jj plan observed, beside the backend-independent fields. */
+export interface JjPlanFacts {
+  /** The operation every observation ran at (`--at-op`). */
+  operation_id: string;
+  /** The workspace PATH is in. */
+  workspace: string;
+  workspaces: JjPlanWorkspace[];
 }
 
 export interface TidyPlanV1 {
@@ -280,6 +340,8 @@ export interface TidyPlanV1 {
   effects: PlanEffect[];
   limits: string[];
   refusal: PlanRefusal | null;
+  /** jj only: the pinned operation and the workspaces. */
+  jj?: JjPlanFacts;
 }
 
 export const PLAN_SCHEMA_FILE = 'tidy-plan-v1.schema.json';
@@ -317,6 +379,13 @@ export interface StoredPlanRecord {
 
 export const PLAN_ID_PATTERN = /^[0-9a-f]{32}$/;
 export const RECOVERY_REF_PREFIX = 'refs/stw-recovery/';
+
+export const JJ_RECOVERY_PREFIX = 'stw-recovery/';
+
+/** The recovery bookmark for one action of a stored jj plan. */
+export function recoveryBookmarkFor(planId: string, actionId: number): string {
+  return `${JJ_RECOVERY_PREFIX}${planId}/${actionId}`;
+}
 
 /** The private recovery ref for one action of a stored plan. */
 export function recoveryRefFor(planId: string, actionId: number): string {
@@ -356,6 +425,7 @@ export type IncompleteCode =
   | 'cancelled'
   | 'git-not-found'
   | 'git-failed'
+  | 'jj-failed'
   | 'malformed-output';
 
 /** Evidence could not be observed completely (truncated, timed out, failed): never a decision. */

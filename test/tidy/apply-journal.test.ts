@@ -63,6 +63,21 @@ describe('apply journal', () => {
     assert.equal(loaded.states.get(2)?.attempts, 1);
   });
 
+  it('keeps the jj operation ids a record names', async () => {
+    const op = 'c'.repeat(128);
+    const path = await writeRecords(stateDir(), [
+      { ...intent(1), operation: op },
+      { type: 'outcome', action_id: 1, result: 'deleted', operation: op, at: AT },
+      { type: 'verified', action_id: 1, operation: op, at: AT },
+    ]);
+    const loaded = await loadJournal(path, ACTIONS, 1 << 20);
+    assert.equal(loaded.states.get(1)?.phase, 'verified');
+    assert.deepEqual(
+      loaded.records.map((record) => (record as { operation?: string }).operation),
+      [op, op, op],
+    );
+  });
+
   it('allows a new attempt after an outcome that found no effect', async () => {
     const dir = stateDir();
     const path = await writeRecords(dir, [
@@ -86,6 +101,7 @@ describe('apply journal', () => {
     ['an intent that names another OID', [{ ...intent(1), old_oid: 'b'.repeat(40) }]],
     ['an intent that names another pin', [{ ...intent(1), recovery_ref: 'refs/heads/main' }]],
     ['an unknown record type', [{ type: 'rollback', action_id: 1, at: AT }]],
+    ['a jj operation id that is not 128 hex digits', [{ ...intent(1), operation: 'abc' }]],
   ] as const) {
     it(`refuses ${name} as journal-corrupt`, async () => {
       const path = await writeRecords(stateDir(), [...records]);

@@ -152,6 +152,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     clock: ctx.clock,
     signal: ctx.signal,
     bounds,
+    env: ctx.env,
     onProgress: (event) => output.progress(`  ${event.action_id}. ${event.outcome} ${quote(event.ref)}`),
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });

@@ -12,7 +12,17 @@ import { hasRetirementFlags, type RetirementFlags } from './tidy-retire-flags.js
 
 function describeTarget(target: PlanTarget, style: Style): string[] {
   const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
-  const out = [`  ${decision}  ${quote(target.ref)}  ${target.oid}  [${target.reasons.join(', ')}]`];
+  const at = target.oid ?? 'conflicted';
+  const out = [`  ${decision}  ${quote(target.ref)}  ${at}  [${target.reasons.join(', ')}]`];
+  if (target.jj !== undefined) {
+    if (target.jj.change_id !== null) out.push(`          change id: ${target.jj.change_id}`);
+    if (target.oid === null)
+      out.push(`          sides: ${target.jj.targets.map((side) => side ?? '(absent)').join(', ')}`);
+    for (const remote of target.jj.remotes)
+      out.push(
+        `          remote bookmark ${quote(`${target.ref}@${remote.remote}`)} (${remote.tracked ? 'tracked' : 'not tracked'}) at ${remote.targets.map((side) => side ?? '(absent)').join(', ')}`,
+      );
+  }
   const ancestor = target.evidence.ancestor_of_base;
   out.push(
     `          ancestor of base: ${ancestor === null ? 'not established' : ancestor ? 'yes' : 'no'} (${target.evidence.method})`,
@@ -25,7 +35,7 @@ function describeTarget(target: PlanTarget, style: Style): string[] {
   out.push(...describeEquivalence(target.evidence.equivalence, style));
   for (const blocker of target.blockers)
     out.push(
-      `          blocker: ${blocker.reason}${blocker.operation ? ` (${blocker.operation} in progress)` : ''}${blocker.worktree === null ? '' : ` in worktree ${quote(blocker.worktree)}`}`,
+      `          blocker: ${blocker.reason}${blocker.operation ? ` (${blocker.operation} in progress)` : ''}${blocker.workspace === undefined ? '' : ` in workspace ${quote(blocker.workspace)}`}${blocker.worktree === null ? '' : ` ${blocker.workspace === undefined ? 'in worktree' : 'at'} ${quote(blocker.worktree)}`}`,
     );
   return out;
 }
@@ -61,21 +71,35 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
   if (plan.repository) {
     const repo = plan.repository;
     out.push(
-      `repository: ${quote(repo.path)} (git ${quote(plan.backend.version ?? 'unknown version')}, ${repo.object_format}${repo.is_shallow ? ', shallow' : ''})`,
+      `repository: ${quote(repo.path)} (${plan.backend.name} ${quote(plan.backend.version ?? 'unknown version')}, ${repo.object_format}${repo.is_shallow ? ', shallow' : ''})`,
     );
-    out.push(
-      `  toplevel: ${repo.toplevel === null ? '(none: bare repository or PATH inside the git dir)' : quote(repo.toplevel)}`,
-    );
-    out.push(`  git dir: ${quote(repo.git_dir)}  common dir: ${quote(repo.common_dir)}`);
+    if (plan.jj !== undefined) {
+      out.push(`  workspace: ${quote(plan.jj.workspace)} at ${quote(repo.toplevel ?? '')}`);
+      out.push(`  jj repo dir: ${quote(repo.common_dir)}  backing git dir: ${quote(repo.git_dir)}`);
+      out.push(`  observed at operation ${plan.jj.operation_id} (without snapshotting the working copy)`);
+    } else {
+      out.push(
+        `  toplevel: ${repo.toplevel === null ? '(none: bare repository or PATH inside the git dir)' : quote(repo.toplevel)}`,
+      );
+      out.push(`  git dir: ${quote(repo.git_dir)}  common dir: ${quote(repo.common_dir)}`);
+    }
   }
+  const baseKind = plan.backend.name === 'jj' ? 'bookmark' : 'ref';
   out.push(
-    `base: ${quote(plan.base.selector)}${plan.base.ref === null ? '' : ` (ref ${quote(plan.base.ref)})`}${plan.base.oid === null ? ' (unresolved)' : ` at ${plan.base.oid}`}`,
+    `base: ${quote(plan.base.selector)}${plan.base.ref === null ? '' : ` (${baseKind} ${quote(plan.base.ref)})`}${plan.base.oid === null ? ' (unresolved)' : ` at ${plan.base.oid}`}`,
   );
   out.push(
     plan.selection.mode === 'explicit'
-      ? `selection: ${plan.selection.refs.length} explicit ref(s)`
-      : `selection: all local branches (${plan.selection.refs.length})`,
+      ? `selection: ${plan.selection.refs.length} explicit ${plan.backend.name === 'jj' ? 'bookmark' : 'ref'}(s)`
+      : `selection: all local ${plan.backend.name === 'jj' ? 'bookmarks' : 'branches'} (${plan.selection.refs.length})`,
   );
+  if (plan.jj !== undefined && plan.jj.workspaces.length > 0) {
+    out.push('workspaces:');
+    for (const w of plan.jj.workspaces)
+      out.push(
+        `  ${quote(w.name)}  ${w.root === null ? '(root not recorded)' : quote(w.root)}  working copy ${w.commit_id} (change ${w.change_id}), parents ${w.parents.join(', ') || '(none)'}`,
+      );
+  }
   if (plan.worktrees.length > 0) {
     out.push('worktrees:');
     for (const worktree of plan.worktrees) {
@@ -104,7 +128,7 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
     out.push('effects apply would perform (after --authorize):');
     for (const effect of plan.effects)
       out.push(
-        `  ${effect.action_id}. delete ${quote(effect.ref)} at ${effect.old_oid}${effect.recovery_ref === null ? '' : `, recovery ref ${quote(effect.recovery_ref)} first`}`,
+        `  ${effect.action_id}. delete ${quote(effect.ref)} at ${effect.old_oid}${effect.recovery_ref === null ? '' : `, recovery ${plan.backend.name === 'jj' ? 'bookmark' : 'ref'} ${quote(effect.recovery_ref)} first`}`,
       );
   }
   out.push('limits:');
@@ -173,6 +197,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       'refs-from': { type: 'string' },
       'equivalence-checks': { type: 'string' },
       'state-dir': { type: 'string' },
+      backend: { type: 'string' },
       task: { type: 'string' },
       owner: { type: 'string' },
       'remove-registration': { type: 'boolean' },
@@ -195,6 +220,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   };
   if (values.base === undefined)
     throw new UsageError('--base is required (a full ref name or object id)', hint);
+  const backend = values.backend;
+  if (backend !== undefined && backend !== 'git' && backend !== 'jj')
+    throw new UsageError(`--backend must be git or jj, not ${quote(backend)}`, hint);
   let bounds: ReturnType<typeof boundsFromEnv>;
   try {
     bounds = boundsFromEnv(ctx.env);
@@ -224,6 +252,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     refs,
     stateDir,
     equivalenceChecks,
+    backend,
+    env: ctx.env,
     cwd: ctx.cwd,
     clock: ctx.clock,
     bounds,

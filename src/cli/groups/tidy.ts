@@ -1,7 +1,7 @@
 import type { GroupSpec } from '../command.js';
 
 const PLAN_HELP = `Usage: stw tidy plan [PATH] --base SELECTOR [--ref NAME]... [--refs-from FILE|-]
-                     [--equivalence-checks N] [--state-dir DIR] [--json]
+                     [--equivalence-checks N] [--state-dir DIR] [--backend git|jj] [--json]
        stw tidy plan [PATH] --base SELECTOR --state-dir DIR --task ID --owner ID
                      --remove-registration [--remove-files ABS_PATH] [--json]
 
@@ -39,6 +39,14 @@ Options:
                     authenticated with a key kept outside DIR, in
                     $XDG_STATE_HOME/sourcesteward/key (created on first use, 0600).
                     Without --state-dir nothing is written anywhere and plan_id is "".
+  --backend git|jj  Override the backend. By default the nearest directory at or
+                    above PATH holding .jj/ or .git decides; .jj/ (colocated or not)
+                    means jj. The jj backend needs jj >=0.45.0 <0.46.0 on PATH: a
+                    missing jj refuses not-found, another version unsupported, and
+                    there is no fallback to git. On jj, --base and --ref are bookmark
+                    names (main, topic), taken literally, and the repository is
+                    observed at one pinned operation without snapshotting the working
+                    copy (docs/tidy.md, "jj repositories").
   --json            Print the plan as JSON (schema: schemas/tidy-plan-v1.schema.json)
   -h, --help        Show this help
 
@@ -64,6 +72,15 @@ Squash evidence (evidence.equivalence, never permission):
   says "squash-merged as X? the changes are in the base; delete by hand after
   review". The probe objects go to a temporary object directory, never into the
   repository. Skipped, and said so, beyond the bounds or on any doubt.
+
+Decisions on jj (bookmarks; deleting one never abandons its change):
+  integrated / not-integrated (jj log -r 'bookmarks(exact:"NAME") &
+  ::bookmarks(exact:"BASE")'), is-base, workspace-revision (a workspace's working
+  copy is the commit or sits on it), conflicted (several targets), remote-associated
+  (the same name on a real remote, tracked or not; not the git pseudo-remote),
+  uncertain (shallow backing repository), unsupported (stw-recovery/... bookmarks,
+  which are never selected implicitly). The plan records the operation id it was
+  observed at; commit, change and operation ids are separate fields.
 
 Owned task retirement (the second form; exclusive with --ref; docs/tasks.md):
   --task ID         A task recorded by 'stw task create' in --state-dir (required)
@@ -127,6 +144,23 @@ after any failure):
   4. journal the outcomes, verify (branch gone, recovery ref at the commit), journal it
 No hooks run; nothing is fetched, pushed or garbage-collected. Recovery refs stay.
 
+On jj (a plan made with the jj backend), one action at a time, never batched:
+  1. revalidate at a fresh operation: the current operation must be the plan's (or the
+     last one this apply made and verified) — any other operation refuses the rest of
+     the plan as stale-proof, naming what it changed — and the bookmark must still be
+     at its commit and decide delete
+  2. journal the intent with that operation id
+  3. jj bookmark create stw-recovery/<plan_id>/<action_id> -r commit_id(<commit>)
+  4. jj bookmark delete exact:"NAME" (both with --ignore-working-copy)
+  5. check each new operation's parent is the one before it, and the whole bookmark
+     and workspace delta is exactly the planned one; anything else is reported
+     (manual-review-required) and stops the run
+  6. journal the outcome, verify, journal it
+jj has no per-bookmark compare-and-swap: a jj delete is not atomic, and these checks
+detect a concurrent change rather than prevent it. The change is never abandoned;
+nothing is pushed or fetched. Restore with the printed command, e.g.
+  jj bookmark create finished-task -r 'bookmarks(exact:"stw-recovery/<plan_id>/1")'
+
 Refused as well: a plan record edited by hand (its HMAC fails: tampered-plan), and a
 plan whose repository was replaced or moved (repository-changed).
 
@@ -181,7 +215,8 @@ List the recovery refs (refs/stw-recovery/<plan_id>/<action_id>) in a repository
 one's commit, plan and action, and — from the plans and journals stored in DIR — the
 branch it preserves, when it was pinned, and the command that restores the branch.
 Without --state-dir the branch is unknown and the time is the loose ref file's, if any.
-Removes nothing.
+Removes nothing. Git recovery refs only: on jj, recovery pins are bookmarks; list them
+with jj bookmark list 'glob:stw-recovery/*'.
 
 Arguments:
   PATH              The repository (default: the current directory)

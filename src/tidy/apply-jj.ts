@@ -1,0 +1,573 @@
+/**
+ * `tidy apply` on jj (docs/tidy.md, "Apply on jj"). Per action, in plan order:
+ * revalidate at a fresh operation (the current operation must be the one this run — or
+ * the plan — last saw, and the target must still decide `delete`) → journal the intent
+ * with that operation → create the recovery bookmark at the exact commit → check that
+ * operation's parent and delta → delete the local bookmark → check again, and the whole
+ * delta since the revalidated operation → journal the outcome → verify → journal
+ * `verified`. jj has no per-bookmark compare-and-swap, so the operation checks are the
+ * guard: a concurrent operation is detected and reported, not prevented. The change is
+ * never abandoned; nothing is pushed or fetched.
+ */
+import { Deadline } from '../core/deadline.js';
+import { OperationalError, RefusalError, StwError } from '../core/errors.js';
+import type { Journal } from '../core/fs-atomic.js';
+import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from './apply.js';
+import { bindingMismatch } from './binding-git.js';
+import { decideBookmark } from './decide-jj.js';
+import {
+  classifyJjAction,
+  createRecoveryBookmark,
+  deleteLocalBookmark,
+  describeJjAction,
+  jjRestoreCommand,
+  readView,
+  unexpectedChanges,
+} from './effects-jj.js';
+import {
+  type ActionJournalState,
+  discardTornTail,
+  type JournalRecord,
+  loadJournal,
+  openJournal,
+  tornTailRecord,
+} from './journal.js';
+import {
+  type JjCallContext,
+  type JjObservation,
+  observeJj,
+  readCurrentOperation,
+  readOperationParents,
+} from './observe-jj.js';
+import { readJjBinding, requireSupportedJj } from './plan-jj.js';
+import {
+  IncompleteObservationError,
+  type RepositoryBinding,
+  type TidyBounds,
+  type TidyPlanV1,
+} from './types.js';
+
+/** What apply on jj never does, stated with every jj result. */
+export const TIDY_APPLY_JJ_LIMITATIONS: readonly string[] = [
+  "a jj bookmark delete is not an atomic compare-and-swap: the current operation is checked just before each effect, and the new operation's parent and the whole bookmark delta just after, so a concurrent change is detected and reported, not prevented",
+  'the change is never abandoned: its commit stays reachable from the recovery bookmark',
+  'nothing is pushed or fetched and no jj git sync runs; in a colocated repository jj exports the bookmark changes to Git refs itself',
+  'working-copy files are not observed or backed up; workspaces are not changed',
+  'there is no general undo: each deleted bookmark is restored from its recovery bookmark with the command shown',
+  'recovery bookmarks are kept after success; review them before removing any',
+];
+
+const JOURNAL_MAX_BYTES = 4 * 1_048_576;
+const INSPECTION_GRACE_MS = 10_000;
+
+interface JjAction {
+  action_id: number;
+  ref: string;
+  old_oid: string;
+  recovery_ref: string;
+}
+
+export interface JjApplyInputs {
+  plan: TidyPlanV1;
+  binding: RepositoryBinding;
+  result: TidyApplyResult;
+  stateDir: string;
+  journalPath: string;
+  bounds: TidyBounds;
+  deadline: Deadline;
+  options: TidyApplyOptions;
+  now: () => string;
+  env: NodeJS.ProcessEnv;
+}
+
+function isIoError(error: unknown): error is NodeJS.ErrnoException {
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === 'string' &&
+    !(error instanceof StwError)
+  );
+}
+
+/** One apply run of a jj plan. */
+export class JjApplyRun {
+  journal: Journal | undefined;
+  private states = new Map<number, ActionJournalState>();
+  private readonly actions: JjAction[];
+  private readonly pins = new Set<number>();
+  private deletedThisRun = 0;
+  /** The operation this run may find current: the plan's, then the last one it made itself. */
+  private expectedOp: string;
+  /** The observation at `expectedOp` (refreshed from the verified delta after each action). */
+  private observation: JjObservation | undefined;
+  /** The operation each open intent was revalidated at, from the journal. */
+  private readonly openIntents = new Map<number, string>();
+
+  constructor(private readonly inputs: JjApplyInputs) {
+    this.actions = inputs.plan.effects.map((e) => ({
+      action_id: e.action_id,
+      ref: e.ref,
+      old_oid: e.old_oid,
+      recovery_ref: e.recovery_ref ?? '',
+    }));
+    this.expectedOp = inputs.plan.jj?.operation_id ?? '';
+  }
+
+  private ctx(grace = false): JjCallContext {
+    const { bounds, deadline, options, env, plan } = this.inputs;
+    return {
+      deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : deadline,
+      bounds,
+      signal: grace ? undefined : options.signal,
+      cwd: plan.repository!.path,
+      env,
+    };
+  }
+
+  private async append(record: JournalRecord): Promise<void> {
+    this.journal ??= await openJournal(this.inputs.stateDir, this.inputs.plan.plan_id);
+    this.journal.appendAll([record]);
+  }
+
+  private async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
+    await this.inputs.options.checkpoint?.(step, actionId);
+  }
+
+  private settle(index: number, fields: Partial<TidyApplyResult['actions'][number]>): void {
+    const action = this.inputs.result.actions[index]!;
+    Object.assign(action, fields);
+    if ((action.outcome === 'deleted' || action.outcome === 'already-done') && action.verified)
+      this.pins.add(action.action_id);
+    this.inputs.options.onProgress?.({
+      action_id: action.action_id,
+      ref: action.ref,
+      outcome: action.outcome,
+    });
+  }
+
+  private markRemaining(fromIndex: number, reason: string, message: string): void {
+    for (const action of this.inputs.result.actions.slice(fromIndex)) {
+      if (action.outcome !== 'not-attempted') continue;
+      const state = this.states.get(action.action_id);
+      if (state?.phase === 'verified') {
+        action.outcome = 'already-done';
+        action.message = `done and verified by an earlier run; not re-checked in this run (${reason})`;
+        this.pins.add(action.action_id);
+      } else {
+        action.reason = reason;
+        action.message = message;
+      }
+    }
+  }
+
+  private refusePlan(code: string, message: string, fromIndex: number): void {
+    this.inputs.result.refusal = { code, message };
+    this.markRemaining(fromIndex, 'plan-refused', message);
+  }
+
+  private interrupt(cause: 'deadline' | 'signal', index: number): void {
+    this.inputs.result.interruption = { cause, before_action_id: this.actions[index]?.action_id ?? null };
+    this.markRemaining(
+      index,
+      cause === 'signal' ? 'cancelled' : 'deadline',
+      cause === 'signal'
+        ? 'stopped by a signal before this action'
+        : 'the deadline passed before this action',
+    );
+  }
+
+  private stoppedBy(): 'deadline' | 'signal' | undefined {
+    if (this.inputs.options.signal?.aborted) return 'signal';
+    if (this.inputs.deadline.isExpired) return 'deadline';
+    return undefined;
+  }
+
+  async execute(): Promise<void> {
+    const { result } = this.inputs;
+    try {
+      if (!(await this.load())) return;
+      for (let index = 0; index < this.actions.length; index += 1) {
+        const cause = this.stoppedBy();
+        if (cause !== undefined) {
+          this.interrupt(cause, index);
+          break;
+        }
+        if ((await this.runAction(index)) === 'stop') break;
+      }
+    } catch (error) {
+      if (
+        error instanceof IncompleteObservationError &&
+        (error.code === 'cancelled' || error.code === 'deadline')
+      ) {
+        const index = result.actions.findIndex((a) => a.outcome === 'not-attempted');
+        this.interrupt(error.code === 'cancelled' ? 'signal' : 'deadline', Math.max(0, index));
+      } else if (error instanceof OperationalError || isIoError(error)) {
+        const message = (error as Error).message;
+        result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
+        const index = result.actions.findIndex((a) => a.outcome === 'not-attempted');
+        if (index >= 0) {
+          this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
+          this.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
+        }
+      } else if (error instanceof RefusalError) {
+        this.refusePlan(error.code, error.message, 0);
+      } else throw error;
+    }
+    result.recovery = result.actions
+      .filter((action) => this.pins.has(action.action_id))
+      .map((action) => ({
+        ref: action.ref,
+        recovery_ref: action.recovery_ref,
+        oid: action.old_oid,
+        restore_command: jjRestoreCommand(action.ref, action.recovery_ref),
+      }));
+  }
+
+  /** Journal, jj version and repository binding; false when the run must stop. */
+  private async load(): Promise<boolean> {
+    const { journalPath, now, plan } = this.inputs;
+    try {
+      const loaded = await loadJournal(journalPath, this.actions, JOURNAL_MAX_BYTES);
+      this.states = loaded.states;
+      if (loaded.tornTail !== undefined) {
+        await discardTornTail(journalPath, loaded.tornTail);
+        await this.append(tornTailRecord(loaded.tornTail, now()));
+      }
+      // The last operation an earlier run of this plan made and verified is where the
+      // repository should be now; before any, the plan's own.
+      for (const record of loaded.records) {
+        if ((record.type === 'verified' || record.type === 'outcome') && typeof record.operation === 'string')
+          this.expectedOp = record.operation;
+        if (record.type === 'intent' && typeof record.operation === 'string')
+          this.openIntents.set(record.action_id, record.operation);
+      }
+    } catch (error) {
+      const refusal = isIoError(error)
+        ? new RefusalError('journal-unreadable', `journal ${journalPath}: ${error.message}`)
+        : error;
+      if (!(refusal instanceof RefusalError)) throw refusal;
+      this.refusePlan(refusal.code, refusal.message, 0);
+      return false;
+    }
+    await requireSupportedJj(this.ctx(), this.inputs.env);
+    const current = await readCurrentOperation(this.ctx());
+    const observation = await this.observe(current);
+    const mismatch = bindingMismatch(this.inputs.binding, await readJjBinding(observation, this.ctx()));
+    if (mismatch !== null) {
+      this.refusePlan(
+        'repository-changed',
+        `the repository at ${JSON.stringify(plan.repository!.path)}: ${mismatch}`,
+        0,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  private async observe(op: string): Promise<JjObservation> {
+    const { plan } = this.inputs;
+    const ctx = this.ctx();
+    const observation = await observeJj(
+      {
+        path: plan.repository!.path,
+        base: plan.base.selector,
+        names: undefined,
+        version: plan.backend.version ?? '',
+      },
+      ctx,
+    );
+    // observeJj reads the current operation itself; it must still be `op`.
+    if (observation.operationId !== op)
+      throw new RefusalError(
+        'operation-changed',
+        `the repository moved from operation ${op} to ${observation.operationId} while it was observed`,
+      );
+    this.observation = observation;
+    return observation;
+  }
+
+  private async runAction(index: number): Promise<'next' | 'stop'> {
+    const action = this.actions[index]!;
+    const state = this.states.get(action.action_id)!;
+    if (
+      state.phase === 'verified' ||
+      (state.phase === 'settled' && state.lastOutcome?.result === 'deleted')
+    ) {
+      const view = await readView(await readCurrentOperation(this.ctx()), this.ctx());
+      const found = classifyJjAction(view, action);
+      if (found !== 'committed') {
+        this.settle(index, {
+          outcome: 'failed',
+          reason: 'postcondition-changed',
+          message: `recorded as done, but now ${describeJjAction(view, action)}`,
+        });
+        return 'next';
+      }
+      if (state.phase !== 'verified')
+        await this.append({ type: 'verified', action_id: action.action_id, at: this.inputs.now() });
+      this.settle(index, { outcome: 'already-done', verified: true, recovered: state.phase !== 'verified' });
+      return 'next';
+    }
+    if (state.phase === 'open') return this.resolveOpen(index, action, state);
+    return this.runFresh(index, action);
+  }
+
+  /**
+   * The last run journaled its intent and stopped before its outcome. The intent names
+   * the operation it was revalidated at; what happened since is read from the operation
+   * log and the views, never assumed: both effects on a chain of our own two operations
+   * → committed; nothing changed since that operation → not happened (fresh attempt after
+   * revalidation); anything else → a person reviews it.
+   */
+  private async resolveOpen(
+    index: number,
+    action: JjAction,
+    state: ActionJournalState,
+  ): Promise<'next' | 'stop'> {
+    const { now } = this.inputs;
+    const intentOp = this.lastIntentOperation(action.action_id);
+    const ctx = this.ctx(true);
+    const current = await readCurrentOperation(ctx);
+    const view = await readView(current, ctx);
+    const found = classifyJjAction(view, action);
+    const review = (message: string) => {
+      if (found === 'committed' || found === 'pinned-only') this.pins.add(action.action_id);
+      this.settle(index, { outcome: 'refused', reason: 'manual-review-required', message, recovered: true });
+      return 'stop' as const;
+    };
+    if (intentOp === undefined)
+      return review('an earlier run was interrupted after an intent that names no operation');
+    if (found === 'not-happened' && current === intentOp) {
+      await this.append({
+        type: 'outcome',
+        action_id: action.action_id,
+        result: 'failed',
+        reason: 'interrupted-before-effect',
+        recovered: true,
+        at: now(),
+      });
+      state.phase = 'settled';
+      this.expectedOp = intentOp;
+      return this.runFresh(index, action);
+    }
+    if (found === 'committed') {
+      const check = await this.checkOwnChain(intentOp, current, action);
+      if (check !== null)
+        return review(`an earlier run was interrupted; the bookmark is deleted and pinned, but ${check}`);
+      await this.append({
+        type: 'outcome',
+        action_id: action.action_id,
+        result: 'deleted',
+        recovered: true,
+        operation: current,
+        at: now(),
+      });
+      await this.checkpoint('after-outcome', action.action_id);
+      return this.verify(index, action, intentOp, current, true);
+    }
+    return review(
+      `an earlier run was interrupted after its intent and now ${describeJjAction(view, action)}`,
+    );
+  }
+
+  private lastIntentOperation(actionId: number): string | undefined {
+    return this.openIntents.get(actionId);
+  }
+
+  /**
+   * `current` must be our delete, whose parent is our recovery-bookmark operation, whose
+   * parent is `from`; and the whole delta from `from` to `current` exactly the action's.
+   * Returns null when it is, else what differs.
+   */
+  private async checkOwnChain(from: string, current: string, action: JjAction): Promise<string | null> {
+    const ctx = this.ctx(true);
+    const deleteParents = await readOperationParents(current, ctx);
+    if (deleteParents.length !== 1) return `operation ${current} has ${deleteParents.length} parents`;
+    const pinOp = deleteParents[0]!;
+    const pinParents = await readOperationParents(pinOp, ctx);
+    if (pinParents.length !== 1 || pinParents[0] !== from)
+      return `the operations since ${from} are not exactly this action's two`;
+    const problems = unexpectedChanges(await readView(from, ctx), await readView(current, ctx), {
+      created: [{ name: action.recovery_ref, commit: action.old_oid }],
+      deleted: [action.ref],
+    });
+    return problems.length === 0 ? null : `other changes came with it: ${problems.join('; ')}`;
+  }
+
+  /** Revalidates at the current operation; a message when the action must not run. */
+  private async revalidate(action: JjAction): Promise<{ stop: string } | { stale: string } | { op: string }> {
+    const ctx = this.ctx();
+    const current = await readCurrentOperation(ctx);
+    if (
+      current !== this.expectedOp ||
+      this.observation === undefined ||
+      this.observation.operationId !== current
+    ) {
+      if (current !== this.expectedOp) {
+        const changes = unexpectedChanges(
+          await readView(this.expectedOp, ctx),
+          await readView(current, ctx),
+          {
+            created: [],
+            deleted: [],
+          },
+        );
+        return {
+          stop: `operation ${current} is current, not ${this.expectedOp} (the one last observed): another jj operation ran${changes.length > 0 ? `; it changed ${changes.join('; ')}` : ''}`,
+        };
+      }
+      await this.observe(current);
+    }
+    const observation = this.observation!;
+    const plan = this.inputs.plan;
+    if (observation.base.commit !== plan.base.oid)
+      return {
+        stop: `base ${plan.base.selector} is at ${observation.base.commit}, not the planned ${plan.base.oid}`,
+      };
+    const decided = observation.bookmarks.local.some((b) => b.name === action.ref)
+      ? decideBookmark(action.ref, observation)
+      : undefined;
+    if (decided === undefined || decided.oid !== action.old_oid)
+      return { stale: `${action.ref} is now ${decided?.oid ?? 'absent'}, not ${action.old_oid}` };
+    if (decided.decision !== 'delete') return { stale: `now retained: ${decided.reasons.join(', ')}` };
+    if (observation.bookmarks.local.some((b) => b.name === action.recovery_ref))
+      return { stale: `recovery bookmark ${action.recovery_ref} already exists` };
+    return { op: current };
+  }
+
+  private async runFresh(index: number, action: JjAction): Promise<'next' | 'stop'> {
+    const { now } = this.inputs;
+    const check = await this.revalidate(action);
+    if ('stop' in check) {
+      this.refusePlan('stale-proof', check.stop, index);
+      return 'stop';
+    }
+    if ('stale' in check) {
+      this.settle(index, { outcome: 'refused', reason: 'stale-proof', message: check.stale });
+      return 'next';
+    }
+    const from = check.op;
+    await this.append({
+      type: 'intent',
+      action_id: action.action_id,
+      ref: action.ref,
+      old_oid: action.old_oid,
+      recovery_ref: action.recovery_ref,
+      operation: from,
+      at: now(),
+    });
+    this.openIntents.set(action.action_id, from);
+    await this.checkpoint('after-intent', action.action_id);
+
+    // Once journaled, the two effects are not cancelled by the signal (the run stops
+    // between actions); the deadline still bounds each call.
+    const ctx = { ...this.ctx(), signal: undefined };
+    await createRecoveryBookmark(action.recovery_ref, action.old_oid, ctx);
+    // Created (jj reported success): a recovery root from now on, whatever comes next.
+    this.pins.add(action.action_id);
+    const pinOp = await readCurrentOperation(this.ctx(true));
+    const pinProblem = await this.checkStep(from, pinOp, {
+      created: [{ name: action.recovery_ref, commit: action.old_oid }],
+      deleted: [],
+    });
+    if (pinProblem !== null) return this.unexpected(index, `creating the recovery bookmark: ${pinProblem}`);
+    await this.checkpoint('after-pin', action.action_id);
+
+    await deleteLocalBookmark(action.ref, ctx);
+    await this.checkpoint('after-transaction', action.action_id);
+    const deleteOp = await readCurrentOperation(this.ctx(true));
+    const deleteProblem =
+      (await this.checkStep(pinOp, deleteOp, { created: [], deleted: [action.ref] })) ??
+      (await this.checkStep(
+        from,
+        deleteOp,
+        { created: [{ name: action.recovery_ref, commit: action.old_oid }], deleted: [action.ref] },
+        false,
+      ));
+    if (deleteProblem !== null) return this.unexpected(index, `deleting the bookmark: ${deleteProblem}`);
+    await this.append({
+      type: 'outcome',
+      action_id: action.action_id,
+      result: 'deleted',
+      operation: deleteOp,
+      at: now(),
+    });
+    await this.checkpoint('after-outcome', action.action_id);
+    return this.verify(index, action, from, deleteOp, false);
+  }
+
+  /** `after`'s parent must be `before` (when `parent`), and the delta between them exactly `allowed`. */
+  private async checkStep(
+    before: string,
+    after: string,
+    allowed: Parameters<typeof unexpectedChanges>[2],
+    parent = true,
+  ): Promise<string | null> {
+    const ctx = this.ctx(true);
+    if (parent) {
+      const parents = await readOperationParents(after, ctx);
+      if (parents.length !== 1 || parents[0] !== before)
+        return `the new operation ${after} has parent(s) ${parents.join(', ') || 'none'}, not ${before}: another operation ran concurrently`;
+    }
+    const problems = unexpectedChanges(await readView(before, ctx), await readView(after, ctx), allowed);
+    return problems.length === 0 ? null : `unexpected changes: ${problems.join('; ')}`;
+  }
+
+  /** An effect's operation did something else too: report it, journal nothing more, stop. */
+  private unexpected(index: number, message: string): 'stop' {
+    this.settle(index, { outcome: 'failed', reason: 'manual-review-required', message });
+    this.markRemaining(index + 1, 'run-failed', 'not attempted after an unexpected repository change');
+    return 'stop';
+  }
+
+  private async verify(
+    index: number,
+    action: JjAction,
+    from: string,
+    op: string,
+    recovered: boolean,
+  ): Promise<'next' | 'stop'> {
+    const ctx = this.ctx(true);
+    const current = await readCurrentOperation(ctx);
+    const view = await readView(current, ctx);
+    if (current !== op || classifyJjAction(view, action) !== 'committed') {
+      this.settle(index, {
+        outcome: 'failed',
+        reason: 'postcondition-failed',
+        message: `expected the bookmark absent and the recovery bookmark at ${action.old_oid} at operation ${op}; found ${describeJjAction(view, action)} at ${current}`,
+        recovered,
+      });
+      return 'stop';
+    }
+    await this.append({
+      type: 'verified',
+      action_id: action.action_id,
+      operation: op,
+      at: this.inputs.now(),
+    });
+    this.deletedThisRun += 1;
+    this.expectedOp = op;
+    // The verified delta is exactly this action's: an observation made at `from` stays
+    // valid once the action is applied to it; any other is made afresh.
+    if (this.observation?.operationId !== from) this.observation = undefined;
+    else {
+      this.observation = {
+        ...this.observation,
+        operationId: op,
+        bookmarks: {
+          local: [
+            ...this.observation.bookmarks.local.filter((b) => b.name !== action.ref),
+            { name: action.recovery_ref, targets: [action.old_oid] },
+          ],
+          remote: this.observation.bookmarks.remote,
+        },
+      };
+    }
+    this.settle(index, { outcome: 'deleted', verified: true, recovered });
+    await this.checkpoint('after-verified', action.action_id);
+    return 'next';
+  }
+
+  get deleted(): number {
+    return this.deletedThisRun;
+  }
+}

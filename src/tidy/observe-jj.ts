@@ -1,0 +1,377 @@
+/**
+ * jj observation for tidy (docs/tidy.md, "jj"): the current operation id is read first,
+ * then every other command runs with `--ignore-working-copy --at-op=<that id>`, so the
+ * whole observation is one consistent view and nothing is snapshotted or imported. The
+ * working copy on disk is therefore not observed at all.
+ */
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { RefusalError } from '../core/errors.js';
+import { jj, jjExact } from '../core/jj.js';
+import { describeOutcome } from '../core/run.js';
+import { chunkByCost, utf8Bytes } from './observe-git.js';
+import {
+  type JjBookmarks,
+  type JjWorkspace,
+  parseBookmarkList,
+  parseOperationId,
+  parseWorkspaceList,
+  WORKSPACE_LIST_TEMPLATE,
+} from './observe-jj-parse.js';
+import { IncompleteObservationError, JJ_RECOVERY_PREFIX, type ObserveContext } from './types.js';
+
+export interface JjCallContext extends ObserveContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Incremented per jj process. */
+  counter?: { calls: number };
+}
+
+/** The pseudo-remote under which a colocated repository shows the Git refs jj exported. */
+export const GIT_PSEUDO_REMOTE = 'git';
+
+/** Runs one bounded jj call; anything but exit 0 with complete output is incomplete evidence. */
+export async function jjOk(args: readonly string[], ctx: JjCallContext, label: string): Promise<string> {
+  if (ctx.counter) ctx.counter.calls += 1;
+  const result = await jj(args, {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    deadline: ctx.deadline,
+    maxBytes: ctx.bounds.maxOutputBytes,
+    signal: ctx.signal,
+  });
+  switch (result.kind) {
+    case 'exited':
+      if (result.code === 0) return result.stdout.toString('utf8');
+      throw new IncompleteObservationError('jj-failed', describeOutcome(result, label));
+    case 'truncated':
+      throw new IncompleteObservationError(
+        'output-bound-exceeded',
+        `${label} produced more than ${result.limit} bytes; evidence is incomplete`,
+      );
+    case 'timed-out':
+      throw new IncompleteObservationError(
+        'deadline',
+        `${label} ran past the deadline; evidence is incomplete`,
+      );
+    case 'cancelled':
+      throw new IncompleteObservationError('cancelled', `${label} was cancelled`);
+    default:
+      throw new IncompleteObservationError('jj-failed', describeOutcome(result, label));
+  }
+}
+
+/** Reads the current operation id (the one jj call without `--at-op`). */
+export async function readCurrentOperation(ctx: JjCallContext): Promise<string> {
+  const out = await jjOk(
+    ['--ignore-working-copy', 'op', 'log', '--no-graph', '-n1', '-T', 'id ++ "\\n"'],
+    ctx,
+    'jj op log',
+  );
+  return parseOperationId(out);
+}
+
+/** `jj op log` of one operation: its parents' ids (to check that an operation is ours). */
+export async function readOperationParents(op: string, ctx: JjCallContext): Promise<string[]> {
+  const out = await jjOk(
+    [
+      '--ignore-working-copy',
+      `--at-op=${op}`,
+      'op',
+      'log',
+      '--no-graph',
+      '-n1',
+      '-T',
+      'json(parents.map(|p| p.id())) ++ "\\n"',
+    ],
+    ctx,
+    'jj op log (parents)',
+  );
+  let parents: unknown;
+  try {
+    parents = JSON.parse(out);
+  } catch {
+    parents = undefined;
+  }
+  if (!Array.isArray(parents) || !parents.every((p) => typeof p === 'string' && /^[0-9a-f]{128}$/.test(p)))
+    throw new IncompleteObservationError('malformed-output', 'jj op log: unexpected parent list');
+  return parents as string[];
+}
+
+const pinned = (op: string, args: readonly string[]) => ['--ignore-working-copy', `--at-op=${op}`, ...args];
+
+export async function readBookmarks(op: string, ctx: JjCallContext): Promise<JjBookmarks> {
+  const out = await jjOk(
+    pinned(op, ['bookmark', 'list', '--all-remotes', '-T', 'json(self) ++ "\\n"']),
+    ctx,
+    'jj bookmark list',
+  );
+  return parseBookmarkList(out, ctx.bounds.maxEntries);
+}
+
+export async function readWorkspaces(op: string, ctx: JjCallContext): Promise<JjWorkspace[]> {
+  const out = await jjOk(
+    pinned(op, ['workspace', 'list', '-T', WORKSPACE_LIST_TEMPLATE]),
+    ctx,
+    'jj workspace list',
+  );
+  return parseWorkspaceList(out, ctx.bounds.maxEntries);
+}
+
+/** A revset union of bookmarks named exactly (never globs). */
+export function bookmarksRevset(names: readonly string[]): string {
+  return names.map((name) => `bookmarks(${jjExact(name)})`).join(' | ');
+}
+
+/** Keeps every revset argument well inside the kernel's per-argument limit. */
+const REVSET_BUDGET = 32 * 1024;
+
+/**
+ * Runs `jj log -r REVSET` over chunks of `names` and returns the `commit_id change_id`
+ * pairs it lists. `wrap` turns each chunk's union into the revset.
+ */
+async function logCommits(
+  op: string,
+  names: readonly string[],
+  wrap: (union: string) => string,
+  ctx: JjCallContext,
+  label: string,
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const chunks = chunkByCost(names, (name) => utf8Bytes(bookmarksRevset([name])) + 3, REVSET_BUDGET);
+  for (const chunk of chunks) {
+    if (chunk.length === 0) continue;
+    const out = await jjOk(
+      pinned(op, [
+        'log',
+        '--no-graph',
+        '-r',
+        wrap(bookmarksRevset(chunk)),
+        '-T',
+        'commit_id ++ " " ++ change_id ++ "\\n"',
+      ]),
+      ctx,
+      label,
+    );
+    if (out !== '' && !out.endsWith('\n'))
+      throw new IncompleteObservationError('malformed-output', `${label}: the last line is not terminated`);
+    for (const line of out === '' ? [] : out.slice(0, -1).split('\n')) {
+      const match = /^([0-9a-f]{40}) ([k-z]{32})$/.exec(line);
+      if (match === null)
+        throw new IncompleteObservationError('malformed-output', `${label}: unexpected line`);
+      found.set(match[1] as string, match[2] as string);
+    }
+    if (found.size > ctx.bounds.maxEntries)
+      throw new IncompleteObservationError(
+        'output-bound-exceeded',
+        `${label}: more than ${ctx.bounds.maxEntries} commits`,
+      );
+  }
+  return found;
+}
+
+/** The change id of each listed bookmark's target commit (resolved bookmarks only). */
+export function readTargetChanges(op: string, names: readonly string[], ctx: JjCallContext) {
+  return logCommits(op, names, (union) => union, ctx, 'jj log (bookmark targets)');
+}
+
+/** The commits among the bookmarks' targets that are ancestors of (or equal to) the base. */
+export async function readIntegrated(
+  op: string,
+  names: readonly string[],
+  base: string,
+  ctx: JjCallContext,
+): Promise<Set<string>> {
+  const found = await logCommits(
+    op,
+    names,
+    (union) => `(${union}) & ::bookmarks(${jjExact(base)})`,
+    ctx,
+    'jj log (ancestry)',
+  );
+  return new Set(found.keys());
+}
+
+/** The root commits of the base's history (jj's virtual root excluded), for the plan binding. */
+export async function readBaseRoots(op: string, base: string, ctx: JjCallContext): Promise<string[]> {
+  const found = await logCommits(
+    op,
+    [base],
+    (union) => `roots(::(${union}) ~ root())`,
+    ctx,
+    'jj log (root commits)',
+  );
+  return [...found.keys()].sort();
+}
+
+/** The workspace root around PATH (jj's own answer, not a guess from the directory tree). */
+export async function readWorkspaceRoot(op: string, ctx: JjCallContext): Promise<string> {
+  const out = await jjOk(pinned(op, ['workspace', 'root']), ctx, 'jj workspace root');
+  const root = out.endsWith('\n') ? out.slice(0, -1) : '';
+  if (root === '' || root.includes('\n'))
+    throw new IncompleteObservationError('malformed-output', 'jj workspace root: expected one path');
+  return root;
+}
+
+/** The backing Git repository (`jj git root`). */
+export async function readGitRoot(op: string, ctx: JjCallContext): Promise<string> {
+  const out = await jjOk(pinned(op, ['git', 'root']), ctx, 'jj git root');
+  const root = out.endsWith('\n') ? out.slice(0, -1) : '';
+  if (root === '' || root.includes('\n'))
+    throw new IncompleteObservationError('malformed-output', 'jj git root: expected one path');
+  return root;
+}
+
+/**
+ * The repository directory every workspace shares: `.jj/repo` in the main workspace, or
+ * the directory named by the `.jj/repo` file of a secondary one. Returned through symlinks.
+ */
+export async function readRepoDir(workspaceRoot: string): Promise<string> {
+  const pointer = join(workspaceRoot, '.jj', 'repo');
+  try {
+    const info = await stat(pointer);
+    if (info.isDirectory()) return await realpath(pointer);
+    const text = await readFile(pointer, 'utf8');
+    if (text.length > 4096 || text.trim() === '') throw new Error('unexpected .jj/repo pointer');
+    return await realpath(resolve(join(workspaceRoot, '.jj'), text.trim()));
+  } catch (error) {
+    throw new IncompleteObservationError(
+      'jj-failed',
+      `the jj repository directory at ${JSON.stringify(pointer)} could not be read: ${(error as Error).message}`,
+    );
+  }
+}
+
+export interface JjObservation {
+  version: string;
+  operationId: string;
+  /** PATH through symlinks. */
+  path: string;
+  workspaceRoot: string;
+  /** The name of the workspace PATH is in. */
+  workspace: string;
+  repoDir: string;
+  gitDir: string;
+  isShallow: boolean;
+  bookmarks: JjBookmarks;
+  workspaces: JjWorkspace[];
+  base: { name: string; commit: string };
+  /** Selected local bookmark names, in target order. */
+  selected: string[];
+  mode: 'explicit' | 'all-local-branches';
+  /** Change id of each resolved selected bookmark's commit. */
+  changes: Map<string, string>;
+  /** Resolved selected bookmarks' commits that are ancestors of (or equal to) the base. */
+  integrated: Set<string>;
+}
+
+/** A local bookmark that exists now: `[null]` is a deleted bookmark jj keeps for its remote. */
+function present(targets: readonly (string | null)[]): boolean {
+  return !(targets.length === 1 && targets[0] === null);
+}
+
+/** Picks the targets: every present local bookmark, or exactly the names given. */
+function selectBookmarks(
+  bookmarks: JjBookmarks,
+  names: readonly string[] | undefined,
+  max: number,
+): string[] {
+  const local = new Map(bookmarks.local.map((b) => [b.name, b.targets]));
+  if (names === undefined) {
+    // Recovery bookmarks are never selected implicitly: they are what apply leaves behind.
+    const all = bookmarks.local
+      .filter((b) => present(b.targets) && !b.name.startsWith(JJ_RECOVERY_PREFIX))
+      .map((b) => b.name);
+    if (all.length > max)
+      throw new RefusalError(
+        'bound-exceeded',
+        `the repository has ${all.length} local bookmarks; at most ${max} are planned at once`,
+        { hint: 'select bookmarks with --ref NAME or --refs-from FILE' },
+      );
+    return all;
+  }
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name))
+      throw new RefusalError('duplicate-ref', `--ref ${JSON.stringify(name)} is given more than once`);
+    seen.add(name);
+    const targets = local.get(name);
+    if (targets === undefined || !present(targets))
+      throw new RefusalError('unknown-ref', `--ref ${JSON.stringify(name)} is not a local jj bookmark`, {
+        hint: 'jj selections are literal bookmark names, e.g. --ref finished-task',
+      });
+  }
+  return [...names];
+}
+
+/** The base: a present, resolved local bookmark. */
+function resolveJjBase(bookmarks: JjBookmarks, name: string): { name: string; commit: string } {
+  const base = bookmarks.local.find((b) => b.name === name);
+  if (base === undefined || !present(base.targets))
+    throw new RefusalError('base-unresolved', `--base ${JSON.stringify(name)} is not a local jj bookmark`, {
+      hint: 'on jj the base is a bookmark name, e.g. --base main',
+    });
+  if (base.targets.length !== 1)
+    throw new RefusalError('base-conflicted', `--base ${JSON.stringify(name)} is a conflicted bookmark`);
+  return { name, commit: base.targets[0] as string };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Observes one jj repository at its current operation. */
+export async function observeJj(
+  request: { path: string; base: string; names: readonly string[] | undefined; version: string },
+  ctx: JjCallContext,
+): Promise<JjObservation> {
+  const operationId = await readCurrentOperation(ctx);
+  const [workspaceRoot, gitDir, bookmarks, workspaces] = await Promise.all([
+    readWorkspaceRoot(operationId, ctx),
+    readGitRoot(operationId, ctx),
+    readBookmarks(operationId, ctx),
+    readWorkspaces(operationId, ctx),
+  ]);
+  if (bookmarks.local.length + bookmarks.remote.length + workspaces.length > ctx.bounds.maxEntries)
+    throw new IncompleteObservationError(
+      'output-bound-exceeded',
+      `more than ${ctx.bounds.maxEntries} bookmarks and workspaces observed`,
+    );
+  const current = workspaces.find((w) => w.root === workspaceRoot);
+  if (current === undefined)
+    throw new RefusalError(
+      'unsupported',
+      `no jj workspace records the root ${JSON.stringify(workspaceRoot)}; the current workspace cannot be identified`,
+    );
+  const base = resolveJjBase(bookmarks, request.base);
+  const selected = selectBookmarks(bookmarks, request.names, ctx.bounds.maxEntries);
+  const resolved = selected.filter(
+    (name) => bookmarks.local.find((b) => b.name === name)?.targets.length === 1,
+  );
+  const [changes, integrated] = await Promise.all([
+    readTargetChanges(operationId, resolved, ctx),
+    readIntegrated(operationId, resolved, base.name, ctx),
+  ]);
+  return {
+    version: request.version,
+    operationId,
+    path: await realpath(request.path),
+    workspaceRoot,
+    workspace: current.name,
+    repoDir: await readRepoDir(workspaceRoot),
+    gitDir,
+    isShallow: await exists(join(gitDir, 'shallow')),
+    bookmarks,
+    workspaces,
+    base,
+    selected,
+    mode: request.names === undefined ? 'all-local-branches' : 'explicit',
+    changes,
+    integrated,
+  };
+}
