@@ -151,12 +151,23 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     files_scanned: shortlist.length,
     shortlist,
     signals: sortSignals(signals),
+    ...aliasesOf(shortlist, facts),
     excluded: walk.exclusions.list(),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
     unavailable,
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
   };
+}
+
+/** The artifact's `aliases`: each scanned real file reached by other paths too (none: no key). */
+function aliasesOf(shortlist: readonly string[], facts: ScanFacts): { aliases?: Record<string, string[]> } {
+  const out: Record<string, string[]> = {};
+  for (const path of shortlist) {
+    const aliases = facts.docs.get(path)!.aliases;
+    if (aliases.length > 0) out[path] = [...aliases];
+  }
+  return Object.keys(out).length > 0 ? { aliases: out } : {};
 }
 
 /** Where the unresolved backticked paths may point: history may show they existed here. */

@@ -4,7 +4,13 @@ import type { HistoryFacts } from '../history-facts.js';
 import { renameTarget } from '../history-facts.js';
 import type { DocRef } from '../markdown.js';
 import { baseOf, dirOf } from '../paths.js';
-import { checkResolved, codePathCandidates, fragmentTarget, writeTargetLike } from '../resolve.js';
+import {
+  checkResolved,
+  codePathCandidates,
+  fragmentTarget,
+  type Resolved,
+  writeTargetLike,
+} from '../resolve.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
@@ -50,6 +56,8 @@ export const brokenReference: SignalModule = {
           if (ref.kind === 'code-path' && evidence === undefined) continue;
           const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
           if (evidence !== undefined) data['evidence'] = evidence;
+          // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
+          if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
           const renamed = renameTarget(history.renames, resolved.path, (p) => tree.isFile(p));
           const sameName = tree.byName.get(baseOf(resolved.path))?.filter((p) => p !== resolved.path) ?? [];
           // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
@@ -62,7 +70,7 @@ export const brokenReference: SignalModule = {
           }
           emit(doc.path, {
             line: ref.line,
-            detail: `${ref.kind} target "${ref.target}" does not resolve${
+            detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
               suggestion !== undefined ? `; moved to "${suggestion}"?` : ''
             }`,
             data,
@@ -79,3 +87,11 @@ export const brokenReference: SignalModule = {
     await collectCodeReferences({ facts, history }, emit);
   },
 };
+
+/** Why a path through a symlink does not resolve, for the signal's detail. */
+function brokenLinkNote(link: Resolved['brokenLink']): string {
+  if (link === undefined) return '';
+  return link.reason === 'outside-root'
+    ? `: "${link.link}" is a symlink out of the project`
+    : `: "${link.link}" is a symlink to nothing ("${link.target}")`;
+}
