@@ -9,6 +9,7 @@ import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { readVersionFacts } from './manifests.js';
+import { defaultParseWorkers } from './parse-pool.js';
 import { cmp, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
@@ -27,6 +28,8 @@ export interface ScanOptions {
   onProgress?: (message: string) => void;
   /** Cancels the git calls. */
   signal?: AbortSignal;
+  /** Parsing threads besides this one (0: none); by default one per spare core, for a large enough scan. */
+  parseWorkers?: number;
 }
 
 const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
@@ -85,6 +88,8 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
           ...(options.signal ? { signal: options.signal } : {}),
         })
       : undefined;
+  // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
+  await walk.readAhead(options.parseWorkers ?? defaultParseWorkers(walk.candidates.length));
   for (let i = 0; i < walk.candidates.length; i++) {
     walk.readDocument(walk.candidates[i]!);
     // Yield now and then so that the history stream is read while the docs are parsed.

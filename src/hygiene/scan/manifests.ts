@@ -148,6 +148,9 @@ const RUNTIME_WORDS: Record<string, string> = {
   rust: '(?:Rust|rustc)',
 };
 
+/** What a named version claim must contain (the tail of `VersionMatcher.named`). */
+const NAMED_VERSION_SHAPE = /(?:@[\^~]?|\s+v)\d/;
+
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
@@ -197,7 +200,9 @@ export class VersionMatcher {
           out.push({ subject: f.subject, stated, match: m[0], fact: f });
       }
     }
-    if (this.named) {
+    // The named pattern tries every dependency name at every position: run it only on a line
+    // with what must follow a name (`@1`, `@^1`, ` v1`), which few lines have.
+    if (this.named && NAMED_VERSION_SHAPE.test(line)) {
       for (const m of line.matchAll(this.named)) {
         const f = this.bySubject.get(m[1]!);
         if (!f) continue;

@@ -4,8 +4,9 @@ import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { AGENT_CONTEXT_GLOBS, type ExcludedPath, type HygieneConfig } from '../types.js';
-import { listFiles, readDoc, unsafePathReason } from './files.js';
+import { listFiles, type ReadOutcome, readDoc, unsafePathReason } from './files.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
+import { parseAll } from './parse-pool.js';
 import { baseOf, cmp, dirOf, toPosix } from './paths.js';
 import type { PathLookup } from './resolve.js';
 import { type RealPath, SymlinkMap } from './symlinks.js';
@@ -157,6 +158,8 @@ export class ProjectWalk {
   readonly inGlobs: (path: string) => boolean;
   /** Each path read so far → its doc, or null when it is not one (read once, excluded once). */
   private readonly settled = new Map<string, Doc | null>();
+  /** Candidates read and parsed ahead (`readAhead`), until `readDocument` takes them. */
+  private readonly ahead = new Map<string, { read: ReadOutcome; parsed?: ParsedDoc }>();
   private readonly isAgentContextPath: (path: string) => boolean;
   private readonly dirNames: ReadonlySet<string>;
   private readonly dirPaths: readonly string[];
@@ -240,6 +243,32 @@ export class ProjectWalk {
     return doc;
   }
 
+  /**
+   * Reads and parses the candidates that are read as they are (no exclusion by name, no
+   * symlink) ahead of `readDocument`, on `workers` parsing threads besides this one.
+   */
+  async readAhead(workers: number): Promise<void> {
+    const reads: { path: string; read: ReadOutcome & { kind: 'text' } }[] = [];
+    for (const file of this.candidates) {
+      if (this.settled.has(file) || this.ahead.has(file) || this.exclusionByName(file) !== undefined)
+        continue;
+      const real = this.tree.realPathOf(file);
+      if (!('path' in real) || real.path !== file) continue;
+      const ahead = this.ahead.get(file);
+      this.ahead.delete(file);
+      const read = ahead?.read ?? readDoc(this.options.root, this.options.realRoot, file);
+      if (read.kind === 'text') reads.push({ path: file, read });
+      else this.ahead.set(file, { read });
+    }
+    const parsed = await parseAll(
+      reads.map((r) => r.read.text),
+      workers,
+    );
+    reads.forEach((r, i) => {
+      this.ahead.set(r.path, { read: r.read, parsed: parsed[i]! });
+    });
+  }
+
   /** Why `file` is left out by its name or place alone, as an action on `exclusions`; undefined when it is not. */
   private exclusionByName(file: string): (() => void) | undefined {
     const { exclusions } = this;
@@ -281,13 +310,15 @@ export class ProjectWalk {
         exclusions.add({ path: file, reason: 'symlink-to-excluded', detail: real.path });
       return doc;
     }
-    const read = readDoc(this.options.root, this.options.realRoot, file);
+    const ahead = this.ahead.get(file);
+    this.ahead.delete(file);
+    const read = ahead?.read ?? readDoc(this.options.root, this.options.realRoot, file);
     if (read.kind === 'skip') {
       if (read.reason === 'not-a-file') return undefined;
       exclusions.add({ path: file, reason: read.reason, ...(read.detail ? { detail: read.detail } : {}) });
       return undefined;
     }
-    const parsed = parseMarkdown(read.text);
+    const parsed = ahead?.parsed ?? parseMarkdown(read.text);
     const hygiene = parsed.frontmatter.data?.['hygiene'];
     if (hygiene === 'frozen') {
       exclusions.add({ path: file, reason: 'frozen', detail: 'frontmatter hygiene: frozen' });
