@@ -10,7 +10,7 @@ import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { readVersionFacts } from './manifests.js';
 import { defaultParseWorkers } from './parse-pool.js';
-import { cmp, toPosix } from './paths.js';
+import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
 import { ProjectWalk } from './walk.js';
@@ -83,10 +83,16 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   progress(`reading ${walk.candidates.length} docs`);
   const history =
     inRepo && !partialClone
-      ? new HistoryReader(toplevel!, {
-          ...(options.deadline ? { deadline: options.deadline } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-        })
+      ? new HistoryReader(
+          toplevel!,
+          {
+            ...(options.deadline ? { deadline: options.deadline } : {}),
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+          // Blob ids are read for docs only: a doc matches the globs, or is Markdown reached otherwise.
+          (path) =>
+            path.startsWith(prefix) && (walk.inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path)),
+        )
       : undefined;
   // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
   await walk.readAhead(options.parseWorkers ?? defaultParseWorkers(walk.candidates.length));
