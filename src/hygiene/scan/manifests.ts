@@ -141,6 +141,14 @@ export interface VersionClaim {
   fact: VersionFact;
 }
 
+/** Text every spelling in `RUNTIME_WORDS` contains: a line without it cannot state that runtime. */
+const RUNTIME_LITERALS: Record<string, readonly string[]> = {
+  node: ['Node', 'node'],
+  python: ['Python', 'python'],
+  go: ['Go', 'golang'],
+  rust: ['Rust', 'rustc'],
+};
+
 const RUNTIME_WORDS: Record<string, string> = {
   node: '(?:Node(?:\\.js)?|node(?:js)?)',
   python: '(?:Python|python)',
@@ -161,7 +169,7 @@ function escapeRegex(text: string): string {
  * dependency only on its major); the project when it differs at the stated precision.
  */
 export class VersionMatcher {
-  private readonly runtime: { regex: RegExp; fact: VersionFact }[] = [];
+  private readonly runtime: { regex: RegExp; literals: readonly string[]; fact: VersionFact }[] = [];
   private readonly named: RegExp | undefined;
   private readonly bySubject = new Map<string, VersionFact>();
 
@@ -175,6 +183,7 @@ export class VersionMatcher {
               `(?<![\\w/.-])${word}\\s*(?:version\\s*)?(?:>=|≥|\\^|~)?\\s*v?(\\d+(?:\\.\\d+){0,2})(?![\\w.])`,
               'g',
             ),
+            literals: RUNTIME_LITERALS[f.subject] ?? [],
             fact: f,
           });
       } else if (!this.bySubject.has(f.subject)) this.bySubject.set(f.subject, f);
@@ -192,7 +201,9 @@ export class VersionMatcher {
   claims(line: string): VersionClaim[] {
     if (!/\d/.test(line)) return [];
     const out: VersionClaim[] = [];
-    for (const { regex, fact: f } of this.runtime) {
+    for (const { regex, literals, fact: f } of this.runtime) {
+      // The pattern's look-behind is tried at every position: first a plain search for the word.
+      if (!literals.some((literal) => line.includes(literal))) continue;
       regex.lastIndex = 0;
       for (const m of line.matchAll(regex)) {
         const stated = m[1]!;
