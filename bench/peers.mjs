@@ -2,10 +2,15 @@
 // classifier), remark-validate-links (remark-cli, repository:false) and markdown-link-check
 // (external links ignored: it would fetch them). Prints wall time, peak RSS and ratios to stw.
 // The peers are installed with npm into bench/.work/peers/ (gitignored), never as dependencies.
-// `check` writes DIR/.dochygiene/ as a user's run would.
+// `check` writes DIR/.dochygiene/ as a user's run would. Also prints the floor (parse every
+// doc with the scanner's parser, or the cheapest history pass, whichever is longer) and the
+// targets: check ≥ 10× faster than remark-validate-links, ≤ 1.5× the floor, peak RSS < 200 MB.
+// Every run is bounded (BENCH_TIMEOUT seconds, default 300): one that overruns is killed and
+// reported as timed out, so the benchmark always completes.
 // Usage: npm run bench:peers -- DIR
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +24,7 @@ if (!dir || !existsSync(dir)) {
   process.exit(2);
 }
 const target = resolve(dir);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 300) * 1000;
 
 function installPeers() {
   const wanted = ['remark-cli', 'remark-validate-links', 'markdown-link-check'];
@@ -34,6 +40,11 @@ function installPeers() {
   if (r.status !== 0) throw new Error('npm install of the peers failed');
 }
 
+/** The entry file of an installed peer package. */
+function peerModule(pkg) {
+  return createRequire(join(PEERS, 'package.json')).resolve(pkg);
+}
+
 /** The bin script of an installed peer, run with this node (no npx wrapper in the timing). */
 function peerBin(pkg, name) {
   const manifest = JSON.parse(readFileSync(join(PEERS, 'node_modules', pkg, 'package.json'), 'utf8'));
@@ -45,7 +56,20 @@ function peerBin(pkg, name) {
 function measure(label, command, args, options = {}) {
   return new Promise((done) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd: target, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    // Its own process group, so that a run that overruns is killed with everything it started.
+    const child = spawn(command, args, {
+      cwd: target,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      ...options,
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }, TIMEOUT_MS);
     let peakKb = 0;
     const status = `/proc/${child.pid}/status`;
     const poll = setInterval(() => {
@@ -54,16 +78,17 @@ function measure(label, command, args, options = {}) {
         if (m) peakKb = Math.max(peakKb, Number(m[1]));
       } catch {}
     }, 20);
+    // Output is drained (a full pipe would stall the child) but only its tail is kept.
     let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      out += c;
-    });
+    const keep = (c) => {
+      out = (out + c).slice(-4096);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     child.on('close', (code) => {
       clearInterval(poll);
-      done({ label, ms: performance.now() - started, peakKb, code, out });
+      clearTimeout(timer);
+      done({ label, ms: performance.now() - started, peakKb, code, out, timedOut });
     });
   });
 }
@@ -93,7 +118,8 @@ async function main() {
       '--no-stdout',
       '--frail=false',
       '--use',
-      'remark-validate-links=repository:false',
+      // By path: remark-cli looks plugins up from the tree it checks, where they are not installed.
+      `${peerModule('remark-validate-links')}=repository:false`,
     ]),
     await measure('markdown-link-check (offline)', process.execPath, [
       peerBin('markdown-link-check', 'markdown-link-check'),
@@ -104,6 +130,7 @@ async function main() {
     ]),
   ];
   const check = runs[1];
+  const floor = measureFloor(docs);
   console.log('');
   console.log(`tree: ${target} — ${docs.length} Markdown files, ${commits} commits`);
   console.log(
@@ -111,11 +138,65 @@ async function main() {
   );
   for (const r of runs) {
     const rss = r.peakKb > 0 ? `${(r.peakKb / 1024).toFixed(0)} MiB` : 'n/a';
-    const ratio = r === check ? '' : `  (${(r.ms / check.ms).toFixed(2)}× stw check)`;
+    const ratio = r === check ? '' : `  (${r.timedOut ? '>' : ''}${(r.ms / check.ms).toFixed(2)}× stw check)`;
+    const end = r.timedOut ? `timed out after ${TIMEOUT_MS / 1000} s` : `exit ${r.code}`;
     console.log(
-      `${r.label.padEnd(42)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  peak RSS ${rss.padStart(8)}  exit ${r.code}${ratio}`,
+      `${r.label.padEnd(42)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  peak RSS ${rss.padStart(8)}  ${end}${ratio}`,
     );
   }
+  const floorMs = Math.max(floor.parseMs, floor.historyMs);
+  console.log(
+    `floor: parse every doc ${(floor.parseMs / 1000).toFixed(2)} s, cheapest history pass ` +
+      `${(floor.historyMs / 1000).toFixed(2)} s (git log --raw --no-renames)`,
+  );
+  const remark = runs[2];
+  const speedup = remark.ms / check.ms;
+  console.log('targets for stw hygiene check:');
+  console.log(
+    remark.code !== 0 && !remark.timedOut
+      ? '  ≥ 10× faster than remark-validate-links: not measured (remark failed)'
+      : `  ≥ 10× faster than remark-validate-links: ${remark.timedOut ? '>' : ''}${speedup.toFixed(1)}× — ${speedup >= 10 ? 'met' : 'not met'}`,
+  );
+  for (const r of [runs[0], check]) {
+    const x = r.ms / floorMs;
+    console.log(`  ${r.label} ≤ 1.5× the floor: ${x.toFixed(2)}× — ${x <= 1.5 ? 'met' : 'not met'}`);
+  }
+  console.log(
+    `  peak RSS < 200 MB: ${((check.peakKb * 1024) / 1e6).toFixed(0)} MB — ${check.peakKb > 0 && check.peakKb * 1024 < 200e6 ? 'met' : 'not met'}`,
+  );
+  // A run that failed measured nothing: show why (remark exits 0 on warnings with --frail=false).
+  for (const r of runs.slice(0, 3))
+    if (r.code !== 0 && !r.timedOut) console.log(`${r.label} failed (exit ${r.code}):\n${r.out}`);
+}
+
+/**
+ * The floor (what a whole check cannot beat on one core): reading and parsing every doc with
+ * the scanner's parser in one process, or the cheapest history pass (no rename scoring, no
+ * blob read), whichever is longer.
+ */
+function measureFloor(docs) {
+  const markdown = join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'markdown.js');
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { performance } from 'node:perf_hooks';
+    import { parseMarkdown } from ${JSON.stringify(markdown)};
+    const paths = JSON.parse(readFileSync(0, 'utf8'));
+    const t0 = performance.now();
+    for (const p of paths) { let text; try { text = readFileSync(${JSON.stringify(target)} + '/' + p, 'utf8'); } catch { continue; } parseMarkdown(text); }
+    console.log(performance.now() - t0);`;
+  const parse = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    input: JSON.stringify(docs),
+    encoding: 'utf8',
+  });
+  if (parse.status !== 0) throw new Error(`floor parse failed:\n${parse.stderr}`);
+  const t = performance.now();
+  const log = spawnSync(
+    'git',
+    ['log', '-z', '--raw', '--no-abbrev', '--no-renames', '--format=%x01%ct', 'HEAD', '--'],
+    { cwd: target, stdio: ['ignore', 'ignore', 'ignore'] },
+  );
+  if (log.status !== 0) throw new Error('floor history pass failed');
+  return { parseMs: Number(parse.stdout.trim()), historyMs: performance.now() - t };
 }
 
 await main();

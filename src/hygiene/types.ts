@@ -137,6 +137,11 @@ export interface ScanArtifact {
   shortlist: string[];
   /** Path → its signals (only signal-bearing paths appear). */
   signals: Record<string, Signal[]>;
+  /**
+   * Scanned path (a real file) → the other paths that lead to it: symlinks to it and its
+   * paths through symlinked folders. An alias is never scanned, shortlisted or edited itself.
+   */
+  aliases?: Record<string, string[]>;
   excluded: ExcludedPath[];
   /**
    * Paths an agent loads on every session: the agent-context files and the files they

@@ -390,6 +390,11 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
       return skip('file-missing', 'the file no longer exists');
     throw error;
   }
+  if (stats.isSymbolicLink())
+    return skip(
+      'not-a-regular-file',
+      'the path is a symlink: another path leads to the same file, and an edit goes on the real file only',
+    );
   if (!stats.isFile())
     return skip('not-a-regular-file', 'the path is not a regular file (a symlink or folder)');
 

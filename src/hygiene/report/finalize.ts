@@ -5,8 +5,8 @@
  * (from `deriveSafetyTier`) and `token_estimate` (from a real local tokenizer).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { type Clock, formatInstant } from '../../core/clock.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { toolVersion } from '../../core/package.js';
@@ -156,11 +156,26 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
 
   const shortlisted = new Set(artifact.shortlist);
   const violations: string[] = [];
+  const aliasOf = realFileOfAlias(artifact);
   proposals.forEach((p, i) => {
-    if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
+    const real = aliasOf.get(p.path);
+    if (real !== undefined) violations.push(`proposals[${i}].path: ${aliasMessage(p.path, real)}`);
+    else if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
       violations.push(`proposals[${i}].path: ${JSON.stringify(p.path)} is not in the scan's shortlist`);
     }
   });
+  rejectIfAny(violations);
+  // The disk may have changed since the scan: a path whose real file is another path is refused.
+  for (const path of [...new Set(proposals.map((p) => p.path))].sort()) {
+    const real = await realFileOf(artifact.project_root, path);
+    const index = proposals.findIndex((p) => p.path === path);
+    if (real === null)
+      violations.push(
+        `proposals[${index}].path: ${JSON.stringify(path)} leads out of the project through a symlink`,
+      );
+    else if (real !== undefined && real !== path)
+      violations.push(`proposals[${index}].path: ${aliasMessage(path, real)}`);
+  }
   rejectIfAny(violations);
 
   // Read each file once; its bytes are what the hash, the anchors and the tokens refer to.
@@ -290,6 +305,35 @@ function buildEntry(
   };
   entry.safety_tier = deriveSafetyTier(proposal.op_type, isDestructive, isReversible, entryEvidence(entry));
   return entry;
+}
+
+/** Alias → its real file, from the artifact's `aliases`. */
+function realFileOfAlias(artifact: ScanArtifact): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [real, aliases] of Object.entries(artifact.aliases ?? {}))
+    for (const alias of aliases) out.set(alias, real);
+  return out;
+}
+
+function aliasMessage(path: string, real: string): string {
+  return `${JSON.stringify(path)} leads to the real file ${JSON.stringify(real)} through a symlink; an edit is proposed on the real file only`;
+}
+
+/**
+ * The root-relative real file behind `path` (symlinks resolved): null when it leads out of
+ * the root, undefined when it is missing (reading it then fails with its own message).
+ */
+async function realFileOf(root: string, path: string): Promise<string | null | undefined> {
+  let realRoot: string;
+  let real: string;
+  try {
+    [realRoot, real] = await Promise.all([realpath(root), realpath(join(root, path))]);
+  } catch {
+    return undefined;
+  }
+  const rel = relative(realRoot, real);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
+  return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
 function rejectIfAny(violations: string[]): void {

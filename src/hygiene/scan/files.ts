@@ -15,6 +15,8 @@ export interface FileListing {
   ignored: string[];
   /** Directories the walk did not enter (outside a repository only). */
   skippedDirs: string[];
+  /** The listed paths that are symbolic links (to a file or a folder, inside the root or not). */
+  symlinks: string[];
   source: 'git' | 'walk';
 }
 
@@ -31,12 +33,19 @@ export async function listFiles(
 ): Promise<FileListing> {
   if (!inRepo) {
     const skippedDirs: string[] = [];
-    return { files: walk(root, skipDirs, skippedDirs), ignored: [], skippedDirs, source: 'walk' };
+    const symlinks: string[] = [];
+    return {
+      files: walk(root, skipDirs, skippedDirs, symlinks),
+      ignored: [],
+      skippedDirs,
+      symlinks,
+      source: 'walk',
+    };
   }
   const options = { cwd: root, maxBytes: LIST_MAX_BYTES, ...(deadline ? { deadline } : {}) };
   // The user's global excludes file, as `git status` honours it (observation drops global config).
   const excludes = excludesFileArgs(await userExcludesFile(root, deadline));
-  const [listed, ignored] = await Promise.all([
+  const [listed, ignored, staged] = await Promise.all([
     git(
       [...excludes, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'],
       options,
@@ -54,18 +63,50 @@ export async function listFiles(
       ],
       options,
     ),
+    // Modes of the tracked files: a symlink is mode 120000 (cheaper than an lstat per file).
+    git(['ls-files', '-z', '--stage'], options),
   ]);
   if (listed.kind !== 'exited' || listed.code !== 0)
     throw new OperationalError('git-failed', describeOutcome(listed, 'git ls-files'));
+  if (staged.kind !== 'exited' || staged.code !== 0)
+    throw new OperationalError('git-failed', describeOutcome(staged, 'git ls-files --stage'));
+  const files = splitNul(listed.stdout);
   return {
-    files: splitNul(listed.stdout),
+    files,
     ignored: ignored.kind === 'exited' && ignored.code === 0 ? splitNul(ignored.stdout) : [],
     skippedDirs: [],
+    symlinks: listedSymlinks(root, files, splitNul(staged.stdout)),
     source: 'git',
   };
 }
 
-function walk(root: string, skipDirs: ReadonlySet<string>, skipped: string[]): string[] {
+/**
+ * The listed paths that are symlinks: tracked ones by their index mode, untracked ones by
+ * an lstat (they are few). A tracked path whose work-tree file changed type is read by its
+ * index mode; reading the doc checks the disk again.
+ */
+function listedSymlinks(root: string, files: readonly string[], staged: readonly string[]): string[] {
+  const tracked = new Set<string>();
+  const links = new Set<string>();
+  for (const line of staged) {
+    const tab = line.indexOf('\t');
+    if (tab === -1) continue;
+    const path = line.slice(tab + 1);
+    tracked.add(path);
+    if (line.startsWith('120000 ')) links.add(path);
+  }
+  for (const file of files) {
+    if (tracked.has(file)) continue;
+    try {
+      if (lstatSync(join(root, file)).isSymbolicLink()) links.add(file);
+    } catch {
+      // Gone since the listing: nothing to resolve.
+    }
+  }
+  return files.filter((file) => links.has(file));
+}
+
+function walk(root: string, skipDirs: ReadonlySet<string>, skipped: string[], symlinks: string[]): string[] {
   const out: string[] = [];
   const stack: string[] = [''];
   while (stack.length > 0) {
@@ -81,9 +122,14 @@ function walk(root: string, skipDirs: ReadonlySet<string>, skipped: string[]): s
       if (entry.isDirectory()) {
         if (!skipDirs.has(entry.name)) stack.push(child);
         else if (entry.name !== '.git') skipped.push(child);
-      } else if (entry.isFile() || entry.isSymbolicLink()) out.push(child);
+      } else if (entry.isFile()) out.push(child);
+      else if (entry.isSymbolicLink()) {
+        out.push(child);
+        symlinks.push(child);
+      }
     }
   }
+  symlinks.sort();
   return out.sort();
 }
 

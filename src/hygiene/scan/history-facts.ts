@@ -1,4 +1,5 @@
 import type { Deadline } from '../../core/deadline.js';
+import { ChangeBuffer } from './change-buffer.js';
 import {
   type HistoryChange,
   type HistoryOutcome,
@@ -186,14 +187,17 @@ class Aggregate {
  * renames come from a rename pass that leaves out the unreadable paths.
  */
 export class HistoryReader {
-  private readonly early: HistoryChange[] = [];
+  private readonly early: ChangeBuffer;
   private consume: ((change: HistoryChange) => void) | undefined;
   private readonly run: Promise<HistoryOutcome>;
 
+  /** `mayBeDoc`: a toplevel-relative path that may be a doc (its blob ids are kept until aggregation). */
   constructor(
     private readonly toplevel: string,
     private readonly options: { deadline?: Deadline; signal?: AbortSignal },
+    mayBeDoc: (path: string) => boolean = () => true,
   ) {
+    this.early = new ChangeBuffer(mayBeDoc);
     this.run = streamHistory(
       toplevel,
       'changes',
@@ -225,8 +229,7 @@ export class HistoryReader {
     const subject: Subject = { docs, referencedBy, prefix, wanted: options.wanted ?? new Set() };
     const wantLineCounts = options.lineCounts ?? true;
     let changes = new Aggregate(subject);
-    for (const change of this.early) changes.add(change);
-    this.early.length = 0;
+    this.early.drain((change) => changes.add(change));
     this.consume = (change) => changes.add(change);
     let outcome = await this.run;
     changes.finish();

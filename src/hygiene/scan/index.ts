@@ -9,7 +9,8 @@ import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { readVersionFacts } from './manifests.js';
-import { cmp, toPosix } from './paths.js';
+import { defaultParseWorkers } from './parse-pool.js';
+import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
 import { ProjectWalk } from './walk.js';
@@ -27,6 +28,8 @@ export interface ScanOptions {
   onProgress?: (message: string) => void;
   /** Cancels the git calls. */
   signal?: AbortSignal;
+  /** Parsing threads besides this one (0: none); by default one per spare core, for a large enough scan. */
+  parseWorkers?: number;
 }
 
 const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
@@ -80,11 +83,19 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   progress(`reading ${walk.candidates.length} docs`);
   const history =
     inRepo && !partialClone
-      ? new HistoryReader(toplevel!, {
-          ...(options.deadline ? { deadline: options.deadline } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-        })
+      ? new HistoryReader(
+          toplevel!,
+          {
+            ...(options.deadline ? { deadline: options.deadline } : {}),
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+          // Blob ids are read for docs only: a doc matches the globs, or is Markdown reached otherwise.
+          (path) =>
+            path.startsWith(prefix) && (walk.inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path)),
+        )
       : undefined;
+  // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
+  await walk.readAhead(options.parseWorkers ?? defaultParseWorkers(walk.candidates.length));
   for (let i = 0; i < walk.candidates.length; i++) {
     walk.readDocument(walk.candidates[i]!);
     // Yield now and then so that the history stream is read while the docs are parsed.
@@ -151,12 +162,23 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     files_scanned: shortlist.length,
     shortlist,
     signals: sortSignals(signals),
+    ...aliasesOf(shortlist, facts),
     excluded: walk.exclusions.list(),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
     unavailable,
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
   };
+}
+
+/** The artifact's `aliases`: each scanned real file reached by other paths too (none: no key). */
+function aliasesOf(shortlist: readonly string[], facts: ScanFacts): { aliases?: Record<string, string[]> } {
+  const out: Record<string, string[]> = {};
+  for (const path of shortlist) {
+    const aliases = facts.docs.get(path)!.aliases;
+    if (aliases.length > 0) out[path] = [...aliases];
+  }
+  return Object.keys(out).length > 0 ? { aliases: out } : {};
 }
 
 /**

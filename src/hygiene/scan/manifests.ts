@@ -141,12 +141,23 @@ export interface VersionClaim {
   fact: VersionFact;
 }
 
+/** Text every spelling in `RUNTIME_WORDS` contains: a line without it cannot state that runtime. */
+const RUNTIME_LITERALS: Record<string, readonly string[]> = {
+  node: ['Node', 'node'],
+  python: ['Python', 'python'],
+  go: ['Go', 'golang'],
+  rust: ['Rust', 'rustc'],
+};
+
 const RUNTIME_WORDS: Record<string, string> = {
   node: '(?:Node(?:\\.js)?|node(?:js)?)',
   python: '(?:Python|python)',
   go: '(?:Go|Golang|golang)',
   rust: '(?:Rust|rustc)',
 };
+
+/** What a named version claim must contain (the tail of `VersionMatcher.named`). */
+const NAMED_VERSION_SHAPE = /(?:@[\^~]?|\s+v)\d/;
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -158,7 +169,7 @@ function escapeRegex(text: string): string {
  * dependency only on its major); the project when it differs at the stated precision.
  */
 export class VersionMatcher {
-  private readonly runtime: { regex: RegExp; fact: VersionFact }[] = [];
+  private readonly runtime: { regex: RegExp; literals: readonly string[]; fact: VersionFact }[] = [];
   private readonly named: RegExp | undefined;
   private readonly bySubject = new Map<string, VersionFact>();
 
@@ -172,6 +183,7 @@ export class VersionMatcher {
               `(?<![\\w/.-])${word}\\s*(?:version\\s*)?(?:>=|≥|\\^|~)?\\s*v?(\\d+(?:\\.\\d+){0,2})(?![\\w.])`,
               'g',
             ),
+            literals: RUNTIME_LITERALS[f.subject] ?? [],
             fact: f,
           });
       } else if (!this.bySubject.has(f.subject)) this.bySubject.set(f.subject, f);
@@ -189,7 +201,9 @@ export class VersionMatcher {
   claims(line: string): VersionClaim[] {
     if (!/\d/.test(line)) return [];
     const out: VersionClaim[] = [];
-    for (const { regex, fact: f } of this.runtime) {
+    for (const { regex, literals, fact: f } of this.runtime) {
+      // The pattern's look-behind is tried at every position: first a plain search for the word.
+      if (!literals.some((literal) => line.includes(literal))) continue;
       regex.lastIndex = 0;
       for (const m of line.matchAll(regex)) {
         const stated = m[1]!;
@@ -197,7 +211,9 @@ export class VersionMatcher {
           out.push({ subject: f.subject, stated, match: m[0], fact: f });
       }
     }
-    if (this.named) {
+    // The named pattern tries every dependency name at every position: run it only on a line
+    // with what must follow a name (`@1`, `@^1`, ` v1`), which few lines have.
+    if (this.named && NAMED_VERSION_SHAPE.test(line)) {
       for (const m of line.matchAll(this.named)) {
         const f = this.bySubject.get(m[1]!);
         if (!f) continue;

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { DocRef } from './markdown.js';
 import { dirOf, MARKDOWN_EXT, safeDecode } from './paths.js';
+import type { RealPath } from './symlinks.js';
 
 /** What resolution needs to know of a tree: the scan's listing, or a tree after a planned edit. */
 export interface PathLookup {
@@ -9,6 +10,8 @@ export interface PathLookup {
   isDir(path: string): boolean;
   /** The README GitHub renders for a folder, if the tree knows it (a fragment into a folder is checked there). */
   readmeOf?(dir: string): string | undefined;
+  /** The path through symlinks to its real file, if the tree knows its symlinks (the scan's does). */
+  realPathOf?(path: string): RealPath;
 }
 
 /** The anchors (heading slugs, HTML ids) of a scanned Markdown doc; undefined when it is not one. */
@@ -22,6 +25,11 @@ export interface Resolved {
   exists: boolean;
   /** Whether the written path was read from the root or from the doc's folder. */
   base: 'root' | 'doc';
+  /**
+   * Set when a symlink on the way leads out of the root or nowhere: the reference does not
+   * resolve, and `path` stays as written. Otherwise `path` is the real file's.
+   */
+  brokenLink?: { reason: 'outside-root' | 'dangling'; link: string; target: string };
 }
 
 export type ReferenceCheck =
@@ -61,11 +69,27 @@ export function resolveReference(tree: PathLookup, docPath: string, ref: DocRef)
     let path = c.path.replace(/\/+$/, '');
     if (path === '.') path = '';
     if (path === '..' || path.startsWith('../')) continue;
-    const r: Resolved = { path, fragment, exists: tree.exists(path), base: c.base };
+    const r = resolvedAt(tree, path, fragment, c.base);
     if (r.exists) return r;
     first ??= r;
   }
   return first;
+}
+
+/** One candidate path resolved: to its real file through symlinks, never through a broken link. */
+function resolvedAt(
+  tree: PathLookup,
+  path: string,
+  fragment: string | undefined,
+  base: Resolved['base'],
+): Resolved {
+  const real = tree.realPathOf?.(path);
+  if (real === undefined) return { path, fragment, exists: tree.exists(path), base };
+  if ('unresolved' in real) {
+    const { unresolved: reason, link, target } = real;
+    return { path, fragment, exists: false, base, brokenLink: { reason, link, target } };
+  }
+  return { path: real.path, fragment, exists: tree.exists(real.path), base };
 }
 
 /**

@@ -4,10 +4,12 @@ import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { AGENT_CONTEXT_GLOBS, type ExcludedPath, type HygieneConfig } from '../types.js';
-import { listFiles, readDoc, unsafePathReason } from './files.js';
+import { listFiles, type ReadOutcome, readDoc, unsafePathReason } from './files.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
+import { parseAll } from './parse-pool.js';
 import { baseOf, cmp, dirOf, toPosix } from './paths.js';
 import type { PathLookup } from './resolve.js';
+import { type RealPath, SymlinkMap } from './symlinks.js';
 
 /** One scanned document: its text, parsed once, shared by every signal. */
 export interface Doc {
@@ -15,9 +17,11 @@ export interface Doc {
   text: string;
   lines: string[];
   parsed: ParsedDoc;
-  /** Matches an agent-context glob (loaded every session), as opposed to imported by one. */
+  /** It or one of its aliases matches an agent-context glob (loaded every session), as opposed to imported by one. */
   isAgentContext: boolean;
   importedBy?: string;
+  /** The other paths (symlinks, paths through symlinked folders) that lead to this real file. */
+  aliases: readonly string[];
 }
 
 /** The project's file tree as the scan sees it: every listed file and the folders above them. */
@@ -31,6 +35,8 @@ export class ProjectTree implements PathLookup {
   constructor(
     readonly root: string,
     readonly files: readonly string[],
+    /** Every listed symlink, resolved once (an empty map when there are none). */
+    readonly symlinks: SymlinkMap = new SymlinkMap(root, root, [], files),
   ) {
     const dirs = new Set<string>(['']);
     const byName = new Map<string, string[]>();
@@ -57,9 +63,17 @@ export class ProjectTree implements PathLookup {
     }
   }
 
+  /** The path through symlinks to its real file inside the root, or the link that leads out or nowhere. */
+  realPathOf(path: string): RealPath {
+    return this.symlinks.realPathOf(path);
+  }
+
   /** The README GitHub renders for `dir` ('' is the root). */
   readmeOf(dir: string): string | undefined {
-    return this.readmes.get(dir);
+    const readme = this.readmes.get(dir);
+    if (readme === undefined) return undefined;
+    const real = this.realPathOf(readme);
+    return 'path' in real ? real.path : undefined;
   }
 
   isFile(path: string): boolean {
@@ -142,6 +156,10 @@ export class ProjectWalk {
   readonly globs: string[];
   readonly scopes: string[];
   readonly inGlobs: (path: string) => boolean;
+  /** Each path read so far → its doc, or null when it is not one (read once, excluded once). */
+  private readonly settled = new Map<string, Doc | null>();
+  /** Candidates read and parsed ahead (`readAhead`), until `readDocument` takes them. */
+  private readonly ahead = new Map<string, { read: ReadOutcome; parsed?: ParsedDoc }>();
   private readonly isAgentContextPath: (path: string) => boolean;
   private readonly dirNames: ReadonlySet<string>;
   private readonly dirPaths: readonly string[];
@@ -177,12 +195,14 @@ export class ProjectWalk {
       new Set([...excludedNames, '.git']),
       options.deadline,
     );
-    const walk = new ProjectWalk(options, new ProjectTree(options.root, listing.files));
+    const symlinks = new SymlinkMap(options.root, options.realRoot, listing.symlinks, listing.files);
+    const walk = new ProjectWalk(options, new ProjectTree(options.root, listing.files, symlinks));
     const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
     for (const file of listing.files) {
       if (!walk.inGlobs(file)) continue;
-      // A name no report can carry is never a doc, a sibling or a suggestion (readDocument lists it).
-      if (unsafePathReason(file) === undefined) walk.allDocs.push(file);
+      // A name no report can carry is never a doc, a sibling or a suggestion (readDocument lists it);
+      // a symlink is another path to a file already counted, or to none.
+      if (unsafePathReason(file) === undefined && !symlinks.links.has(file)) walk.allDocs.push(file);
       if (inScope(file)) walk.candidates.push(file);
     }
     for (const dir of listing.skippedDirs) {
@@ -207,38 +227,98 @@ export class ProjectWalk {
     return undefined;
   }
 
-  /** Reads and parses one doc into `docs`, or records why it is excluded. */
+  /**
+   * Reads and parses one doc into `docs`, or records why it is excluded. A path through a
+   * symlink is read once under its real path and becomes one of its aliases; a symlink out
+   * of the root or to nothing is never followed.
+   */
   readDocument(file: string, importedBy?: string): Doc | undefined {
+    const settled = this.settled.get(file);
+    if (settled !== undefined) {
+      if (settled !== null && importedBy !== undefined) settled.importedBy ??= importedBy;
+      return settled ?? undefined;
+    }
+    const doc = this.settle(file, importedBy);
+    this.settled.set(file, doc ?? null);
+    return doc;
+  }
+
+  /**
+   * Reads and parses the candidates that are read as they are (no exclusion by name, no
+   * symlink) ahead of `readDocument`, on `workers` parsing threads besides this one.
+   */
+  async readAhead(workers: number): Promise<void> {
+    const reads: { path: string; read: ReadOutcome & { kind: 'text' } }[] = [];
+    for (const file of this.candidates) {
+      if (this.settled.has(file) || this.ahead.has(file) || this.exclusionByName(file) !== undefined)
+        continue;
+      const real = this.tree.realPathOf(file);
+      if (!('path' in real) || real.path !== file) continue;
+      const ahead = this.ahead.get(file);
+      this.ahead.delete(file);
+      const read = ahead?.read ?? readDoc(this.options.root, this.options.realRoot, file);
+      if (read.kind === 'text') reads.push({ path: file, read });
+      else this.ahead.set(file, { read });
+    }
+    const parsed = await parseAll(
+      reads.map((r) => r.read.text),
+      workers,
+    );
+    reads.forEach((r, i) => {
+      this.ahead.set(r.path, { read: r.read, parsed: parsed[i]! });
+    });
+  }
+
+  /** Why `file` is left out by its name or place alone, as an action on `exclusions`; undefined when it is not. */
+  private exclusionByName(file: string): (() => void) | undefined {
     const { exclusions } = this;
-    if (file === '.dochygiene' || file.startsWith('.dochygiene/')) {
-      exclusions.collapse('.dochygiene', 'tool-state', 'the tool’s own state');
-      return undefined;
-    }
+    if (file === '.dochygiene' || file.startsWith('.dochygiene/'))
+      return () => exclusions.collapse('.dochygiene', 'tool-state', 'the tool’s own state');
     const unsafe = unsafePathReason(file);
-    if (unsafe !== undefined) {
-      exclusions.add({ path: file, reason: 'unsafe-name', detail: unsafe });
-      return undefined;
-    }
+    if (unsafe !== undefined)
+      return () => exclusions.add({ path: file, reason: 'unsafe-name', detail: unsafe });
     const ex = this.excludedDirOf(file);
-    if (ex) {
-      exclusions.collapse(ex.dir, 'excluded-dir', `scan.excluded_dirs entry "${ex.entry}"`);
+    if (ex)
+      return () => exclusions.collapse(ex.dir, 'excluded-dir', `scan.excluded_dirs entry "${ex.entry}"`);
+    if (this.ignore.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
+    if (APPEND_ONLY_NAME.test(baseOf(file)))
+      return () => exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
+    return undefined;
+  }
+
+  private settle(file: string, importedBy?: string): Doc | undefined {
+    const { exclusions } = this;
+    const byName = this.exclusionByName(file);
+    if (byName !== undefined) {
+      byName();
       return undefined;
     }
-    if (this.ignore.ignores(file)) {
-      exclusions.add({ path: file, reason: 'dochygiene-ignore' });
+    const real = this.tree.realPathOf(file);
+    if ('unresolved' in real) {
+      const outside = real.unresolved === 'outside-root';
+      const via = real.link === file ? '' : `through "${real.link}", `;
+      exclusions.add({
+        path: file,
+        reason: outside ? 'symlink-outside-root' : 'dangling-symlink',
+        detail: `${via}${outside ? real.target : `to "${real.target}"`}`,
+      });
       return undefined;
     }
-    if (APPEND_ONLY_NAME.test(baseOf(file))) {
-      exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
-      return undefined;
+    if (real.path !== file) {
+      const doc = this.readDocument(real.path, importedBy);
+      if (doc === undefined && this.tree.isFile(real.path))
+        exclusions.add({ path: file, reason: 'symlink-to-excluded', detail: real.path });
+      return doc;
     }
-    const read = readDoc(this.options.root, this.options.realRoot, file);
+    const ahead = this.ahead.get(file);
+    this.ahead.delete(file);
+    const read = ahead?.read ?? readDoc(this.options.root, this.options.realRoot, file);
     if (read.kind === 'skip') {
       if (read.reason === 'not-a-file') return undefined;
       exclusions.add({ path: file, reason: read.reason, ...(read.detail ? { detail: read.detail } : {}) });
       return undefined;
     }
-    const parsed = parseMarkdown(read.text);
+    const parsed = ahead?.parsed ?? parseMarkdown(read.text);
     const hygiene = parsed.frontmatter.data?.['hygiene'];
     if (hygiene === 'frozen') {
       exclusions.add({ path: file, reason: 'frozen', detail: 'frontmatter hygiene: frozen' });
@@ -248,12 +328,15 @@ export class ProjectWalk {
       exclusions.add({ path: file, reason: 'append-only-log', detail: 'frontmatter hygiene: append-only' });
       return undefined;
     }
+    const aliases = this.tree.symlinks.aliasesOf(file);
     const doc: Doc = {
       path: file,
       text: read.text,
       lines: parsed.lines,
       parsed,
-      isAgentContext: this.isAgentContextPath(file),
+      isAgentContext:
+        this.isAgentContextPath(file) || aliases.some((alias) => this.isAgentContextPath(alias)),
+      aliases,
       ...(importedBy !== undefined ? { importedBy } : {}),
     };
     this.docs.set(file, doc);

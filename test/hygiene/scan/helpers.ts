@@ -14,12 +14,13 @@ import { makeRepo, makeTempDir, type TestRepo } from '../../helpers/git-repo.js'
 /** Scans `root` with the default config (or `config`) and checks the artifact against its schema. */
 export async function scanDir(
   root: string,
-  options: { scopes?: string[]; config?: Partial<HygieneConfig> } = {},
+  options: { scopes?: string[]; config?: Partial<HygieneConfig>; parseWorkers?: number } = {},
 ): Promise<ScanArtifact> {
   const artifact = await scan({
     root,
     config: { ...DEFAULT_CONFIG, ...options.config },
     ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.parseWorkers !== undefined ? { parseWorkers: options.parseWorkers } : {}),
   });
   assert.deepEqual(schemaValidator('scan.schema.json')(artifact), []);
   return artifact;

@@ -4,7 +4,13 @@ import type { HistoryFacts } from '../history-facts.js';
 import { renameTarget } from '../history-facts.js';
 import type { DocRef } from '../markdown.js';
 import { baseOf, dirOf } from '../paths.js';
-import { checkResolved, codePathCandidates, fragmentTarget, writeTargetLike } from '../resolve.js';
+import {
+  checkResolved,
+  codePathCandidates,
+  fragmentTarget,
+  type Resolved,
+  writeTargetLike,
+} from '../resolve.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
@@ -51,6 +57,8 @@ export const brokenReference: SignalModule = {
           if (ref.kind === 'code-path' && evidence === undefined) continue;
           const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
           if (evidence !== undefined) data['evidence'] = evidence;
+          // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
+          if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
           const renamed = renameTarget(history.renames, resolved.path, (p) => tree.isFile(p));
           byLowerName ??= lowerNameIndex(tree.files);
           // Never the doc itself: a link to its own name means something else was meant.
@@ -78,7 +86,7 @@ export const brokenReference: SignalModule = {
           }
           emit(doc.path, {
             line: ref.line,
-            detail: `${ref.kind} target "${ref.target}" does not resolve${
+            detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
               suggestion !== undefined ? `; moved to "${suggestion}"?` : ''
             }`,
             data,
@@ -95,6 +103,14 @@ export const brokenReference: SignalModule = {
     await collectCodeReferences({ facts, history }, emit);
   },
 };
+
+/** Why a path through a symlink does not resolve, for the signal's detail. */
+function brokenLinkNote(link: Resolved['brokenLink']): string {
+  if (link === undefined) return '';
+  return link.reason === 'outside-root'
+    ? `: "${link.link}" is a symlink out of the project`
+    : `: "${link.link}" is a symlink to nothing ("${link.target}")`;
+}
 
 /** File name, lower-cased → the listed paths with that name (a case-only rename still matches). */
 function lowerNameIndex(files: readonly string[]): Map<string, string[]> {

@@ -1,0 +1,82 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { type ParsedDoc, parseMarkdown } from './markdown.js';
+
+/** Below this many docs, starting a thread costs more than it saves. */
+export const MIN_DOCS_FOR_WORKERS = 200;
+/** Docs sent to a thread at a time: large enough to amortise a message, small enough to share the tail. */
+const BATCH = 16;
+
+/**
+ * Parsing threads to start for `docs` docs when the caller does not say (0: parse in this
+ * thread only). One core is this thread's and one the history pass's (git runs alongside the
+ * parse), so only cores beyond two parse: on two cores a thread only adds its start-up, its
+ * copies and its heap (measured on a 2-core machine; bench/peers.mjs).
+ */
+export function defaultParseWorkers(docs: number, cores = availableParallelism()): number {
+  if (docs < MIN_DOCS_FOR_WORKERS) return 0;
+  return Math.max(0, Math.min(cores - 2, 4));
+}
+
+/**
+ * Parses `texts` with `parseMarkdown`, on `workers` threads and this one: one queue of
+ * batches that every thread takes from, so a slow batch never holds the others up. The
+ * result is the same as parsing each text here, in order. This thread yields between its
+ * own batches, so that streams it reads (the history pass) keep flowing. A thread that fails
+ * hands its batch back to this one.
+ */
+export async function parseAll(texts: readonly string[], workers: number): Promise<ParsedDoc[]> {
+  const out: ParsedDoc[] = new Array(texts.length);
+  const batches: number[] = [];
+  for (let start = 0; start < texts.length; start += BATCH) batches.push(start);
+  let next = 0;
+  const take = () => (next < batches.length ? batches[next++] : undefined);
+  const parseHere = (start: number) => {
+    for (let i = start; i < Math.min(start + BATCH, texts.length); i++) out[i] = parseMarkdown(texts[i]!);
+  };
+  const threads = Array.from({ length: workers }, () => runThread(texts, out, take, parseHere));
+  for (let start = take(); start !== undefined; start = take()) {
+    parseHere(start);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(threads);
+  return out;
+}
+
+/** One thread's share: batches from the queue until it is empty, then the thread ends. */
+async function runThread(
+  texts: readonly string[],
+  out: ParsedDoc[],
+  take: () => number | undefined,
+  parseHere: (start: number) => void,
+): Promise<void> {
+  const worker = new Worker(new URL('./parse-worker.js', import.meta.url));
+  let pending: { start: number; done: () => void; failed: (error: Error) => void } | undefined;
+  worker.on('message', (reply: { id: number; parsed: ParsedDoc[] }) => {
+    reply.parsed.forEach((parsed, k) => {
+      out[reply.id + k] = parsed;
+    });
+    const current = pending;
+    pending = undefined;
+    current?.done();
+  });
+  worker.on('error', (error) => pending?.failed(error));
+  worker.on('exit', () => pending?.failed(new Error('parsing thread exited')));
+  try {
+    for (let start = take(); start !== undefined; start = take()) {
+      const batch = start;
+      const ok = await new Promise<boolean>((resolve) => {
+        pending = { start: batch, done: () => resolve(true), failed: () => resolve(false) };
+        worker.postMessage({ id: batch, texts: texts.slice(batch, batch + BATCH) });
+      });
+      if (!ok) {
+        // The thread is gone: its batch, and no more, is parsed here.
+        parseHere(batch);
+        return;
+      }
+    }
+  } finally {
+    pending = undefined;
+    await worker.terminate();
+  }
+}

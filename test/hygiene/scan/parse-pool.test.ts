@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
+import { defaultParseWorkers, MIN_DOCS_FOR_WORKERS, parseAll } from '../../../src/hygiene/scan/parse-pool.js';
+import { fixtureRepo, scanDir } from './helpers.js';
+
+/** Texts that exercise every part of a parsed doc: frontmatter, tables, definitions, HTML, code, imports. */
+function texts(n: number): string[] {
+  return Array.from({ length: n }, (_, i) =>
+    [
+      '---',
+      `title: Doc ${i}`,
+      'date: 2024-01-02',
+      'status: done',
+      '---',
+      `# Doc ${i}`,
+      '',
+      `See [next](d${i + 1}.md#doc-${i + 1}), ![img](img/${i}.png) and [ref][r${i}].`,
+      '',
+      '| a | b |',
+      '|---|---|',
+      `| [cell](c${i}.md) | \`src/x${i}.ts\` |`,
+      '',
+      '<!-- a comment -->',
+      `<a id="anchor-${i}" href="h${i}.md">h</a>`,
+      '',
+      '```sh',
+      '[not a link](x.md)',
+      '```',
+      '',
+      `- [x] task ${i}`,
+      '- [ ] open',
+      '',
+      `@docs/import-${i}.md`,
+      '',
+      `[r${i}]: defs/r${i}.md`,
+      `[r${i}]: defs/again-${i}.md`,
+      '',
+      `${'A long paragraph that repeats itself to be counted as a block. '.repeat(5)}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+describe('parsing on threads', () => {
+  it('gives exactly what parsing in this thread gives, in order', async () => {
+    const all = texts(70);
+    const expected = all.map((text) => parseMarkdown(text));
+    assert.deepEqual(await parseAll(all, 2), expected);
+    assert.deepEqual(await parseAll(all, 0), expected);
+    assert.deepEqual(await parseAll([], 2), []);
+  });
+
+  it('starts threads only for a large scan, on the cores beyond this thread and the history pass', () => {
+    assert.equal(defaultParseWorkers(MIN_DOCS_FOR_WORKERS - 1, 16), 0);
+    assert.equal(defaultParseWorkers(5000, 1), 0);
+    assert.equal(defaultParseWorkers(5000, 2), 0);
+    assert.equal(defaultParseWorkers(5000, 4), 2);
+    assert.equal(defaultParseWorkers(5000, 64), 4);
+  });
+
+  it('a scan with parsing threads makes the same artifact as one without', async () => {
+    const files: Record<string, string> = {};
+    texts(40).forEach((text, i) => {
+      files[`docs/d${i}.md`] = text;
+    });
+    const repo = fixtureRepo(files);
+    const withThreads = await scanDir(repo.dir, { parseWorkers: 2 });
+    const without = await scanDir(repo.dir, { parseWorkers: 0 });
+    assert.equal(without.files_scanned, 40);
+    assert.deepEqual(withThreads, without);
+  });
+});
