@@ -109,6 +109,14 @@ export const SIGNAL_NAMES = [
   'append_only_growth',
   'duplicate_content',
   'context_weight',
+  'near_duplicate',
+  'session_notes',
+  'context_growth',
+  'directory_map_drift',
+  'context_coverage',
+  'misnamed_context_file',
+  'context_index_drift',
+  'tool_specific_wording',
 ] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
 
@@ -333,9 +341,14 @@ export interface Report {
   unresolved_signals?: Record<string, Signal[]>;
 }
 
-/** The evidence behind an entry: judged only when it rests on a lifecycle `served_when` judgment. */
-export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
-  return entry.lifecycle?.served_when !== undefined ? 'judged' : 'deterministic';
+/**
+ * The evidence behind an entry: judged when it rests on a lifecycle `served_when` judgment,
+ * or when it removes redundancy (`bloat/redundant`): which copy stays, and whether a
+ * reworded copy says nothing of its own, is a judgment, so such an entry is never auto.
+ */
+export function entryEvidence(entry: Pick<Entry, 'lifecycle'> & { category?: Partial<Category> }): Evidence {
+  if (entry.lifecycle?.served_when !== undefined) return 'judged';
+  return entry.category?.subtype === 'redundant' ? 'judged' : 'deterministic';
 }
 
 // ── Classifier proposals (docs/scanner-and-classifiers.md) ───────────────────────────────────────────

@@ -215,7 +215,10 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
         opType as OpType,
         destructive,
         reversible,
-        entryEvidence({ lifecycle: lifecycle as never }),
+        entryEvidence({
+          lifecycle: lifecycle as never,
+          ...(isObject(entry['category']) ? { category: entry['category'] as never } : {}),
+        }),
       );
       if (entry['safety_tier'] !== derived)
         add(at('safety_tier'), `expected ${show(derived)} (derived), found ${show(entry['safety_tier'])}`);
