@@ -17,6 +17,8 @@ export const THRESHOLDS = {
    * `contextGrowthMinRatio` of its size and `contextGrowthMinAdded` lines.
    */
   contextGrowthMinLines: 40,
+  /** `directory_map_drift`: commits to the folders a map lists since the file's last commit. */
+  mapChurnCommits: 25,
   contextGrowthWindow: 12,
   contextGrowthMinRising: 0.6,
   contextGrowthMinRatio: 0.5,
