@@ -39,7 +39,21 @@ export function tokensSavedFor(agent: AgentContext, entries: readonly Entry[], b
   for (const file of agent.startup.files) {
     const paths = new Set([file.path, ...(file.aliases ?? [])]);
     let saved = 0;
-    for (const entry of entries) if (paths.has(entry.path)) saved += savingOn(entry, file, budgetTokens);
+    // The same edit proposed on two names of one real file (`CLAUDE.md` → `AGENTS.md`) saves once.
+    const counted = new Set<string>();
+    for (const entry of entries) {
+      if (!paths.has(entry.path)) continue;
+      const a = entry.exact_edit?.anchor ?? entry.reducible_range;
+      const key = [
+        entry.category.subtype,
+        entry.exact_edit?.kind ?? 'generative',
+        a?.start_line,
+        a?.end_line,
+      ].join('\0');
+      if (counted.has(key)) continue;
+      counted.add(key);
+      saved += savingOn(entry, file, budgetTokens);
+    }
     total += Math.min(saved, file.tokens);
   }
   return total;
