@@ -214,6 +214,17 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
   return { after: new ResolvedWorld(files, docs, before['onDisk'], removed, before), unappliable, renamed };
 }
 
+/** The world with some docs' texts replaced (a generative rewrite's result), nothing moved. */
+export function withTexts(before: ResolvedWorld, texts: ReadonlyMap<string, string>): SimulatedChange {
+  const docs = new Map(before.docs);
+  for (const [path, text] of texts) docs.set(path, text);
+  return {
+    after: new ResolvedWorld(before.files, docs, before['onDisk'], new Set(), before),
+    unappliable: new Map(),
+    renamed: new Map(),
+  };
+}
+
 export function worldOf(world: DocWorld): ResolvedWorld {
   return new ResolvedWorld(world.files, world.docs, world.onDisk, new Set());
 }

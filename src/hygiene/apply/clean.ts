@@ -22,7 +22,12 @@ import {
 import { describeEdit } from './describe-edit.js';
 import type { PreparedRewrite } from './generative.js';
 import { commitDates, expectOk, headOid, outputOf, readGit, userGit } from './git-steps.js';
-import { type GuardedPlan, guardCleanPlan, type LinkRewrite } from './keep-references.js';
+import {
+  type GuardedPlan,
+  guardCleanPlan,
+  keepRewritesResolving,
+  type LinkRewrite,
+} from './keep-references.js';
 import { acquireRunLock, type InterruptedRunReport, removeStaleTemps, rollBack } from './recovery.js';
 import { entriesOutsideScan } from './report-scope.js';
 
@@ -545,6 +550,17 @@ const ranRewrites = (applied: ApplyResult, rewrites: readonly LinkRewrite[]): Li
   return rewrites.filter((rewrite) => ran.has(rewrite.id));
 };
 
+/** Distils the approved generative entries (`dryRun`: no model call) and holds each to the reference invariant. */
+async function preparedRewrites(
+  guard: GuardedPlan,
+  options: CleanOptions,
+  dryRun: boolean,
+): Promise<ReadonlyMap<string, PreparedRewrite> | undefined> {
+  const rewrites = await options.prepareRewrites?.(approvedGenerative(guard.plan), dryRun);
+  if (rewrites === undefined || guard.world === undefined) return rewrites;
+  return keepRewritesResolving(guard.world, guard.plan.report, rewrites);
+}
+
 /** The approved generative entries of a plan, in plan order. */
 function approvedGenerative(plan: CleanPlan): Entry[] {
   const byId = new Map(plan.report.entries.map((entry) => [entry.id, entry]));
@@ -563,7 +579,7 @@ async function dryRunClean(
     return { status: 'dry-run', ...base, entries, files: [], counts: countOutcomes(entries) };
   }
   // Every guard runs (hash, conflicts, destinations); nothing is written or moved.
-  const rewrites = await options.prepareRewrites?.(approvedGenerative(plan), true);
+  const rewrites = await preparedRewrites(guard, options, true);
   const simulated = await applyReport({
     root: plan.root,
     report: guard.report,
@@ -632,7 +648,7 @@ async function cleanLocked(
   const repo = await checkRepository(root, deadline);
   await checkIdentity(root, env, deadline);
   // Distil before the first change: a failed or cancelled model request leaves everything as it was.
-  const rewrites = await options.prepareRewrites?.(approvedGenerative(plan), false);
+  const rewrites = await preparedRewrites(guard, options, false);
   options.onBeforeChanges?.(plan);
   const dates = commitDates(env, options.clock);
   const pending = await pendingChanges(root, deadline);

@@ -46,7 +46,9 @@ export type RewriteSkipReason =
   | 'content-changed-since-distill'
   | 'distill-rejected'
   | 'no-model'
-  | 'not-distilled';
+  | 'not-distilled'
+  /** The new text would break a reference that resolves now (`detail` names it). */
+  | 'would-break-reference';
 
 export type PreparedRewrite =
   | {

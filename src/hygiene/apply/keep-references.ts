@@ -18,12 +18,14 @@ import {
   readDocWorld,
   referencesBroken,
   simulate,
+  withTexts,
   worldOf,
 } from '../references.js';
 import type { DocRef } from '../scan/markdown.js';
 import { resolveReference, writeTargetLike } from '../scan/resolve.js';
 import type { Entry, Report } from '../types.js';
 import type { CleanPlan, PlannedEntry } from './clean.js';
+import { applyRewriteToText, type PreparedRewrite } from './generative.js';
 import { sha256Hex } from './text-edits.js';
 
 /** An inbound link rewritten because the file it points at moves. */
@@ -206,12 +208,49 @@ function touchedByOthers(move: Entry, active: readonly Entry[]): boolean {
   return active.some((e) => e.path === move.path && e.id !== move.id);
 }
 
+/**
+ * The invariant for generative rewrites, whose text is known only once distilled: a rewrite
+ * that would break a reference that resolves now — a heading another doc links to, a link of
+ * its own — becomes a skip (`would-break-reference`, naming it). Each is judged on its own
+ * against the docs as they are; a rewrite that no longer fits its file is left for the
+ * applier to refuse.
+ */
+export function keepRewritesResolving(
+  docWorld: DocWorld,
+  report: Report,
+  rewrites: ReadonlyMap<string, PreparedRewrite>,
+): Map<string, PreparedRewrite> {
+  const world = worldOf(docWorld);
+  const byId = new Map(report.entries.map((e) => [e.id, e]));
+  const out = new Map(rewrites);
+  for (const [id, rewrite] of rewrites) {
+    const entry = byId.get(id);
+    const text = entry === undefined ? undefined : world.docs.get(entry.path);
+    if (!rewrite.ok || entry === undefined || text === undefined) continue;
+    const rewritten = applyRewriteToText(text, rewrite);
+    if ('skip' in rewritten) continue;
+    const change: PlannedChange = { edits: new Map([[entry.path, [entry]]]), moves: new Map() };
+    const broken = referencesBroken(world, withTexts(world, new Map([[entry.path, rewritten.text]])), change);
+    const first = broken[0];
+    if (first !== undefined)
+      out.set(id, {
+        ok: false,
+        id,
+        reason: 'would-break-reference',
+        detail: `would break the reference to ${first.target} on line ${first.line} of ${first.doc}`,
+      });
+  }
+  return out;
+}
+
 /** A clean plan with the reference invariant applied: what to hand the applier, and the rewrites. */
 export interface GuardedPlan {
   plan: CleanPlan;
   report: Report;
   apply: string[];
   rewrites: LinkRewrite[];
+  /** The docs the invariant was judged on (kept to judge the generative rewrites once distilled). */
+  world?: DocWorld;
 }
 
 /**
@@ -234,5 +273,6 @@ export async function guardCleanPlan(plan: CleanPlan, deadline?: Deadline): Prom
     report: kept.report,
     apply: kept.apply,
     rewrites: kept.rewrites,
+    world,
   };
 }

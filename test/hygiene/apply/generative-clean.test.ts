@@ -174,6 +174,73 @@ describe('clean --generated FILE', () => {
     }
   });
 
+  it('skips a rewrite that would drop a heading another doc links to (would-break-reference), naming the link', async () => {
+    const repo = makeRepo({ initialCommit: false });
+    repos.push(repo);
+    const claude = [
+      '# Widgets', // 1
+      '', // 2
+      '- Run the tests before committing.', // 3
+      '- Note (May): really, run the tests before committing.', // 4
+      '', // 5
+      '## Rendering', // 6
+      '', // 7
+      '- Widgets render on the client.', // 8
+      '- Note (July): rendering moved to the client; add no server code.', // 9
+      '',
+    ].join('\n');
+    repo.commit('docs', {
+      'CLAUDE.md': claude,
+      'docs/guide.md': '# Guide\n\nSee [rendering](../CLAUDE.md#rendering).\n',
+      '.gitignore': '.dochygiene/\n',
+    });
+    const proposals = join(makeTempDir('stw-proposals-'), 'proposals.json');
+    writeFileSync(
+      proposals,
+      JSON.stringify([
+        {
+          path: 'CLAUDE.md',
+          category: { class: 'bloat', subtype: 'distill' },
+          signals: [{ name: 'context_weight', detail: 'over budget' }],
+          op: 'Distil the notes.',
+          op_type: 'generative',
+          reducible_range: { start_line: 3, end_line: 9 },
+          confidence: 0.8,
+        },
+      ]),
+    );
+    const checked = await runCliJson(['hygiene', 'check', '--proposals', proposals], {
+      cwd: repo.dir,
+      env: { STW_NOW: NOW },
+    });
+    assert.equal(checked.code, 0, checked.stderr);
+    const id = JSON.parse(readFileSync(repo.path('.dochygiene', 'report.json'), 'utf8')).entries[0].id;
+    const span = claude.split('\n').slice(2, 9).join('\n');
+    const file = generatedFile({
+      [id]: {
+        text: '- Run the tests before committing.\n- Widgets render on the client.',
+        source_sha256: sha256(span),
+      },
+    });
+    const head = repo.head();
+    const result = await runCliJson<CleanJson>(['hygiene', 'clean', '--approve', id, '--generated', file], {
+      cwd: repo.dir,
+      env: { STW_NOW: NOW },
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.json.status, 'partial');
+    assert.deepEqual(
+      result.json.entries.map((e) => [e.outcome, e.reason]),
+      [['skipped', 'would-break-reference']],
+    );
+    assert.equal(
+      result.json.files[0]?.detail,
+      'would break the reference to ../CLAUDE.md#rendering on line 3 of docs/guide.md',
+    );
+    assert.equal(repo.head(), head);
+    assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), claude);
+  });
+
   it('--dry-run checks the text and changes nothing', async () => {
     const { repo, id } = await project();
     const head = repo.head();
