@@ -109,6 +109,14 @@ export const SIGNAL_NAMES = [
   'append_only_growth',
   'duplicate_content',
   'context_weight',
+  'near_duplicate',
+  'session_notes',
+  'context_growth',
+  'directory_map_drift',
+  'context_coverage',
+  'misnamed_context_file',
+  'context_index_drift',
+  'tool_specific_wording',
 ] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
 
@@ -350,10 +358,15 @@ export interface Report {
  * - a `move-to-archive` is proved by a frontmatter marker (superseded_by, archived, a
  *   status); a move on an in-body status line or an older-looking name is judged;
  * - a `dedupe` is always judged: which copy is canonical is a judgment;
+ * - a `bloat/redundant` entry is always judged: which copy stays, and whether a reworded
+ *   copy says nothing of its own, is a judgment;
  * - a lifecycle `served_when` is a judgment.
  */
-export function entryEvidence(entry: Pick<Entry, 'lifecycle' | 'exact_edit' | 'signals'>): Evidence {
+export function entryEvidence(
+  entry: Pick<Entry, 'lifecycle' | 'exact_edit' | 'signals'> & { category?: Partial<Category> },
+): Evidence {
   if (entry.lifecycle?.served_when !== undefined) return 'judged';
+  if (entry.category?.subtype === 'redundant') return 'judged';
   const signals = Array.isArray(entry.signals) ? entry.signals : [];
   switch (entry.exact_edit?.kind) {
     case 'dedupe':

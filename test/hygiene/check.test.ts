@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
@@ -120,6 +120,23 @@ describe('runCheck', () => {
     );
     // Nothing outside .dochygiene/ was touched.
     assert.match(repo.status(), /^(!! \.dochygiene\/[^\0]*\0)+$/);
+  });
+
+  it('counts the tokens a distill saves once per real file, however many names lead to it', async () => {
+    const repo = track(makeRepo());
+    repo.commit('agents', {
+      'AGENTS.md': `# Rules\n\n${Array.from({ length: 80 }, (_, i) => `- Rule ${i}: keep the widget renderer pure.`).join('\n')}\n`,
+      '.dochygiene.yml': 'context:\n  budget_tokens: 300\n',
+    });
+    symlinkSync('AGENTS.md', join(repo.dir, 'CLAUDE.md'));
+    repo.git(['add', '-A']);
+    repo.commit('link');
+    const { summary } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const byAgent = new Map(summary.agents!.map((a) => [a.agent, a]));
+    const codex = byAgent.get('codex')!;
+    assert.equal(codex.tokens_saved_per_session, codex.startup_tokens - 300);
+    // Claude Code reaches the same file through CLAUDE.md: the same saving, not twice it.
+    assert.equal(byAgent.get('claude-code')!.tokens_saved_per_session, codex.tokens_saved_per_session);
   });
 
   it('never writes a report that fails validation: the previous pair stays byte-identical', async () => {

@@ -13,6 +13,11 @@
  *      lose the instruction), replace-text for dangling references (all fixable ones on a
  *      line in one edit) — an anchor that overlaps one already taken is dropped (the next
  *      check re-proposes it);
+ *   3b. in agent context, `near_duplicate` → bloat/redundant, always confirm (its evidence
+ *      is judged): a word-for-word repeat inside the file, or a copy Claude Code already
+ *      loads through an import, is deleted (delete-range); any other copy (a Claude file
+ *      restating another agent's file, a context file restating a guide) gets one
+ *      generative entry for its largest span, whose op names the import or link to add;
  *   4. bloat → a generative distill, only when step 3 proposed nothing: the model-free
  *      fixes come first so they still happen with no model, and the distill is proposed
  *      by the next check once they are applied.
@@ -318,6 +323,94 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
   return out;
 }
 
+const CLAUDE_ID = 'claude-code';
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/**
+ * `near_duplicate` in an agent-context file → bloat/redundant proposals (step 3b). The
+ * deterministic ones take anchors no earlier proposal holds; where no exact edit fits, one
+ * generative proposal (the largest span) asks for the copy to be reduced by a person.
+ */
+function redundantProposals(ctx: FileContext, taken: readonly Proposal[]): Proposal[] {
+  const anchors = taken.map((p) => p.exact_edit?.anchor).filter((a): a is Anchor => a !== undefined);
+  const free = (a: Anchor) => anchors.every((t) => a.end_line < t.start_line || t.end_line < a.start_line);
+  const out: Proposal[] = [];
+  let generative: Proposal | undefined;
+  for (const signal of ctx.signals) {
+    if (signal.name !== 'near_duplicate') continue;
+    const start = int(signal.data?.['start_line']);
+    const end = int(signal.data?.['end_line']);
+    const other = str(signal.data?.['other_path']);
+    const ref = str(signal.data?.['other_ref']) ?? other;
+    const similarity =
+      typeof signal.data?.['similarity'] === 'number' ? (signal.data['similarity'] as number) : 0;
+    if (
+      start === undefined ||
+      end === undefined ||
+      other === undefined ||
+      start < 1 ||
+      end > ctx.lines.length
+    )
+      continue;
+    const anchor = { start_line: start, end_line: end };
+    const relation = str(signal.data?.['relation']);
+    const loadedBy = strings(signal.data?.['loaded_by']);
+    const otherLoadedBy = strings(signal.data?.['other_loaded_by']);
+    const isClaudeOnly = loadedBy.includes(CLAUDE_ID) && !otherLoadedBy.includes(CLAUDE_ID);
+    const base = {
+      path: ctx.path,
+      category: { class: 'bloat', subtype: 'redundant' } as const,
+      signals: [signal],
+    };
+    const percent = `${Math.round(similarity * 100)}%`;
+    const twice =
+      relation === 'agent-context' && loadedBy.includes(CLAUDE_ID) && otherLoadedBy.includes(CLAUDE_ID);
+    if (free(anchor) && relation === 'within-file' && signal.data?.['exact'] === true) {
+      anchors.push(anchor);
+      out.push({
+        ...base,
+        op: `Delete lines ${start}–${end}: below their heading they repeat ${ref} of the same file word for word.`,
+        op_type: 'deterministic',
+        exact_edit: { kind: 'delete-range', anchor },
+        confidence: 0.8,
+      });
+    } else if (free(anchor) && twice) {
+      anchors.push(anchor);
+      out.push({
+        ...base,
+        op: `Delete lines ${start}–${end}: Claude Code already loads ${ref} (${percent} the same wording), so every session pays for it twice.`,
+        op_type: 'deterministic',
+        exact_edit: { kind: 'delete-range', anchor },
+        confidence: 0.7,
+      });
+    } else if (
+      generative === undefined ||
+      end - start > generative.reducible_range!.end_line - generative.reducible_range!.start_line
+    ) {
+      // Putting an import in the copy's place is no exact edit (replace-text is one line),
+      // and a rewrite may not add an import: that part is the person's, named in the op.
+      const target = posix.relative(posix.dirname(ctx.path), other) || other;
+      const how =
+        relation === 'agent-context' && isClaudeOnly
+          ? `make this file import it (a line @${target}) and drop the copy`
+          : relation === 'restated-doc'
+            ? `keep what an agent needs in a line or two and point to ${other} for the rest`
+            : 'keep one copy, in the file every agent that needs it loads';
+      generative = {
+        ...base,
+        op: `Reduce lines ${start}–${end}, which restate ${ref} (${percent} the same wording): ${how}.`,
+        op_type: 'generative',
+        reducible_range: anchor,
+        confidence: 0.5,
+      };
+    }
+  }
+  return generative !== undefined ? [...out, generative] : out;
+}
+
 function distillProposal(ctx: FileContext): Proposal | undefined {
   const n = ctx.lines.length;
   if (n === 0) return undefined;
@@ -329,7 +422,7 @@ function distillProposal(ctx: FileContext): Proposal | undefined {
       path: ctx.path,
       category: { class: 'bloat', subtype: 'distill' },
       signals: [weight],
-      op: `Distil this always-loaded agent context${tokens !== undefined ? ` (≈${tokens} tokens)` : ''} to under its ${budget}-token budget, keeping every instruction that still applies.`,
+      op: `Distil this ${str(weight.data?.['injection']) === 'on-demand' ? 'on-demand' : 'always-loaded'} agent context${tokens !== undefined ? ` (≈${tokens} tokens)` : ''} to under its ${budget}-token budget, keeping every instruction that still applies.`,
       op_type: 'generative',
       reducible_range: { start_line: 1, end_line: n },
       confidence: 0.7,
@@ -453,11 +546,13 @@ export function classifyWithRules(
     const inPlace = inPlaceProposals(ctx).filter(
       (p) => !ctx.isAgentContext || p.category.subtype === 'dangling-reference',
     );
-    if (inPlace.length > 0) {
-      out.push(...inPlace);
+    const redundant = ctx.isAgentContext ? redundantProposals(ctx, inPlace) : [];
+    const deterministic = [...inPlace, ...redundant.filter((p) => p.op_type === 'deterministic')];
+    if (deterministic.length > 0) {
+      out.push(...deterministic);
       continue;
     }
-    const distill = distillProposal(ctx);
+    const distill = distillProposal(ctx) ?? redundant.find((p) => p.op_type === 'generative');
     if (distill !== undefined) out.push(distill);
   }
   // The precedence above makes conflicts impossible; fail loudly if that ever regresses.

@@ -1,7 +1,8 @@
 /**
  * Tokens saved per session, per agent (report 1.1): only what that agent loads at start-up
  * counts, as that agent sees it (after its comment stripping and byte cap). A distill saves
- * what is over its target size, never the whole file; a link or version fix saves nothing.
+ * what is over its target size, never the whole file; a link or version fix saves nothing,
+ * nor does a redundant copy left to a person (it may become an import).
  */
 import type { AgentContext, StartupFile } from '../scan/context/loading.js';
 import type { Entry } from '../types.js';
@@ -17,6 +18,9 @@ function targetOf(entry: Entry, fallback: number): number {
 /** What applying `entry` would take off `file`'s start-up cost for this agent. */
 function savingOn(entry: Entry, file: StartupFile, budgetTokens: number): number {
   if (entry.category.subtype === 'distill') return Math.max(0, file.tokens - targetOf(entry, budgetTokens));
+  // A copy reduced by hand may be replaced by an import of the other file, which this agent
+  // then pays for: the net is not known, so it is not counted.
+  if (entry.category.subtype === 'redundant' && entry.op_type === 'generative') return 0;
   switch (entry.exact_edit?.kind) {
     case 'replace-text':
     case 'insert-frontmatter':
@@ -35,7 +39,21 @@ export function tokensSavedFor(agent: AgentContext, entries: readonly Entry[], b
   for (const file of agent.startup.files) {
     const paths = new Set([file.path, ...(file.aliases ?? [])]);
     let saved = 0;
-    for (const entry of entries) if (paths.has(entry.path)) saved += savingOn(entry, file, budgetTokens);
+    // The same edit proposed on two names of one real file (`CLAUDE.md` → `AGENTS.md`) saves once.
+    const counted = new Set<string>();
+    for (const entry of entries) {
+      if (!paths.has(entry.path)) continue;
+      const a = entry.exact_edit?.anchor ?? entry.reducible_range;
+      const key = [
+        entry.category.subtype,
+        entry.exact_edit?.kind ?? 'generative',
+        a?.start_line,
+        a?.end_line,
+      ].join('\0');
+      if (counted.has(key)) continue;
+      counted.add(key);
+      saved += savingOn(entry, file, budgetTokens);
+    }
     total += Math.min(saved, file.tokens);
   }
   return total;

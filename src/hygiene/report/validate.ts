@@ -215,6 +215,7 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
         lifecycle: lifecycle as never,
         exact_edit: (isObject(edit) ? edit : undefined) as never,
         signals: (Array.isArray(entry['signals']) ? entry['signals'] : []) as never,
+        ...(isObject(entry['category']) ? { category: entry['category'] as never } : {}),
       });
       const derived = deriveSafetyTier(opType as OpType, destructive, reversible, evidence);
       if (entry['safety_tier'] !== derived)

@@ -19,6 +19,18 @@ export interface ChurnSince {
   paths: Set<string>;
 }
 
+/** Commits to a doc and how it grew. */
+export interface DocGrowth {
+  commits: number;
+  /** Commits whose new version only added lines to the old one. */
+  appendOnly: number;
+  /**
+   * Line counts after each commit, oldest first, when the versions were read (docs with
+   * enough commits and lines; agent-context files from a lower line floor).
+   */
+  lineCounts?: number[];
+}
+
 /** A path whose history could not be read whole, and why (the artifact's `history_incomplete`). */
 export interface IncompleteHistory {
   path: string;
@@ -34,7 +46,7 @@ export interface HistoryFacts {
   /** Doc → its last commit time (seconds). */
   lastCommit: ReadonlyMap<string, number>;
   /** Doc → commits to it under its current name, and how many only added lines. */
-  growth: ReadonlyMap<string, { commits: number; appendOnly: number }>;
+  growth: ReadonlyMap<string, DocGrowth>;
   churn: ReadonlyMap<string, ChurnSince>;
   /** Paths with an object missing from the clone: their history signals are not computed. */
   incomplete: readonly IncompleteHistory[];
@@ -311,14 +323,16 @@ export class HistoryReader {
     subject: Subject,
     versions: ReadonlyMap<string, DocVersion[]>,
     incomplete: Map<string, string>,
-  ): Promise<Map<string, { commits: number; appendOnly: number }>> {
-    const growth = new Map<string, { commits: number; appendOnly: number }>();
+  ): Promise<Map<string, DocGrowth>> {
+    const growth = new Map<string, DocGrowth>();
     const order: string[] = [];
     const pairs: { doc: string; oldOid: string | undefined; newOid: string | undefined }[] = [];
     for (const [doc, list] of versions) {
       growth.set(doc, { commits: list.length, appendOnly: 0 });
-      const lines = subject.docs.get(doc)!.lines.length;
-      if (list.length < THRESHOLDS.appendMinCommits || lines < THRESHOLDS.appendMinLines) continue;
+      const { lines: docLines, isAgentContext } = subject.docs.get(doc)!;
+      const floor = isAgentContext ? THRESHOLDS.contextGrowthMinLines : THRESHOLDS.appendMinLines;
+      if (list.length < THRESHOLDS.appendMinCommits || docLines.length < floor) continue;
+      growth.get(doc)!.lineCounts = [];
       let last: string | undefined;
       // Oldest first, so that each version is read once and compared with the one before it.
       for (let i = list.length - 1; i >= 0; i--) {
@@ -351,7 +365,9 @@ export class HistoryReader {
         if (before === undefined || after === undefined) return;
         next++;
         if (missingOf.has(pair.doc)) continue;
-        if (after.length > before.length && isSubsequence(before, after)) growth.get(pair.doc)!.appendOnly++;
+        const g = growth.get(pair.doc)!;
+        if (pair.newOid !== undefined) g.lineCounts?.push(after.length);
+        if (after.length > before.length && isSubsequence(before, after)) g.appendOnly++;
       }
     };
     const owner = new Map<string, string>();

@@ -5,6 +5,7 @@ import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
+import { WhoLoads } from './context/who-loads.js';
 import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
@@ -129,6 +130,12 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     } else if (repo?.isShallow) markUnavailable(EXPECTED_UNAVAILABLE.shallow);
   }
 
+  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
+  const files = walk.tree.files;
+  const agents = files.some((file) => isAgentContextFile(file))
+    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
+    : [];
+
   progress('computing signals');
   const wantsManifests = SIGNAL_MODULES.some((m) => m.needs.includes('manifests'));
   const input: SignalInput = {
@@ -136,6 +143,8 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     history: historyFacts,
     manifests: wantsManifests ? readVersionFacts(root) : [],
     config,
+    agents,
+    whoLoads: new WhoLoads(agents),
   };
   const signals = new Map<string, Signal[]>();
   for (const module of SIGNAL_MODULES) {
@@ -150,11 +159,6 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
 
   const shortlist = [...facts.docs.keys()].sort(cmp);
   progress(`scanned ${shortlist.length} docs`);
-  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
-  const files = walk.tree.files;
-  const agents = files.some((file) => isAgentContextFile(file))
-    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
-    : [];
   return {
     project_root: root,
     scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,

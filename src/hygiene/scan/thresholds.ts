@@ -10,6 +10,19 @@ export const THRESHOLDS = {
   appendMinCommits: 5,
   appendMinRatio: 0.8,
   appendMinLines: 200,
+  /**
+   * `context_growth`: an agent-context file of this many lines or more is followed over its
+   * last `contextGrowthWindow` commits; it fires when at least `contextGrowthMinRising` of
+   * them added lines, none took back more than a tenth of it, and it grew by
+   * `contextGrowthMinRatio` of its size and `contextGrowthMinAdded` lines.
+   */
+  contextGrowthMinLines: 40,
+  /** `directory_map_drift`: commits to the folders a map lists since the file's last commit. */
+  mapChurnCommits: 25,
+  contextGrowthWindow: 12,
+  contextGrowthMinRising: 0.6,
+  contextGrowthMinRatio: 0.5,
+  contextGrowthMinAdded: 40,
   /** Claude Code expands `@imports` this many hops deep (the loading model in context/agents.ts). */
   importHops: agentModel('claude-code').imports?.maxHops ?? 5,
 } as const;

@@ -248,6 +248,12 @@ describe('stw hygiene context', () => {
     assert.deepEqual(json.json.agents[0]!.findings, [
       {
         path: 'AGENTS.md',
+        line: 1,
+        signal: 'context_coverage',
+        detail: 'Claude Code never reads it: CLAUDE.md neither imports (@AGENTS.md) nor links it',
+      },
+      {
+        path: 'AGENTS.md',
         line: 3,
         signal: 'broken_reference',
         detail: 'link target "docs/gone.md" does not resolve',
@@ -264,6 +270,7 @@ describe('stw hygiene context', () => {
         '  On demand:',
         `    ${`≈${codex.on_demand[0]!.tokens}`.padStart(8)}  pkg/AGENTS.md — a session started in pkg/`,
         '  Findings:',
+        '    AGENTS.md:1  context_coverage — Claude Code never reads it: CLAUDE.md neither imports (@AGENTS.md) nor links it',
         '    AGENTS.md:3  broken_reference — link target "docs/gone.md" does not resolve',
         '',
         'Tokens counted with gpt-tokenizer/o200k_base (≈ estimates).',

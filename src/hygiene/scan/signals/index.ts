@@ -2,11 +2,19 @@ import type { SignalName } from '../../types.js';
 import { appendOnlyGrowth } from './append-only-growth.js';
 import { archiveToLiveRatio } from './archive-to-live-ratio.js';
 import { brokenReference } from './broken-reference.js';
+import { contextCoverage } from './context-coverage.js';
+import { contextGrowth } from './context-growth.js';
+import { contextIndexDrift } from './context-index-drift.js';
 import { contextWeight } from './context-weight.js';
+import { directoryMapDrift } from './directory-map-drift.js';
 import { duplicateContent } from './duplicate-content.js';
 import { editRecencyVsChurn } from './edit-recency-vs-churn.js';
 import { frontmatterMarker } from './frontmatter-marker.js';
+import { misnamedContextFile } from './misnamed-context-file.js';
+import { nearDuplicate } from './near-duplicate.js';
+import { sessionNotes } from './session-notes.js';
 import { staleNameLocation } from './stale-name-location.js';
+import { toolSpecificWording } from './tool-specific-wording.js';
 import type { SignalModule } from './types.js';
 import { versionSkew } from './version-skew.js';
 
@@ -23,6 +31,15 @@ export const SIGNAL_MODULES: readonly SignalModule[] = [
   frontmatterMarker,
   duplicateContent,
   contextWeight,
+  // Agent context (docs/scanner-and-classifiers.md, "Agent-context signals").
+  nearDuplicate,
+  sessionNotes,
+  contextGrowth,
+  directoryMapDrift,
+  contextCoverage,
+  misnamedContextFile,
+  contextIndexDrift,
+  toolSpecificWording,
 ];
 
 /** History-based signals: unavailable without a full history. */

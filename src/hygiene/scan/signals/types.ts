@@ -1,4 +1,6 @@
 import type { HygieneConfig, Signal, SignalName } from '../../types.js';
+import type { AgentContext } from '../context/loading.js';
+import type { WhoLoads } from '../context/who-loads.js';
 import type { ScanFacts } from '../facts.js';
 import type { HistoryFacts } from '../history-facts.js';
 import type { VersionFact } from '../manifests.js';
@@ -18,6 +20,10 @@ export interface SignalInput {
   /** Empty unless the signal needs `manifests`. */
   manifests: readonly VersionFact[];
   config: HygieneConfig;
+  /** What each agent loads (context/agents.ts), as in the artifact's `agents`. */
+  agents: readonly AgentContext[];
+  /** The same facts by path: which agents load a file, at start-up or on demand. */
+  whoLoads: WhoLoads;
 }
 
 /** Emits one signal of the module's own name on `path`. */

@@ -21,10 +21,39 @@ describe('context_weight', () => {
     assert.equal(conventions.length, 1);
     assert.deepEqual(
       { ...(conventions[0]!.data as object), tokens: 0 },
-      { tokens: 0, budget: 2000, injection: 'imported', imported_by: 'CLAUDE.md' },
+      {
+        tokens: 0,
+        budget: 2000,
+        injection: 'imported',
+        imported_by: 'CLAUDE.md',
+        startup_agents: ['claude-code'],
+      },
     );
     assert.deepEqual(signalsOf(artifact, 'CLAUDE.md', 'context_weight'), []);
     assert.deepEqual(signalsOf(artifact, 'docs/other.md', 'context_weight'), []);
     assert.deepEqual(artifact.agent_context, ['AGENTS.md', 'CLAUDE.md', 'docs/conventions.md']);
+  });
+
+  it('says when a file is paid for: every session of the agents loading it at start-up, or on demand', async () => {
+    const big = `# Rules\n\n${Array.from({ length: 600 }, (_, i) => `- rule ${i}`).join('\n')}\n`;
+    const repo = fixtureRepo({ 'AGENTS.md': big, 'pkg/CLAUDE.md': big });
+    const artifact = await scanDir(repo.dir);
+    const [root] = signalsOf(artifact, 'AGENTS.md', 'context_weight');
+    const [nested] = signalsOf(artifact, 'pkg/CLAUDE.md', 'context_weight');
+    const tokens = root!.data!['tokens'];
+    assert.equal(
+      root!.detail,
+      `≈${tokens} tokens loaded at the start of every Codex, Cline, Windsurf session; budget 2000`,
+    );
+    assert.equal(
+      nested!.detail,
+      `≈${tokens} tokens loaded on demand (Claude Code: reading files under pkg/), not every session; budget 2000`,
+    );
+    assert.deepEqual(nested!.data, {
+      tokens,
+      budget: 2000,
+      injection: 'on-demand',
+      on_demand_agents: ['claude-code'],
+    });
   });
 });

@@ -13,6 +13,6 @@ describe('signal modules', () => {
   });
 
   it('name the history signals by what they need', () => {
-    assert.deepEqual(HISTORY_SIGNALS, ['edit_recency_vs_churn', 'append_only_growth']);
+    assert.deepEqual(HISTORY_SIGNALS, ['edit_recency_vs_churn', 'append_only_growth', 'context_growth']);
   });
 });

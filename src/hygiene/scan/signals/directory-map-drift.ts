@@ -1,0 +1,163 @@
+/**
+ * `directory_map_drift`: a directory map (a `├──`/`└──` tree in a code block) in an
+ * agent-context file that no longer matches the tracked tree: entries that are gone, and
+ * top-level folders the map leaves out though it lists the others. A tree whose entries
+ * mostly do not exist is an illustration (of another project, of a layout to create), not
+ * a map of this one, and is left alone. With history, also heavy churn under the folders it
+ * maps since the file's last commit (`THRESHOLDS.mapChurnCommits`): one `git rev-list`
+ * per map, for at most `MAX_CHURN_LOOKUPS` maps.
+ */
+import { formatInstant } from '../../../core/clock.js';
+import { git } from '../../../core/git.js';
+import { THRESHOLDS } from '../thresholds.js';
+import type { ProjectTree } from '../walk.js';
+import { isAlias } from './context-files.js';
+import type { SignalModule } from './types.js';
+
+const MAX_CHURN_LOOKUPS = 20;
+
+/** Commits touching `folders` after `since` (seconds), or undefined when git cannot tell. */
+async function commitsSince(
+  root: string,
+  since: number,
+  folders: readonly string[],
+): Promise<number | undefined> {
+  const result = await git(
+    [
+      'rev-list',
+      '--count',
+      `--since=${formatInstant(new Date((since + 1) * 1000))}`,
+      'HEAD',
+      '--',
+      ...folders.map((f) => `:(literal)${f}`),
+    ],
+    { cwd: root },
+  );
+  if (result.kind !== 'exited' || result.code !== 0) return undefined;
+  const n = Number.parseInt(result.stdout.toString('utf8').trim(), 10);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+const CONNECTOR = /^(.*?)(?:├──|└──|\|--|`--|\+--|├─|└─)\s*(.+)$/;
+
+export interface MapEntry {
+  path: string;
+  isDir: boolean;
+  line: number;
+}
+
+/** The entries of a tree drawn in `lines` (1-based `first`), with folder paths built from indentation. */
+export function mapEntries(lines: readonly string[], first: number): { root?: string; entries: MapEntry[] } {
+  const stack: string[] = [];
+  const entries: MapEntry[] = [];
+  let root: string | undefined;
+  lines.forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    const m = CONNECTOR.exec(line);
+    if (!m) {
+      const label = line.trim().split(/\s+/)[0] ?? '';
+      if (entries.length === 0 && /^[\w.@-]+\/$|^\.\/?$/.test(label)) root = label.replace(/^\.\/?$/, '');
+      return;
+    }
+    const depth = Math.round([...m[1]!].length / 4);
+    const name = (m[2]!.trim().split(/\s+/)[0] ?? '').replace(/[,;:]$/, '');
+    if (name === '' || /[*…<>{}]|\.\.\./.test(name)) return;
+    stack.length = depth;
+    const isDir = name.endsWith('/');
+    const clean = name.replace(/\/+$/, '');
+    const path = [...stack, clean].join('/');
+    entries.push({ path, isDir, line: first + i });
+    if (isDir) stack[depth] = clean;
+  });
+  return { ...(root !== undefined ? { root } : {}), entries };
+}
+
+function exists(tree: ProjectTree, path: string): boolean {
+  return tree.isFile(path) || tree.isDir(path);
+}
+
+export const directoryMapDrift: SignalModule = {
+  name: 'directory_map_drift',
+  description:
+    'a directory tree in an agent-context file that lists gone entries or leaves out top-level folders',
+  needs: [],
+  async collect({ facts, whoLoads, history }, emit) {
+    const { tree } = facts;
+    const topLevel = [...tree.dirSet]
+      .filter((d) => d !== '' && !d.includes('/') && !d.startsWith('.'))
+      .sort();
+    let lookups = 0;
+    for (const doc of facts.docs.values()) {
+      if (!whoLoads.isLoaded(doc.path) && !facts.agentContext.has(doc.path)) continue;
+      if (isAlias(doc.path, facts, whoLoads)) continue;
+      for (const block of codeRuns(doc.parsed.codeLines)) {
+        const lines = doc.lines.slice(block.start - 1, block.end);
+        if (!lines.some((l) => CONNECTOR.test(l))) continue;
+        const { root, entries } = mapEntries(lines, block.start);
+        if (entries.length < 3) continue;
+        // The map's base: a root label that is a folder here, the file's own folder, or the
+        // project root — the first where at least half the entries exist.
+        const label = root?.replace(/\/$/, '') ?? '';
+        const folder = doc.path.includes('/') ? doc.path.slice(0, doc.path.lastIndexOf('/')) : '';
+        const bases = [...new Set([...(label !== '' && tree.isDir(label) ? [label] : []), folder, ''])];
+        const inBase = (base: string) => (p: string) => (base === '' ? p : `${base}/${p}`);
+        const base = bases.find(
+          (b) => entries.filter((e) => exists(tree, inBase(b)(e.path))).length >= entries.length / 2,
+        );
+        if (base === undefined) continue;
+        const full = inBase(base);
+        const gone = entries.filter((e) => !exists(tree, full(e.path)));
+        const listedTop = new Set(entries.filter((e) => !e.path.includes('/')).map((e) => e.path));
+        const listedTopDirs = [...listedTop].filter((p) => tree.isDir(full(p)));
+        const unlisted =
+          base === '' && listedTopDirs.length >= 3 ? topLevel.filter((d) => !listedTop.has(d)) : [];
+        const last = history.complete ? history.lastCommit.get(doc.path) : undefined;
+        let churn: number | undefined;
+        if (last !== undefined && listedTopDirs.length > 0 && lookups < MAX_CHURN_LOOKUPS) {
+          lookups++;
+          churn = await commitsSince(tree.root, last, listedTopDirs.map(full));
+        }
+        const isChurned = churn !== undefined && churn >= THRESHOLDS.mapChurnCommits;
+        if (gone.length === 0 && unlisted.length === 0 && !isChurned) continue;
+        const parts = [
+          ...(gone.length > 0
+            ? [
+                `${gone.length} listed entr${gone.length === 1 ? 'y is' : 'ies are'} gone (${gone.map((e) => full(e.path)).join(', ')})`,
+              ]
+            : []),
+          ...(unlisted.length > 0
+            ? [
+                `top-level folder${unlisted.length === 1 ? '' : 's'} ${unlisted.map((d) => `${d}/`).join(', ')} not in it`,
+              ]
+            : []),
+          ...(isChurned ? [`${churn} commits to the folders it maps since it was last edited`] : []),
+        ];
+        emit(doc.path, {
+          line: gone[0]?.line ?? block.start,
+          detail: `the directory map in lines ${block.start}–${block.end}: ${parts.join('; ')}`,
+          data: {
+            start_line: block.start,
+            end_line: block.end,
+            gone: gone.map((e) => ({ path: full(e.path), line: e.line })),
+            unlisted: unlisted.map((d) => `${d}/`),
+            ...(churn !== undefined && last !== undefined
+              ? { commits_since: churn, last_commit: formatInstant(new Date(last * 1000)) }
+              : {}),
+          },
+        });
+      }
+    }
+  },
+};
+
+/** Runs of consecutive code lines (a fenced or indented block, fences included). */
+function codeRuns(codeLines: ReadonlySet<number>): { start: number; end: number }[] {
+  const sorted = [...codeLines].sort((a, b) => a - b);
+  const out: { start: number; end: number }[] = [];
+  for (const n of sorted) {
+    const last = out[out.length - 1];
+    if (last && n === last.end + 1) last.end = n;
+    else out.push({ start: n, end: n });
+  }
+  return out;
+}

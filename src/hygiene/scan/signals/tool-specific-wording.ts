@@ -1,0 +1,85 @@
+/**
+ * `tool_specific_wording`: wording for one agent in a file another agent loads — "you are
+ * Claude Code" or "use the TodoWrite tool" in an `AGENTS.md` that Codex reads, Cursor's
+ * `@codebase` in Copilot's instructions. The other agent has no such tool and may follow
+ * the instruction wrongly. Lines under a heading that names the tool ("## Claude Code")
+ * are scoped to it by their author and are left alone; so are code blocks.
+ */
+import { type AgentId, agentModel } from '../context/agents.js';
+import type { SignalModule } from './types.js';
+
+interface ToolPhrase {
+  agent: AgentId;
+  /** Matched outside code spans. */
+  pattern: RegExp;
+  /** A heading naming the tool scopes its section to it. */
+  scope: RegExp;
+}
+
+const PHRASES: readonly ToolPhrase[] = [
+  {
+    agent: 'claude-code',
+    // Claude Code's own tools by their names as written (case matters: a project's `bash`
+    // tool or `task` runner is not Claude's), and only as tools: a project may have a
+    // WebFetch class of its own.
+    pattern:
+      /\b[Yy]ou are Claude(?: Code)?\b|\b(?:[Uu]se|[Cc]all) (?:the )?`?(?:TodoWrite|TodoRead|MultiEdit|NotebookEdit|ExitPlanMode)\b|\b`?(?:TodoWrite|TodoRead|MultiEdit|NotebookEdit|WebFetch|WebSearch|ExitPlanMode|Task|Bash|Glob|Grep)`? tool\b|(?:^|\s)\/compact\b|\bultrathink\b/,
+    scope: /\bclaude\b/i,
+  },
+  {
+    agent: 'cursor',
+    pattern: /\byou are cursor\b|@codebase\b|\bCursor (?:Composer|Agent|rules)\b|\bComposer mode\b/i,
+    scope: /\bcursor\b/i,
+  },
+  {
+    agent: 'copilot',
+    pattern: /\byou are (?:github )?copilot\b|@workspace\b|#codebase\b|\bCopilot Chat\b/i,
+    scope: /\bcopilot\b/i,
+  },
+  {
+    agent: 'gemini-cli',
+    pattern: /\byou are gemini(?: cli)?\b|\bGemini CLI\b|\/memory (?:show|refresh|add)\b/i,
+    scope: /\bgemini\b/i,
+  },
+  {
+    agent: 'codex',
+    pattern: /\byou are codex\b|\bCodex CLI\b|\bcodex exec\b/i,
+    scope: /\bcodex\b/i,
+  },
+];
+
+const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
+
+export const toolSpecificWording: SignalModule = {
+  name: 'tool_specific_wording',
+  description: "wording for one agent's tools in a file another agent loads at start-up",
+  needs: [],
+  collect({ facts, whoLoads }, emit) {
+    for (const doc of facts.docs.values()) {
+      if (whoLoads.realOf(doc.path) !== doc.path) continue;
+      const loaders = whoLoads.of(doc.path).startup;
+      if (loaders.length === 0) continue;
+      let heading = '';
+      for (let n = doc.parsed.frontmatter.endLine + 1; n <= doc.lines.length; n++) {
+        const line = doc.lines[n - 1]!;
+        if (doc.parsed.codeLines.has(n)) continue;
+        const h = HEADING.exec(line);
+        if (h) {
+          heading = h[1]!;
+          continue;
+        }
+        for (const phrase of PHRASES) {
+          const others = loaders.filter((id) => id !== phrase.agent);
+          if (others.length === 0 || phrase.scope.test(heading)) continue;
+          const hit = phrase.pattern.exec(line);
+          if (!hit) continue;
+          emit(doc.path, {
+            line: n,
+            detail: `"${hit[0]}" is ${agentModel(phrase.agent).name} wording, but ${whoLoads.namesOf(others)} load${others.length === 1 ? 's' : ''} this file too`,
+            data: { tool: phrase.agent, phrase: hit[0], other_agents: others },
+          });
+        }
+      }
+    }
+  },
+};

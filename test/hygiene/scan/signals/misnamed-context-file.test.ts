@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { misnamedAs } from '../../../../src/hygiene/scan/signals/misnamed-context-file.js';
+import { fixtureRepo, scanDir } from '../helpers.js';
+
+describe('misnamed_context_file', () => {
+  it('reports names an agent would not load: a doubled dot, a wrong case, a singular, a typo, a wrong folder', async () => {
+    const repo = fixtureRepo({
+      'AGENTS..md': '# Agents\n',
+      'sub/Claude.md': '# Claude\n',
+      'AGENT.md': '# Agent\n',
+      '.github/copilot_instructions.md': '# Copilot\n',
+      'copilot-instructions.md': '# Copilot\n',
+      'docs/agents.md': '# About our agents\n',
+      'docs/gemini.md': '# The Gemini provider\n',
+      'CLAUDE.md': '# Claude\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const found = Object.entries(artifact.signals).flatMap(([path, list]) =>
+      list
+        .filter((s) => s.name === 'misnamed_context_file')
+        .map((s) => [path, s.line, s.data!['expected_name']]),
+    );
+    assert.deepEqual(found, [
+      ['.github/copilot_instructions.md', 1, '.github/copilot-instructions.md'],
+      ['AGENT.md', 1, 'AGENTS.md'],
+      ['AGENTS..md', 1, 'AGENTS.md'],
+      ['copilot-instructions.md', 1, '.github/copilot-instructions.md'],
+      ['sub/Claude.md', 1, 'sub/CLAUDE.md'],
+    ]);
+  });
+
+  it('leaves the right names and unrelated names alone', () => {
+    for (const path of [
+      'CLAUDE.md',
+      'src/AGENTS.md',
+      '.github/copilot-instructions.md',
+      'docs/agent.md',
+      'README.md',
+      'CHANGELOG.md',
+    ])
+      assert.equal(misnamedAs(path), undefined, path);
+  });
+});
