@@ -5,6 +5,7 @@
  * post-creation observation → journal `created` (registration and physical identities)
  * → journal `completed`. Returns what happened; never prints.
  */
+
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Clock, formatInstant, systemClock } from '../core/clock.js';
@@ -14,6 +15,7 @@ import { isStwError, RefusalError, type StwError } from '../core/errors.js';
 import { git } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
+import { selectBackend } from '../tidy/backend.js';
 import { readGitBinding } from '../tidy/binding-git.js';
 import {
   checkTextBound,
@@ -226,6 +228,13 @@ export async function createTask(options: CreateTaskOptions): Promise<TaskCreate
     const stateDir = resolve(cwd, options.stateDir);
     await checkStateDirPrivate(stateDir);
     const observe = { deadline, bounds, signal: options.signal };
+    // A jj repository's workspaces are jj's: a Git worktree made behind its back would be
+    // one jj does not know. Tasks on jj are not built yet, so they are refused.
+    if (selectBackend(resolve(cwd, options.path), undefined) === 'jj')
+      throw new RefusalError(
+        'unsupported',
+        'task create does not support jj repositories yet (a Git worktree would be invisible to jj)',
+      );
     const layout = await discoverGitLayout(resolve(cwd, options.path), observe);
     if (layout.isBare || layout.toplevel === undefined)
       throw new RefusalError('bare-repository', 'task create needs a repository with a work tree');

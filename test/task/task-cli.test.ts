@@ -103,6 +103,14 @@ describe('stw task create', () => {
     ['an owner id with a control character', () => ({ owner: 'al\u001bice' }), 'invalid-id'],
     ['a task id over 128 bytes', () => ({ task: 'x'.repeat(129) }), 'invalid-id'],
     ['a short base name', () => ({ base: 'main' }), 'short-selector'],
+    [
+      'a jj repository (tasks on jj are not built yet)',
+      (b: ReturnType<typeof taskRepo>) => {
+        mkdirSync(join(b.repo.dir, '.jj'));
+        return {};
+      },
+      'unsupported',
+    ],
   ] as const) {
     it(`refuses ${name} (exit 1, one line naming it) and writes nothing`, async () => {
       const base = taskRepo();

@@ -35,6 +35,8 @@ destination); journals the intent; runs 'git worktree add --lock --reason <text>
 new worktree back (device/inode of the destination and its parent, the .git file, the
 admin dir and its lock) and journals it, then journals completion. The lock keeps
 'git worktree prune/remove' away; retirement removes only a lock with exactly this text.
+A jj repository (.jj/ at or above PATH) is refused (unsupported): tasks as jj workspaces
+are not built yet.
 
 Exit codes: 0 created and recorded, 1 refused or failed (the JSON says which in
 "status"), 2 invalid usage.
