@@ -12,6 +12,7 @@ import { type Clock, formatInstant } from '../core/clock.js';
 import type { Deadline } from '../core/deadline.js';
 import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { quote } from '../core/quote.js';
+import { proposeLifecycleDeletions } from './classify/lifecycle.js';
 import {
   CATEGORY_FILTER_VALUES,
   isSafeRelativePath,
@@ -22,6 +23,7 @@ import { classifyWithRules } from './classify/rules.js';
 import { loadConfig } from './config.js';
 import { resolveProjectRoot } from './project.js';
 import { finalizeReport } from './report/finalize.js';
+import { renderLifecycleSection } from './report/lifecycle-md.js';
 import { renderReportMarkdown } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scan } from './scan/index.js';
@@ -148,6 +150,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const artifact = await scan({
     root,
     config,
+    nowMs: options.clock.now().getTime(),
     ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
@@ -164,7 +167,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const readText = (path: string) =>
     isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
   const exists = (path: string) => isSafeRelativePath(path) && existsSync(join(artifact.project_root, path));
-  const proposals = supplied ?? classifyWithRules(artifact, config, readText, exists);
+  const classified = supplied ?? classifyWithRules(artifact, config, readText, exists);
+  // Lifecycle deletions are proved by the scan, whoever classified the docs.
+  const named = new Set(classified.filter((p) => p.exact_edit?.kind === 'delete-path').map((p) => p.path));
+  const proposals = [
+    ...classified,
+    ...proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path)),
+  ];
 
   const report = await finalizeReport({
     artifact,
@@ -182,7 +191,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const unresolved = Object.fromEntries(
     Object.entries(artifact.signals).filter(([path]) => !proposed.has(path)),
   );
-  const md = renderReportMarkdown(report, unresolved);
+  const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
+  const md = `${renderReportMarkdown(report, unresolved)}${lifecycleMd === '' ? '' : `\n${lifecycleMd}`}`;
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');

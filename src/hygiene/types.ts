@@ -5,6 +5,8 @@
  * import them, never restate them.
  */
 
+import type { LifecycleUnit } from './scan/lifecycle.js';
+
 // ── Configuration (.dochygiene.yml) ────────────────────────────────────────────
 
 export type ClassifierName = 'rules' | 'anthropic' | 'openai';
@@ -132,6 +134,8 @@ export interface ScanArtifact {
   agent_context?: string[];
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
   unavailable?: { signal: SignalName; reason: string }[];
+  /** Every unit a lifecycle rule matched, with its decision (present when rules are configured). */
+  lifecycle?: LifecycleUnit[];
 }
 
 // ── Categories, edit kinds, tiers (report schema 1.0) ──────────────────────────
@@ -242,6 +246,7 @@ export interface TokenEstimate {
   weighted_tokens: number;
 }
 
+/** An entry's lifecycle block: the scan's facts at check time (apply re-derives them). */
 export interface LifecycleInfo {
   rule: string;
   lifetime: LifecycleKind;
@@ -249,6 +254,14 @@ export interface LifecycleInfo {
   tracked: boolean;
   dirty: boolean;
   age_days?: number;
+  age_source?: LifecycleUnit['age_source'];
+  rank?: number;
+  decision?: LifecycleUnit['decision'];
+  evidence?: string;
+  files?: number;
+  /** The unit's listing digest at check time: apply skips the entry when it changed. */
+  content_digest?: string;
+  served_path?: string;
   served_when?: string;
 }
 

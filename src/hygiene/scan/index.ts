@@ -17,6 +17,7 @@ import {
 } from '../types.js';
 import { listFiles, readDoc, unsafePathReason } from './files.js';
 import { type HistoryChange, isPartialClone, streamHistory } from './history.js';
+import { scanLifecycle } from './lifecycle.js';
 import { readVersionFacts, VersionMatcher } from './manifests.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './markdown.js';
 
@@ -30,6 +31,8 @@ export interface ScanOptions {
   onProgress?: (message: string) => void;
   /** Cancels the git calls. */
   signal?: AbortSignal;
+  /** "Now" in epoch ms, for lifecycle ages (the injectable clock's instant). */
+  nowMs?: number;
 }
 
 /** Thresholds of the history signals (exported so tests and docs can name them). */
@@ -882,6 +885,14 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
       .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || cmp(a.name, b.name)); // stable: source order within a line
   }
   progress(`scanned ${shortlist.length} docs`);
+  const lifecycle = await scanLifecycle({
+    root,
+    rules: config.lifecycle.rules,
+    inRepo,
+    walkedFiles: files,
+    nowMs: options.nowMs ?? Date.now(),
+    ...(options.deadline ? { deadline: options.deadline } : {}),
+  });
   return {
     project_root: root,
     scope_globs: scopes.length > 0 ? scopes : globs,
@@ -892,6 +903,9 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     excluded,
     agent_context: [...agentContext].filter((p) => docs.has(p)).sort(cmp),
     unavailable,
+    ...(config.lifecycle.rules.length > 0
+      ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
+      : {}),
   };
 }
 
