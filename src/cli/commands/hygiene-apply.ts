@@ -52,7 +52,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       `the report was made for ${quote(report.scan.project_root)}, not ${quote(root)}`,
     );
   const only = values.only === undefined ? undefined : many(values.only);
-  const result = await applyGated({ root, report, env: ctx.env, ...(only ? { only } : {}) });
+  const result = await applyGated({
+    root,
+    report,
+    env: ctx.env,
+    nowMs: ctx.clock.now().getTime(),
+    ...(only ? { only } : {}),
+  });
   out.result({ ...result, project_root: root }, (style) => {
     const lines = [`Applied to the worktree of ${quote(root)} (nothing committed):`];
     for (const f of result.files) {

@@ -111,7 +111,9 @@ export function renderClean(result: CleanResult, style: Style): string {
       ? 'Dry run: nothing was changed.'
       : result.commit !== undefined
         ? `Committed ${result.commit.slice(0, 12)} ${quote(result.message?.split('\n')[0] ?? '')}`
-        : 'No commit: nothing was applied.';
+        : result.status === 'removed'
+          ? 'No commit: only untracked files were removed (they had no history to commit).'
+          : 'No commit: nothing was applied.';
   lines.push(head);
   if (result.wip_commit !== undefined)
     lines.push(

@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { discoverRepo, git, readIndexFlags, userGitEnv } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 import type { EditKind, Entry, Report } from '../types.js';
+import { type HeldFiles, type LifecycleApplyContext, lifecycleTransaction } from './lifecycle.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 
 export {
@@ -47,6 +48,8 @@ export interface ApplyOptions {
    * user's own `git mv`); default: this process's.
    */
   env?: NodeJS.ProcessEnv;
+  /** How `delete-path` entries are judged and applied; without it they are skipped. */
+  lifecycle?: LifecycleApplyContext;
 }
 
 export type FileStatus = 'applied' | 'unchanged' | 'skipped' | 'failed';
@@ -60,7 +63,7 @@ export interface FileOutcome {
   detail?: string;
   /** For a move: where the file went. */
   moved_to?: string;
-  /** A delete-range removed every line: the file itself was deleted (staged as a removal). */
+  /** A delete-range removed every line, or a lifecycle delete-path ran: the path is gone (staged as a removal). */
   removed?: true;
   /**
    * sha256 of the bytes the applier left at `path` (at `moved_to` for a move): a rollback
@@ -91,6 +94,10 @@ export interface ApplyResult {
   staged_by_move: string[];
   /** Folders created for move destinations, outermost first (for rollback). */
   created_dirs: string[];
+  /** Tracked files removed by lifecycle `git rm`: already staged; never `git add` them again. */
+  staged_by_rm: string[];
+  /** Untracked files a lifecycle deletion moved aside: released after the commit, restored by a rollback. */
+  held: HeldFiles[];
 }
 
 const entryKind = (entry: Entry): EditKind | 'generative' =>
@@ -212,6 +219,7 @@ type Transaction =
       writtenSha256?: string;
       removed?: true;
       moved?: { to: string; createdDirs: string[] };
+      lifecycle?: { removed: string[]; held: HeldFiles };
     }
   | { status: 'skipped'; reason: SkipReason; detail: string }
   | { status: 'failed'; reason: 'write-failed' | 'git-mv-failed' | 'cancelled'; detail: string };
@@ -236,6 +244,8 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     stage: [],
     staged_by_move: [],
     created_dirs: [],
+    staged_by_rm: [],
+    held: [],
   };
   let failed = false;
   for (const [path, entries] of groupByPath(selected)) {
@@ -249,7 +259,16 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
       };
     else
       outcome = await fileTransaction(
-        { root, realRoot, gitDirs, deadline, faults, env: options.env, dryRun: options.dryRun === true },
+        {
+          root,
+          realRoot,
+          gitDirs,
+          deadline,
+          faults,
+          env: options.env,
+          dryRun: options.dryRun === true,
+          lifecycle: options.lifecycle,
+        },
         path,
         entries,
       );
@@ -261,6 +280,10 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     } else {
       if (outcome.wrote !== undefined) result.stage.push(outcome.wrote);
       if (outcome.removed) file.removed = true;
+      if (outcome.lifecycle !== undefined) {
+        result.staged_by_rm.push(...outcome.lifecycle.removed);
+        if (outcome.lifecycle.held.files.length > 0) result.held.push(outcome.lifecycle.held);
+      }
       if (outcome.writtenSha256 !== undefined) file.written_sha256 = outcome.writtenSha256;
       if (outcome.moved !== undefined) {
         file.moved_to = outcome.moved.to;
@@ -291,6 +314,7 @@ interface TransactionContext {
   faults: ApplyFaults | undefined;
   env: NodeJS.ProcessEnv | undefined;
   dryRun: boolean;
+  lifecycle: LifecycleApplyContext | undefined;
 }
 
 async function fileTransaction(tx: TransactionContext, path: string, entries: Entry[]): Promise<Transaction> {
@@ -302,14 +326,18 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   const first = entries[0]!;
   if (first.op_type === 'generative')
     return skip('no-model', 'generative entries need a model; none is configured in this release');
-  if (first.exact_edit?.kind === 'delete-path')
-    return skip('lifecycle-not-supported', 'lifecycle deletions are not applied by this release');
-
   const unsafe = await unsafeLocation(tx, path);
   if (unsafe !== undefined) return skip('unsafe-path', `the path is not safe to write: ${unsafe}`);
   const absolute = join(root, path);
   if (!(await staysInsideRoot(realRoot, dirname(absolute))))
     return skip('unsafe-path', 'the path leads outside the project root');
+  if (first.exact_edit?.kind === 'delete-path') {
+    if (tx.lifecycle === undefined)
+      return skip('lifecycle-not-supported', 'this caller does not apply lifecycle deletions');
+    const outcome = await lifecycleTransaction(root, first, tx.lifecycle, tx.deadline, tx.dryRun);
+    if (outcome.status !== 'applied') return outcome;
+    return { status: 'applied', unchanged: [], removed: true, lifecycle: outcome };
+  }
   let stats: Awaited<ReturnType<typeof lstat>>;
   try {
     stats = await lstat(absolute);

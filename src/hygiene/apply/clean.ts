@@ -5,6 +5,7 @@ import { Deadline } from '../../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../../core/errors.js';
 import { discoverRepo, git, gitText, readIndexFlags, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome, type RunResult } from '../../core/run.js';
+import { loadConfig } from '../config.js';
 import { resolveProjectRoot } from '../project.js';
 import { validateReport } from '../report/validate.js';
 import { STATE_DIR, StateStore } from '../state/store.js';
@@ -16,6 +17,7 @@ import {
   type FileOutcome,
   removeCreatedDirs,
 } from './applier.js';
+import { type LifecycleApplyContext, releaseHeld, restoreHeld } from './lifecycle.js';
 import { sha256Hex } from './text-edits.js';
 
 /**
@@ -265,7 +267,9 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     if (entry.why !== undefined) planned.why = entry.why;
     if (rejected.has(entry.id)) planned.decision = 'rejected';
     else if (entry.safety_tier === 'confirm' && !approved.has(entry.id)) planned.decision = 'needs-approval';
-    else if (!tracked.has(entry.path)) {
+    else if (kind === 'delete-path') {
+      // A unit (file or folder) judged again on the facts at apply time (docs/lifecycle.md).
+    } else if (!tracked.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'untracked';
     } else if (hidden.has(entry.path)) {
@@ -274,9 +278,6 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     } else if (kind === 'generative') {
       planned.decision = 'skipped';
       planned.reason = 'no-model';
-    } else if (kind === 'delete-path') {
-      planned.decision = 'skipped';
-      planned.reason = 'lifecycle-not-supported';
     }
     return planned;
   });
@@ -313,7 +314,8 @@ export interface CleanResult {
    * nothing could apply) with some approved entries skipped. `nothing`: no approved entry.
    * `dry-run`: nothing changed.
    */
-  status: 'committed' | 'partial' | 'nothing' | 'dry-run';
+  /** `removed`: only untracked files were deleted (approved lifecycle entries), so there was nothing to commit. */
+  status: 'committed' | 'partial' | 'nothing' | 'removed' | 'dry-run';
   root: string;
   report_generated_at: string;
   entries: CleanEntryOutcome[];
@@ -354,9 +356,21 @@ export function cleanupMessage(applied: readonly Entry[], files: number, skipped
     '',
     line('Auto', AUTO_LABELS, 'auto'),
     line('Confirmed', CONFIRMED_LABELS, 'confirm'),
+    ...lifecycleLine(applied),
     `Skipped (re-analysis recommended): ${skipped}`,
     '',
   ].join('\n');
+}
+
+/** `Lifecycle: 3 deleted (runs ×2, scratch ×1)`, rules in first-seen order; nothing when none ran. */
+function lifecycleLine(applied: readonly Entry[]): string[] {
+  const byRule = new Map<string, number>();
+  for (const entry of applied)
+    if (entry.lifecycle !== undefined && kindOf(entry) === 'delete-path')
+      byRule.set(entry.lifecycle.rule, (byRule.get(entry.lifecycle.rule) ?? 0) + 1);
+  if (byRule.size === 0) return [];
+  const total = [...byRule.values()].reduce((sum, n) => sum + n, 0);
+  return [`Lifecycle: ${total} deleted (${[...byRule].map(([rule, n]) => `${rule} ×${n}`).join(', ')})`];
 }
 
 function countOutcomes(entries: readonly CleanEntryOutcome[]): CleanResult['counts'] {
@@ -458,6 +472,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       deadline,
       env: options.env,
       dryRun: true,
+      lifecycle: await lifecycleContext(root, options, false, 'HEAD', deadline),
     });
     const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
     return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
@@ -531,6 +546,13 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       only: plan.apply,
       deadline,
       env: options.env,
+      lifecycle: await lifecycleContext(
+        root,
+        options,
+        checkpoint?.wip !== undefined,
+        checkpoint?.head ?? repo.head,
+        deadline,
+      ),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
     });
@@ -543,19 +565,23 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     }
     if (applied.stage.length > 0)
       expectOk(await userGit(['add', '--', ...applied.stage], root, options.env, deadline), 'git add');
-    await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move]);
+    await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm]);
 
     const appliedIds = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
     const entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
     const counts = countOutcomes(entries);
     const files = applied.files;
     const changedFiles = files.filter((file) => file.status === 'applied').length;
+    const stagedPaths = applied.stage.length + applied.staged_by_move.length + applied.staged_by_rm.length;
 
-    if (changedFiles === 0) {
-      // Nothing to commit: leave no checkpoint behind either.
+    if (changedFiles === 0 || stagedPaths === 0) {
+      // Nothing to commit: leave no checkpoint behind either. Untracked files removed by an
+      // approved lifecycle entry have no history to commit: they go now.
       if (checkpoint !== undefined) await unwindCheckpoint(root, options.env, deadline, checkpoint);
+      for (const held of applied.held) await releaseHeld(held);
+      const removedOnly = changedFiles > 0;
       const result: CleanResult = {
-        status: counts.skipped > 0 ? 'partial' : 'nothing',
+        status: counts.skipped > 0 ? 'partial' : removedOnly ? 'removed' : 'nothing',
         ...base,
         entries,
         files,
@@ -582,6 +608,8 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       'git commit',
     );
     const commit = await headOid(root, deadline);
+    // The commit exists: untracked files a lifecycle deletion held go for good.
+    for (const held of applied.held) await releaseHeld(held);
     const result: CleanResult = {
       status: counts.skipped > 0 ? 'partial' : 'committed',
       ...base,
@@ -634,6 +662,25 @@ async function recheckHidden(plan: CleanPlan, deadline: Deadline): Promise<Clean
         : entry,
   );
   return { ...plan, entries, apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id) };
+}
+
+/** What the applier needs for `delete-path` entries: the rules as configured now and this run's facts. */
+async function lifecycleContext(
+  root: string,
+  options: CleanOptions,
+  checkpointed: boolean,
+  baseHead: string,
+  deadline: Deadline,
+): Promise<LifecycleApplyContext> {
+  const layout = await discoverRepo(root, deadline);
+  return {
+    rules: (await loadConfig(root)).lifecycle.rules,
+    nowMs: options.clock.now().getTime(),
+    approved: new Set(options.approve ?? []),
+    checkpointed,
+    baseHead,
+    gitDir: layout?.gitDir ?? join(root, '.git'),
+  };
 }
 
 /** Each planned entry's final word: the applier's outcome where it ran, else the gate's decision. */
@@ -764,6 +811,8 @@ async function sortByIntegrity(
       (ok ? intact : changed).push(file.path);
     }
   }
+  // Lifecycle `git rm`: each removed file must still be absent to be checked out again.
+  for (const path of applied.staged_by_rm) ((await isAbsent(root, path)) ? intact : changed).push(path);
   // A file hidden from status (marked after the plan was checked) may have held a local
   // edit the baseline does not have: checking the baseline out over it could destroy that.
   const { hidden } = await indexFlags(root, intact, deadline);
@@ -799,7 +848,9 @@ async function restoreBaseline(
       const touched = [
         ...new Set([
           ...intact,
-          ...[...applied.stage, ...applied.staged_by_move].filter((p) => !sorted.has(p)),
+          ...[...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm].filter(
+            (p) => !sorted.has(p),
+          ),
         ]),
       ];
       if (changed.length > 0)
@@ -835,6 +886,7 @@ async function restoreBaseline(
           );
       }
       await removeCreatedDirs(root, applied.created_dirs);
+      for (const held of applied.held) leftAlone.push(...(await restoreHeld(root, held)));
     }
     if (checkpoint !== undefined) await unwindCheckpoint(root, env, deadline, checkpoint);
     if (leftAlone.length > 0)

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { Deadline } from '../../core/deadline.js';
-import { readIndexFlags } from '../../core/git.js';
+import { discoverRepo, readIndexFlags } from '../../core/git.js';
+import { loadConfig } from '../config.js';
 import type { Entry } from '../types.js';
 import {
   type ApplyOptions,
@@ -10,6 +12,7 @@ import {
   isSafeRelativePath,
   selectEntries,
 } from './applier.js';
+import { releaseHeld } from './lifecycle.js';
 import type { SkipReason } from './text-edits.js';
 
 /**
@@ -29,7 +32,7 @@ const kindOf = (entry: Entry) =>
   entry.op_type === 'generative' ? 'generative' : (entry.exact_edit?.kind ?? 'generative');
 
 /** Gates the report's entries as described above, then applies what passed with `applyReport`. */
-export async function applyGated(options: ApplyOptions): Promise<GatedApplyResult> {
+export async function applyGated(options: ApplyOptions & { nowMs?: number }): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
   const selected = selectEntries(options.report, options.only);
   const named = options.only !== undefined;
@@ -37,7 +40,10 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
   const approved = named ? selected : selected.filter((entry) => entry.safety_tier === 'auto');
 
   // Unsafe paths are never handed to git; the applier skips them (unsafe-path).
-  const paths = [...new Set(approved.map((entry) => entry.path))].filter(isSafeRelativePath);
+  // A lifecycle unit is judged on its own facts at apply time (docs/lifecycle.md), not by index flags.
+  const paths = [
+    ...new Set(approved.filter((entry) => kindOf(entry) !== 'delete-path').map((entry) => entry.path)),
+  ].filter(isSafeRelativePath);
   const flags = await readIndexFlags(options.root, paths, deadline);
   const held = new Map<string, { reason: SkipReason; detail: string }>();
   for (const path of paths) {
@@ -60,7 +66,22 @@ export async function applyGated(options: ApplyOptions): Promise<GatedApplyResul
   }
 
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
-  const result = await applyReport({ ...options, only: toApply });
+  const layout = await discoverRepo(options.root, deadline);
+  const result = await applyReport({
+    ...options,
+    only: toApply,
+    lifecycle: {
+      rules: (await loadConfig(options.root)).lifecycle.rules,
+      nowMs: options.nowMs ?? Date.now(),
+      approved: new Set(named ? toApply : []),
+      // `apply` keeps no checkpoint: a unit with uncommitted changes is refused.
+      checkpointed: false,
+      baseHead: 'HEAD',
+      gitDir: layout?.gitDir ?? join(options.root, '.git'),
+    },
+  });
+  // Nothing is committed here, so nothing could restore them: approved untracked deletions are final.
+  for (const held of result.held) await releaseHeld(held);
 
   const files: FileOutcome[] = [...result.files];
   const entries: EntryOutcome[] = [...result.entries];

@@ -192,10 +192,15 @@ export async function lastCommitTimes(
   return times;
 }
 
-/** The digest apply re-checks: the unit's listing, with mode and blob for tracked files. */
-export function unitDigest(members: readonly ListedFile[]): string {
+/**
+ * The digest apply re-checks: which files the unit holds and whether each is tracked. Edits
+ * to their content are caught by the dirty check, which apply repeats against the commit the
+ * run started from.
+ */
+export function unitDigest(members: readonly { path: string; indexed?: string }[]): string {
   const hash = createHash('sha256');
-  for (const file of members) hash.update(`${file.path}\0${file.indexed ?? 'untracked'}\0`);
+  for (const file of members)
+    hash.update(`${file.path}\0${file.indexed === undefined ? 'untracked' : 'tracked'}\0`);
   return hash.digest('hex');
 }
 
