@@ -1,0 +1,22 @@
+import { THRESHOLDS } from '../thresholds.js';
+import type { SignalModule } from './types.js';
+
+/** A non-log doc whose history is almost only appended lines, grown past a size threshold. */
+export const appendOnlyGrowth: SignalModule = {
+  name: 'append_only_growth',
+  description: `${THRESHOLDS.appendMinCommits}+ commits, ${THRESHOLDS.appendMinRatio * 100}% of them only appending, and ${THRESHOLDS.appendMinLines}+ lines`,
+  needs: ['history'],
+  collect({ facts, history }, emit) {
+    for (const [path, g] of history.growth) {
+      const doc = facts.docs.get(path)!;
+      const lines = doc.text.endsWith('\n') ? doc.lines.length - 1 : doc.lines.length;
+      const ratio = g.commits === 0 ? 0 : g.appendOnly / g.commits;
+      if (g.commits < THRESHOLDS.appendMinCommits || ratio < THRESHOLDS.appendMinRatio) continue;
+      if (lines < THRESHOLDS.appendMinLines) continue;
+      emit(path, {
+        detail: `${g.appendOnly} of ${g.commits} commits only added lines; ${lines} lines now`,
+        data: { commits: g.commits, appended_ratio: Math.round(ratio * 1000) / 1000, lines },
+      });
+    }
+  },
+};

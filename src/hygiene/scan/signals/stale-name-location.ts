@@ -1,0 +1,73 @@
+import { baseOf, dirOf, STALE_FOLDERS } from '../paths.js';
+import type { SignalModule } from './types.js';
+
+const DATE_IN_NAME =
+  /(?:^|[^0-9])((?:19|20)\d{2})[-_.]?(0[1-9]|1[0-2])(?:[-_.]?(0[1-9]|[12]\d|3[01]))?(?![0-9])/;
+const VERSIONED_NAME = /^(.*?)[-_.]?v(\d+(?:\.\d+)*)$/i;
+
+/** A doc under a temporary folder, or named with a date, draft, old, or an older version than a sibling's. */
+export const staleNameLocation: SignalModule = {
+  name: 'stale_name_location',
+  description:
+    'lives under plans/, drafts/, wip/ …, or its name carries a date, draft, old or an older version',
+  needs: [],
+  collect({ facts }, emit) {
+    const newerSibling = newerSiblings(facts.allDocs);
+    for (const doc of facts.docs.values()) {
+      const inboundRefs = facts.inbound.get(doc.path)?.size ?? 0;
+      const segments = doc.path.split('/');
+      const name = segments[segments.length - 1]!;
+      const stemWords = name
+        .toLowerCase()
+        .replace(/\.[^.]*$/, '')
+        .split(/[^a-z0-9]+/);
+      const push = (reason: string, detail: string, extra: Record<string, unknown> = {}) =>
+        emit(doc.path, { detail, data: { reason, ...extra, inbound_references: inboundRefs } });
+      const folderAt = segments.slice(0, -1).findIndex((s) => STALE_FOLDERS.has(s.toLowerCase()));
+      if (folderAt !== -1) {
+        const folder = segments.slice(0, folderAt + 1).join('/');
+        push('location', `lives under "${folder}/"`, { folder });
+      }
+      const date = DATE_IN_NAME.exec(name);
+      if (date) push('date-in-name', `its name carries a date (${date[0].replace(/^[^0-9]/, '')})`);
+      if (stemWords.includes('draft')) push('draft', 'its name says draft');
+      if (stemWords.includes('old')) push('old', 'its name says old');
+      const newer = newerSibling.get(doc.path);
+      if (newer)
+        push('older-version', `a newer version sits beside it: "${newer}"`, { newer_sibling: newer });
+    }
+  },
+};
+
+/** Doc → the newest sibling of the same versioned name (`guide-v1.md` → `guide-v2.md`). */
+function newerSiblings(allDocs: readonly string[]): Map<string, string> {
+  const versionGroups = new Map<string, { path: string; version: number[] }[]>();
+  for (const path of allDocs) {
+    const name = baseOf(path);
+    const dot = name.lastIndexOf('.');
+    const stem = dot > 0 ? name.slice(0, dot) : name;
+    const m = VERSIONED_NAME.exec(stem);
+    if (!m) continue;
+    const key = `${dirOf(path)}\0${m[1]!.toLowerCase()}\0${name.slice(dot)}`;
+    const version = m[2]!.split('.').map(Number);
+    const list = versionGroups.get(key);
+    if (list) list.push({ path, version });
+    else versionGroups.set(key, [{ path, version }]);
+  }
+  const newerSibling = new Map<string, string>();
+  for (const list of versionGroups.values()) {
+    if (list.length < 2) continue;
+    const newest = [...list].sort((a, b) => compareParts(b.version, a.version))[0]!;
+    for (const item of list)
+      if (compareParts(item.version, newest.version) < 0) newerSibling.set(item.path, newest.path);
+  }
+  return newerSibling;
+}
+
+function compareParts(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}

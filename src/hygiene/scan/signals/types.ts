@@ -1,0 +1,35 @@
+import type { HygieneConfig, Signal, SignalName } from '../../types.js';
+import type { ScanFacts } from '../facts.js';
+import type { HistoryFacts } from '../history-facts.js';
+import type { VersionFact } from '../manifests.js';
+
+/**
+ * What a signal reads besides the parsed docs (which every signal gets):
+ * - `history`: the whole history; without it the signal is listed as unavailable;
+ * - `renames`: rename history when there is any (the signal runs without it);
+ * - `manifests`: the project's version facts (package.json, pyproject.toml, …).
+ */
+export type SignalNeed = 'history' | 'renames' | 'manifests';
+
+export interface SignalInput {
+  facts: ScanFacts;
+  /** Always present; `complete` is false when history was not (fully) read. */
+  history: HistoryFacts;
+  /** Empty unless the signal needs `manifests`. */
+  manifests: readonly VersionFact[];
+  config: HygieneConfig;
+}
+
+/** Emits one signal of the module's own name on `path`. */
+export type EmitSignal = (path: string, signal: Omit<Signal, 'name'>) => void;
+
+/**
+ * One scanner signal (SPEC §2.4): its contract name, what it reads, and the function from
+ * those to signals. A new signal is a new module listed in `signals/index.ts`.
+ */
+export interface SignalModule {
+  name: SignalName;
+  description: string;
+  needs: readonly SignalNeed[];
+  collect(input: SignalInput, emit: EmitSignal): void | Promise<void>;
+}

@@ -1,0 +1,259 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+import type { Deadline } from '../../core/deadline.js';
+import { AGENT_CONTEXT_GLOBS, type ExcludedPath, type HygieneConfig } from '../types.js';
+import { listFiles, readDoc, unsafePathReason } from './files.js';
+import { type ParsedDoc, parseMarkdown } from './markdown.js';
+import { baseOf, cmp, dirOf, toPosix } from './paths.js';
+import type { PathLookup } from './resolve.js';
+
+/** One scanned document: its text, parsed once, shared by every signal. */
+export interface Doc {
+  path: string;
+  text: string;
+  lines: string[];
+  parsed: ParsedDoc;
+  /** Matches an agent-context glob (loaded every session), as opposed to imported by one. */
+  isAgentContext: boolean;
+  importedBy?: string;
+}
+
+/** The project's file tree as the scan sees it: every listed file and the folders above them. */
+export class ProjectTree implements PathLookup {
+  readonly fileSet: ReadonlySet<string>;
+  readonly dirSet: ReadonlySet<string>;
+  /** File name → the listed paths with that name. */
+  readonly byName: ReadonlyMap<string, readonly string[]>;
+
+  constructor(
+    readonly root: string,
+    readonly files: readonly string[],
+  ) {
+    const dirs = new Set<string>(['']);
+    const byName = new Map<string, string[]>();
+    for (const file of files) {
+      for (let d = dirOf(file); d !== '' && !dirs.has(d); d = dirOf(d)) dirs.add(d);
+      const name = baseOf(file);
+      const list = byName.get(name);
+      if (list) list.push(file);
+      else byName.set(name, [file]);
+    }
+    this.fileSet = new Set(files);
+    this.dirSet = dirs;
+    this.byName = byName;
+  }
+
+  isFile(path: string): boolean {
+    return this.fileSet.has(path);
+  }
+
+  isDir(path: string): boolean {
+    return this.dirSet.has(path);
+  }
+
+  /** Listed, a folder of listed files, or on disk (an ignored file a doc links to still exists). */
+  exists(path: string): boolean {
+    return (
+      path === '' || this.fileSet.has(path) || this.dirSet.has(path) || existsSync(join(this.root, path))
+    );
+  }
+}
+
+/** What was left out of the scan and why; folders are collapsed into one entry each. */
+export class Exclusions {
+  private readonly entries: ExcludedPath[] = [];
+  private readonly collapsed = new Map<string, { reason: string; count: number; detail: string }>();
+
+  add(entry: ExcludedPath): void {
+    this.entries.push(entry);
+  }
+
+  /** Counts one more file under an excluded folder. */
+  collapse(dir: string, reason: string, detail: string): void {
+    const entry = this.collapsed.get(dir);
+    if (entry) entry.count++;
+    else this.collapsed.set(dir, { reason, count: 1, detail });
+  }
+
+  /** A folder the walk outside a repository never entered. */
+  notEntered(dir: string, reason: string, detail: string): void {
+    this.collapsed.set(dir, { reason, count: -1, detail });
+  }
+
+  /** The artifact's `excluded`, sorted. */
+  list(): ExcludedPath[] {
+    const out = [...this.entries];
+    for (const [dir, entry] of this.collapsed) {
+      out.push({
+        path: dir,
+        reason: entry.reason,
+        detail:
+          entry.count < 0
+            ? `${entry.detail}; not entered`
+            : `${entry.detail}; ${entry.count} matching file${entry.count === 1 ? '' : 's'}`,
+      });
+    }
+    return out.sort((a, b) => cmp(a.path, b.path) || cmp(a.reason, b.reason));
+  }
+}
+
+export interface WalkOptions {
+  root: string;
+  realRoot: string;
+  inRepo: boolean;
+  config: HygieneConfig;
+  scopes?: string[];
+  deadline?: Deadline;
+}
+
+const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases)(?:[-_.]|$)|\.log\.md$/i;
+
+/**
+ * The listing and the exclusion pipeline (SPEC §2.4): which files are docs, which of them
+ * are in scope, and `readDocument`, which reads and parses one doc unless it is excluded.
+ */
+export class ProjectWalk {
+  readonly docs = new Map<string, Doc>();
+  readonly exclusions = new Exclusions();
+  /** Every doc-like file in the project, scope aside (siblings, archive counts). */
+  readonly allDocs: string[] = [];
+  /** The doc-like files in scope, in listing order: what the scan reads. */
+  readonly candidates: string[] = [];
+  readonly globs: string[];
+  readonly scopes: string[];
+  readonly inGlobs: (path: string) => boolean;
+  private readonly isAgentContextPath: (path: string) => boolean;
+  private readonly dirNames: ReadonlySet<string>;
+  private readonly dirPaths: readonly string[];
+  private readonly ignore: Ignore;
+
+  private constructor(
+    private readonly options: WalkOptions,
+    readonly tree: ProjectTree,
+  ) {
+    const { config } = options;
+    const excludedDirs = config.scan.excluded_dirs.map((d) => toPosix(d).replace(/^\.\/+|\/+$/g, ''));
+    this.dirNames = new Set(excludedDirs.filter((d) => !d.includes('/')));
+    this.dirPaths = excludedDirs.filter((d) => d.includes('/'));
+    this.globs = [...config.scan.globs, ...AGENT_CONTEXT_GLOBS.filter((g) => !config.scan.globs.includes(g))];
+    this.inGlobs = picomatch(this.globs, { dot: true });
+    this.isAgentContextPath = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
+    this.scopes = (options.scopes ?? []).map((s) => scopeGlob(options.root, s));
+    this.ignore = ignore();
+    const ignoreText = readDoc(options.root, options.realRoot, '.dochygiene-ignore');
+    if (ignoreText.kind === 'text') this.ignore.add(ignoreText.text);
+  }
+
+  /** Lists the project's files and sorts them into docs, candidates and exclusions. */
+  static async list(options: WalkOptions): Promise<ProjectWalk> {
+    const excludedNames = new Set(
+      options.config.scan.excluded_dirs
+        .map((d) => toPosix(d).replace(/^\.\/+|\/+$/g, ''))
+        .filter((d) => !d.includes('/')),
+    );
+    const listing = await listFiles(
+      options.root,
+      options.inRepo,
+      new Set([...excludedNames, '.git']),
+      options.deadline,
+    );
+    const walk = new ProjectWalk(options, new ProjectTree(options.root, listing.files));
+    const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
+    for (const file of listing.files) {
+      if (!walk.inGlobs(file)) continue;
+      // A name no report can carry is never a doc, a sibling or a suggestion (readDocument lists it).
+      if (unsafePathReason(file) === undefined) walk.allDocs.push(file);
+      if (inScope(file)) walk.candidates.push(file);
+    }
+    for (const dir of listing.skippedDirs) {
+      if (dir === '.dochygiene') walk.exclusions.notEntered(dir, 'tool-state', 'the tool’s own state');
+      else walk.exclusions.notEntered(dir, 'excluded-dir', `scan.excluded_dirs entry "${baseOf(dir)}"`);
+    }
+    for (const path of listing.ignored) {
+      if (!path.endsWith('/') && walk.inGlobs(path) && inScope(path) && !walk.excludedDirOf(path))
+        walk.exclusions.add({ path, reason: 'git-ignored' });
+    }
+    return walk;
+  }
+
+  /** The `scan.excluded_dirs` folder `path` lies under, if any. */
+  private excludedDirOf(path: string): { dir: string; entry: string } | undefined {
+    const segments = path.split('/');
+    for (let i = 0; i < segments.length - 1; i++) {
+      if (this.dirNames.has(segments[i]!))
+        return { dir: segments.slice(0, i + 1).join('/'), entry: segments[i]! };
+    }
+    for (const d of this.dirPaths) if (path.startsWith(`${d}/`)) return { dir: d, entry: d };
+    return undefined;
+  }
+
+  /** Reads and parses one doc into `docs`, or records why it is excluded. */
+  readDocument(file: string, importedBy?: string): Doc | undefined {
+    const { exclusions } = this;
+    if (file === '.dochygiene' || file.startsWith('.dochygiene/')) {
+      exclusions.collapse('.dochygiene', 'tool-state', 'the tool’s own state');
+      return undefined;
+    }
+    const unsafe = unsafePathReason(file);
+    if (unsafe !== undefined) {
+      exclusions.add({ path: file, reason: 'unsafe-name', detail: unsafe });
+      return undefined;
+    }
+    const ex = this.excludedDirOf(file);
+    if (ex) {
+      exclusions.collapse(ex.dir, 'excluded-dir', `scan.excluded_dirs entry "${ex.entry}"`);
+      return undefined;
+    }
+    if (this.ignore.ignores(file)) {
+      exclusions.add({ path: file, reason: 'dochygiene-ignore' });
+      return undefined;
+    }
+    if (APPEND_ONLY_NAME.test(baseOf(file))) {
+      exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
+      return undefined;
+    }
+    const read = readDoc(this.options.root, this.options.realRoot, file);
+    if (read.kind === 'skip') {
+      if (read.reason === 'not-a-file') return undefined;
+      exclusions.add({ path: file, reason: read.reason, ...(read.detail ? { detail: read.detail } : {}) });
+      return undefined;
+    }
+    const parsed = parseMarkdown(read.text);
+    const hygiene = parsed.frontmatter.data?.['hygiene'];
+    if (hygiene === 'frozen') {
+      exclusions.add({ path: file, reason: 'frozen', detail: 'frontmatter hygiene: frozen' });
+      return undefined;
+    }
+    if (hygiene === 'append-only') {
+      exclusions.add({ path: file, reason: 'append-only-log', detail: 'frontmatter hygiene: append-only' });
+      return undefined;
+    }
+    const doc: Doc = {
+      path: file,
+      text: read.text,
+      lines: parsed.lines,
+      parsed,
+      isAgentContext: this.isAgentContextPath(file),
+      ...(importedBy !== undefined ? { importedBy } : {}),
+    };
+    this.docs.set(file, doc);
+    return doc;
+  }
+}
+
+/** Normalises a scope (glob, directory or file, root-relative) into a glob. */
+function scopeGlob(root: string, scope: string): string {
+  const clean = toPosix(scope)
+    .replace(/^\.\/+/, '')
+    .replace(/\/+$/, '');
+  if (clean === '' || clean === '.') return '**';
+  if (picomatch.scan(clean).isGlob) return clean;
+  try {
+    if (statSync(join(root, clean)).isDirectory()) return `${clean}/**`;
+  } catch {
+    // Not on disk: a literal path that matches nothing, or a file named like a glob.
+  }
+  return clean;
+}

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
+
+describe('frontmatter_marker', () => {
+  it('reports status, superseded_by and archived frontmatter on their lines', async () => {
+    const repo = fixtureRepo({
+      'docs/rfc.md': [
+        '---',
+        'title: RFC',
+        'status: Superseded',
+        'superseded_by: docs/rfc-2.md',
+        '---',
+        '# RFC',
+        '',
+      ].join('\n'),
+      'docs/old.md': ['---', 'archived: true', '---', '# Old', ''].join('\n'),
+      'docs/live.md': ['---', 'status: draft', '---', '# Live', ''].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/rfc.md', 'frontmatter_marker')), [
+      { line: 3, data: { marker: 'status', value: 'superseded', superseded_by: 'docs/rfc-2.md' } },
+      { line: 4, data: { marker: 'superseded_by', value: 'docs/rfc-2.md', superseded_by: 'docs/rfc-2.md' } },
+    ]);
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/old.md', 'frontmatter_marker')), [
+      { line: 2, data: { marker: 'archived', value: 'true' } },
+    ]);
+    assert.deepEqual(signalsOf(artifact, 'docs/live.md', 'frontmatter_marker'), []);
+  });
+
+  it('reports an in-body status line and a fully ticked task list', async () => {
+    const repo = fixtureRepo({
+      'plan.md': [
+        '# Plan',
+        '',
+        '**Status:** Implemented',
+        '',
+        '- [x] parse',
+        '- [X] render',
+        '- [x] ship',
+        '',
+      ].join('\n'),
+      'todo.md': ['# Todo', '', '- [x] parse', '- [ ] render', ''].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'plan.md', 'frontmatter_marker')), [
+      { line: 3, data: { marker: 'body-status', value: 'implemented' } },
+      { line: 5, data: { marker: 'tasks-complete', value: '3/3' } },
+    ]);
+    assert.deepEqual(signalsOf(artifact, 'todo.md', 'frontmatter_marker'), []);
+  });
+});

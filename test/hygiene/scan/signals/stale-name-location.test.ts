@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
+
+describe('stale_name_location', () => {
+  it('reports plan folders, dates, drafts, old names and older versions, with inbound references', async () => {
+    const repo = fixtureRepo({
+      'README.md': '# Readme\n\nSee [the roadmap](docs/plans/roadmap.md).\n',
+      'docs/plans/roadmap.md': '# Roadmap\n',
+      'docs/notes-2024-03-15.md': '# Notes\n',
+      'docs/api-draft.md': '# API draft\n',
+      'docs/old-setup.md': '# Old setup\n',
+      'docs/design-v1.md': '# Design 1\n',
+      'docs/design-v2.md': '# Design 2\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const reasons = (path: string) => brief(signalsOf(artifact, path, 'stale_name_location'));
+    assert.deepEqual(reasons('docs/plans/roadmap.md'), [
+      { line: undefined, data: { reason: 'location', folder: 'docs/plans', inbound_references: 1 } },
+    ]);
+    assert.deepEqual(reasons('docs/notes-2024-03-15.md'), [
+      { line: undefined, data: { reason: 'date-in-name', inbound_references: 0 } },
+    ]);
+    assert.deepEqual(reasons('docs/api-draft.md'), [
+      { line: undefined, data: { reason: 'draft', inbound_references: 0 } },
+    ]);
+    assert.deepEqual(reasons('docs/old-setup.md'), [
+      { line: undefined, data: { reason: 'old', inbound_references: 0 } },
+    ]);
+    assert.deepEqual(reasons('docs/design-v1.md'), [
+      {
+        line: undefined,
+        data: { reason: 'older-version', newer_sibling: 'docs/design-v2.md', inbound_references: 0 },
+      },
+    ]);
+    assert.deepEqual(reasons('docs/design-v2.md'), []);
+    assert.deepEqual(reasons('README.md'), []);
+  });
+});
