@@ -170,9 +170,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const classified = supplied ?? classifyWithRules(artifact, config, readText, exists);
   // Lifecycle deletions are proved by the scan, whoever classified the docs.
   const named = new Set(classified.filter((p) => p.exact_edit?.kind === 'delete-path').map((p) => p.path));
+  const deletions = proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path));
+  // A file its lifecycle rule deletes gets no edit as well: the two could never share it.
+  const deleted = new Set([...named, ...deletions.map((p) => p.path)]);
   const proposals = [
-    ...classified,
-    ...proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path)),
+    ...classified.filter((p) => p.exact_edit?.kind === 'delete-path' || !deleted.has(p.path)),
+    ...deletions,
   ];
 
   const report = await finalizeReport({

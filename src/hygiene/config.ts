@@ -105,6 +105,9 @@ function mergeOverDefaults(raw: Raw): HygieneConfig {
       rules: ((lifecycle['rules'] as Raw[] | undefined) ?? []).map(
         (rule) => ({ ...LIFECYCLE_RULE_DEFAULTS, ...rule }) as LifecycleRule,
       ),
+      ...(Array.isArray(lifecycle['vault_command'])
+        ? { vault_command: lifecycle['vault_command'] as string[] }
+        : {}),
     },
   };
 }

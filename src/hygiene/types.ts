@@ -25,6 +25,12 @@ export interface LifecycleRule {
   extract?: 'repo' | 'cross-repo';
 }
 
+export interface LifecycleConfig {
+  rules: LifecycleRule[];
+  /** `extract: cross-repo` hands a unit to this command (an argument array) before deleting it. */
+  vault_command?: string[];
+}
+
 export interface HygieneConfig {
   scan: { globs: string[]; excluded_dirs: string[] };
   reminder: { stale_after_days: number };
@@ -32,7 +38,7 @@ export interface HygieneConfig {
   archive: { dir: string | null };
   context: { budget_tokens: number };
   classifier: ClassifierName;
-  lifecycle: { rules: LifecycleRule[] };
+  lifecycle: LifecycleConfig;
 }
 
 /** Agent-context files Claude Code, Codex, Gemini, Cursor and Copilot load on every session. */
@@ -263,6 +269,8 @@ export interface LifecycleInfo {
   content_digest?: string;
   served_path?: string;
   served_when?: string;
+  /** The rule distils the unit before deleting it (docs/lifecycle.md). */
+  extract?: 'repo' | 'cross-repo';
 }
 
 export interface Entry {
@@ -306,9 +314,14 @@ export interface Report {
   };
 }
 
-/** The evidence behind an entry: judged only when it rests on a lifecycle `served_when` judgment. */
+/**
+ * The evidence behind an entry: judged when it rests on a lifecycle `served_when` judgment,
+ * or on an `extract` step (what is durable enough to keep is a judgment too).
+ */
 export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
-  return entry.lifecycle?.served_when !== undefined ? 'judged' : 'deterministic';
+  return entry.lifecycle?.served_when !== undefined || entry.lifecycle?.extract !== undefined
+    ? 'judged'
+    : 'deterministic';
 }
 
 // ── Classifier proposals (SPEC §2.6) ───────────────────────────────────────────

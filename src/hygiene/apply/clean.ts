@@ -673,8 +673,11 @@ async function lifecycleContext(
   deadline: Deadline,
 ): Promise<LifecycleApplyContext> {
   const layout = await discoverRepo(root, deadline);
+  const { lifecycle } = await loadConfig(root);
   return {
-    rules: (await loadConfig(root)).lifecycle.rules,
+    rules: lifecycle.rules,
+    ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
+    ...(options.env ? { env: options.env } : {}),
     nowMs: options.clock.now().getTime(),
     approved: new Set(options.approve ?? []),
     checkpointed,

@@ -71,7 +71,8 @@ export async function applyGated(options: ApplyOptions & { nowMs?: number }): Pr
     ...options,
     only: toApply,
     lifecycle: {
-      rules: (await loadConfig(options.root)).lifecycle.rules,
+      ...(await lifecycleRulesOf(options.root)),
+      ...(options.env ? { env: options.env } : {}),
       nowMs: options.nowMs ?? Date.now(),
       approved: new Set(named ? toApply : []),
       // `apply` keeps no checkpoint: a unit with uncommitted changes is refused.
@@ -103,4 +104,12 @@ export async function applyGated(options: ApplyOptions & { nowMs?: number }): Pr
           ? 'nothing'
           : 'applied';
   return { ...result, status, files, entries, needs_approval: needsApproval.map((entry) => entry.id) };
+}
+
+async function lifecycleRulesOf(root: string) {
+  const { lifecycle } = await loadConfig(root);
+  return {
+    rules: lifecycle.rules,
+    ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
+  };
 }

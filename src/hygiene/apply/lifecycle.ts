@@ -14,7 +14,7 @@ import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { git, gitOk, splitNul } from '../../core/git.js';
-import { describeOutcome } from '../../core/run.js';
+import { describeOutcome, run } from '../../core/run.js';
 import { servedPathFor, unitDigest } from '../scan/lifecycle.js';
 import type { Entry, LifecycleRule, SafetyTier } from '../types.js';
 import type { SkipReason } from './text-edits.js';
@@ -238,6 +238,10 @@ export interface LifecycleApplyContext {
   gitDir: string;
   /** The commit the run started from (before any WIP checkpoint). */
   baseHead: string;
+  /** `lifecycle.vault_command`: where `extract: cross-repo` hands a unit before it is deleted. */
+  vaultCommand?: readonly string[];
+  /** Extra environment for the vault command (the user's, for their tools and PATH). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export type LifecycleTransaction =
@@ -271,6 +275,9 @@ export async function lifecycleTransaction(
         };
     }
     if (dryRun) return { status: 'applied', removed: [], held: { dir: '', files: [] } };
+    // Extract first: if the durable content cannot be kept, nothing is deleted.
+    const extracted = await extractUnit(root, entry, rule!, context, deadline);
+    if (extracted !== undefined) return { status: 'skipped', reason: 'extract-failed', detail: extracted };
     const deleted = await deleteUnit(root, entry.path, now, holdDirFor(context.gitDir), deadline);
     if (!deleted.ok) return { status: 'failed', reason: 'write-failed', detail: deleted.detail };
     return { status: 'applied', removed: deleted.deleted.removed, held: deleted.deleted.held };
@@ -286,4 +293,38 @@ async function exists(absolute: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+const VAULT_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs the rule's `extract` step; returns why it failed, or undefined when the unit may go.
+ * `cross-repo` hands the unit's absolute path to `lifecycle.vault_command` (an argument
+ * array, no shell); `repo` needs distilled text, which only a model or `--generated` gives.
+ */
+async function extractUnit(
+  root: string,
+  entry: Entry,
+  rule: LifecycleRule,
+  context: LifecycleApplyContext,
+  deadline: Deadline,
+): Promise<string | undefined> {
+  if (rule.extract === undefined) return undefined;
+  if (rule.extract === 'repo')
+    return 'extract: repo distils the content into an ADR, CLAUDE.md or docs/ first, which needs a model or --generated text';
+  const command = context.vaultCommand;
+  if (command === undefined || command.length === 0)
+    return 'extract: cross-repo needs lifecycle.vault_command in .dochygiene.yml';
+  const result = await run(command[0]!, [...command.slice(1), join(root, entry.path)], {
+    cwd: root,
+    env: {
+      ...(context.env ?? process.env),
+      STW_LIFECYCLE_RULE: rule.name,
+      STW_LIFECYCLE_PATH: entry.path,
+    },
+    deadline: deadline.capped(VAULT_TIMEOUT_MS),
+  });
+  if (result.kind === 'exited' && result.code === 0) return undefined;
+  const said = 'stderr' in result ? result.stderr.toString('utf8').trim().split('\n')[0] : '';
+  return `${describeOutcome(result, command[0]!)}${said ? `: ${said}` : ''}`;
 }

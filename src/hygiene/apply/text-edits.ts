@@ -25,6 +25,7 @@ export type SkipReason =
   | 're-tiered'
   | 'uncommitted-changes'
   | 'no-longer-served'
+  | 'extract-failed'
   | 'untracked'
   | 'hidden-from-status'
   | 'file-missing'

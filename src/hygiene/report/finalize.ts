@@ -298,6 +298,7 @@ function buildLifecycleEntry(proposal: Proposal, unit: LifecycleUnit, at: string
     content_digest: unit.content_digest,
     ...(unit.served_path !== undefined ? { served_path: unit.served_path } : {}),
     ...(unit.served_when !== undefined ? { served_when: unit.served_when } : {}),
+    ...(unit.extract !== undefined ? { extract: unit.extract } : {}),
   };
   const entry: Entry = {
     id: '',

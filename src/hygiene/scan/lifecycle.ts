@@ -59,6 +59,7 @@ export interface LifecycleUnit {
   evidence: string;
   served_path?: string;
   served_when?: string;
+  extract?: 'repo' | 'cross-repo';
 }
 
 export interface LifecycleScan {
@@ -273,6 +274,7 @@ function unitOf(facts: UnitFacts, decision: LifecycleDecision, evidence: string)
     files: facts.members.length,
     content_digest: unitDigest(facts.members),
     evidence,
+    ...(facts.rule.extract !== undefined ? { extract: facts.rule.extract } : {}),
   };
 }
 

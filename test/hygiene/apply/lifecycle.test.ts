@@ -267,3 +267,70 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
       if (!path.startsWith('.dochygiene/')) assert.equal(after.get(path), bytes, path);
   });
 });
+
+describe('lifecycle extract: distil before delete', () => {
+  /** One old tracked note under `notes/`, a rule with `extract`, and a vault script. */
+  function extractProject(
+    extract: 'repo' | 'cross-repo',
+    vaultExit: number,
+  ): { repo: TestRepo; received: string } {
+    const repo = removeLater(makeRepo({ initialCommit: false }));
+    const received = repo.path('..', `${repo.dir.split('/').pop()}-vault.txt`);
+    const script = repo.path('..', `${repo.dir.split('/').pop()}-vault.cjs`);
+    writeFileSync(
+      script,
+      `require('node:fs').appendFileSync(${JSON.stringify(received)}, process.env.STW_LIFECYCLE_RULE + ' ' + process.argv[2] + '\\n'); process.exit(${vaultExit});\n`,
+    );
+    const config = [
+      'lifecycle:',
+      `  vault_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]`,
+      '  rules:',
+      '    - name: notes',
+      '      match: "notes/*.txt"',
+      '      type: file',
+      '      lifetime: temporary',
+      '      retain_recent: 0',
+      `      extract: ${extract}`,
+      '',
+    ].join('\n');
+    repo.commit(
+      'setup',
+      {
+        'README.md': '# P\n',
+        '.gitignore': '.dochygiene/\n',
+        '.dochygiene.yml': config,
+        'notes/old.txt': 'Lesson: keep this\n',
+      },
+      { date: '2026-10-01T00:00:00Z' },
+    );
+    return { repo, received };
+  }
+
+  it('cross-repo: the vault command gets the unit first, then it is deleted; the entry is confirm', async () => {
+    const { repo, received } = extractProject('cross-repo', 0);
+    const report = await check(repo);
+    const entry = report.entries.find((e) => e.path === 'notes/old.txt')!;
+    assert.equal(entry.safety_tier, 'confirm');
+    assert.equal(entry.lifecycle?.extract, 'cross-repo');
+    const result = await cleanJson(repo, ['--approve', entry.id]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(received, 'utf8'), `notes ${repo.path('notes/old.txt')}\n`);
+    assert.ok(changedIn(repo).includes('D\tnotes/old.txt'));
+  });
+
+  it('cross-repo: a failing vault command means no delete (extract-failed)', async () => {
+    const { repo } = extractProject('cross-repo', 3);
+    const report = await check(repo);
+    const result = await cleanJson(repo, ['--approve', report.entries[0]!.id]);
+    assert.deepEqual(result.outcomes, [['notes/old.txt', 'skipped', 'extract-failed']]);
+    assert.equal(readFileSync(repo.path('notes/old.txt'), 'utf8'), 'Lesson: keep this\n');
+  });
+
+  it('repo: with no distilled text, nothing is deleted (extract-failed)', async () => {
+    const { repo } = extractProject('repo', 0);
+    const report = await check(repo);
+    const result = await cleanJson(repo, ['--approve', report.entries[0]!.id]);
+    assert.deepEqual(result.outcomes, [['notes/old.txt', 'skipped', 'extract-failed']]);
+    assert.equal(existsSync(repo.path('notes/old.txt')), true);
+  });
+});
