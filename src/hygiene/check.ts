@@ -10,9 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import type { Deadline } from '../core/deadline.js';
-import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { quote } from '../core/quote.js';
 import { proposeLifecycleDeletions } from './classify/lifecycle.js';
+import {
+  classifyWithModel,
+  type DroppedProposal,
+  describeRequests,
+  type ModelUsageSummary,
+  modelCandidates,
+} from './classify/model/classify.js';
+import { type RetryPolicy, runnerFor, type Sleep } from './classify/model/runner.js';
+import { resolveModelSettings } from './classify/model/settings.js';
 import {
   CATEGORY_FILTER_VALUES,
   isSafeRelativePath,
@@ -38,6 +47,17 @@ export interface CheckOptions {
   category?: string;
   /** Proposals written by someone else (e.g. the Claude Code skill) instead of the rules classifier. */
   proposalsFile?: string;
+  /** `--classifier NAME`: overrides `.dochygiene.yml` `classifier:`. */
+  classifier?: string;
+  /** `--model NAME`: overrides the configured model. */
+  model?: string;
+  /** Where API keys and base URLs are read (`ANTHROPIC_API_KEY`, …); default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** Model requests: how to retry, and (tests) how to wait between attempts. */
+  modelRetry?: RetryPolicy;
+  modelSleep?: Sleep;
+  /** Told, before any request is sent, what will be sent where (files, ≈tokens, provider, model). */
+  onNotice?: (message: string) => void;
   clock: Clock;
   deadline?: Deadline;
   signal?: AbortSignal;
@@ -63,8 +83,10 @@ export interface CheckResult {
   /** True when history could not be read: the report is valid but history signals are missing. */
   partial: boolean;
   /** Which classifier made the proposals. */
-  classifier: 'rules' | 'proposals-file';
+  classifier: 'rules' | 'proposals-file' | 'anthropic' | 'openai';
   summary: CheckSummary;
+  /** A model classifier's requests, tokens, retries and the proposals it dropped. */
+  model?: ModelUsageSummary & { dropped_proposals: DroppedProposal[] };
 }
 
 /** Reads and parses a proposals file; a malformed one is rejected before any scan. */
@@ -123,6 +145,17 @@ async function validateOnScratch(json: string, projectRoot: string): Promise<voi
   }
 }
 
+/** report.md's list of model proposals that stayed invalid after the re-ask: named, never applied. */
+function droppedSection(dropped: readonly DroppedProposal[]): string {
+  if (dropped.length === 0) return '';
+  const lines = ['', '## Dropped model proposals', '', 'Invalid after one re-ask, so not in the report:', ''];
+  for (const item of dropped)
+    lines.push(
+      `- \`${item.path.replace(/`/g, "'")}\`: ${item.violations.join('; ').replace(/[\r\n]+/g, ' ')}`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
 /** Runs a whole check and writes the report pair; returns the report and where it went. */
 export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const category = options.category ?? null;
@@ -132,6 +165,11 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
       `use a class or a subtype: ${CATEGORY_FILTER_VALUES.join(', ')}`,
     );
   }
+  if (
+    options.proposalsFile !== undefined &&
+    (options.classifier !== undefined || options.model !== undefined)
+  )
+    throw new UsageError('--proposals cannot be combined with --classifier or --model');
   // A bad proposals file is rejected before any scan.
   const supplied =
     options.proposalsFile === undefined ? undefined : await readProposalsFile(options.proposalsFile);
@@ -140,12 +178,18 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   // An unsafe .dochygiene (e.g. a symlink out of the project) is refused before the scan.
   await new StateStore(root).assertSafe();
   const config = await loadConfig(root);
-  if (supplied === undefined && config.classifier !== 'rules') {
-    throw new ConfigError(
-      'classifier-unavailable',
-      `classifier '${config.classifier}' (set in .dochygiene.yml) is not available in this release; set 'classifier: rules' or pass --proposals FILE`,
-    );
-  }
+  // A missing key is refused here, before the scan: nothing is sent, the report is kept.
+  const settings =
+    supplied === undefined
+      ? resolveModelSettings(
+          config.classifier,
+          {
+            ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
+            ...(options.model !== undefined ? { model: options.model } : {}),
+          },
+          options.env ?? process.env,
+        )
+      : undefined;
 
   const artifact = await scan({
     root,
@@ -167,7 +211,33 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const readText = (path: string) =>
     isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
   const exists = (path: string) => isSafeRelativePath(path) && existsSync(join(artifact.project_root, path));
-  const classified = supplied ?? classifyWithRules(artifact, config, readText, exists);
+  let model: CheckResult['model'];
+  let classified: Proposal[];
+  if (supplied !== undefined) classified = supplied;
+  else if (settings === undefined) classified = classifyWithRules(artifact, config, readText, exists);
+  else {
+    const candidates = modelCandidates(artifact, readText);
+    options.onNotice?.(describeRequests(candidates, settings));
+    const answered = await classifyWithModel({
+      artifact,
+      candidates,
+      budgetTokens: config.context.budget_tokens,
+      settings,
+      runner: runnerFor(settings, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.modelRetry ? { retry: options.modelRetry } : {}),
+        ...(options.modelSleep ? { sleep: options.modelSleep } : {}),
+      }),
+      ...(options.onProgress
+        ? {
+            onProgress: (done: number, total: number) =>
+              options.onProgress?.(`classified ${done}/${total} files`),
+          }
+        : {}),
+    });
+    classified = answered.proposals;
+    model = { ...answered.usage, dropped_proposals: answered.dropped };
+  }
   // Lifecycle deletions are proved by the scan, whoever classified the docs.
   const named = new Set(classified.filter((p) => p.exact_edit?.kind === 'delete-path').map((p) => p.path));
   const deletions = proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path));
@@ -195,7 +265,10 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     Object.entries(artifact.signals).filter(([path]) => !proposed.has(path)),
   );
   const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
-  const md = `${renderReportMarkdown(report, unresolved)}${lifecycleMd === '' ? '' : `\n${lifecycleMd}`}`;
+  const md =
+    renderReportMarkdown(report, unresolved) +
+    droppedSection(model?.dropped_proposals ?? []) +
+    (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');
@@ -212,7 +285,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     reportMdPath: store.reportMdPath,
     ...(ignored === false ? { gitignoreLine: GITIGNORE_LINE } : {}),
     partial: isPartialScan(artifact),
-    classifier: supplied === undefined ? 'rules' : 'proposals-file',
+    classifier: supplied !== undefined ? 'proposals-file' : (settings?.provider.name ?? 'rules'),
     summary: summarizeReport(report),
+    ...(model !== undefined ? { model } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { formatJsonPath, schemaValidator } from '../core/schema.js';
-import { DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
+import { type ClassifierSettings, DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
 
 export const CONFIG_FILE = '.dochygiene.yml';
 
@@ -86,6 +86,13 @@ export function parseConfig(text: string, source: string = CONFIG_FILE): Hygiene
   return mergeOverDefaults(raw);
 }
 
+/** A bare classifier name or a settings object, as one shape. */
+function classifierSettings(value: unknown): ClassifierSettings {
+  if (typeof value === 'string') return { provider: value as ClassifierSettings['provider'] };
+  if (isObject(value)) return { ...(value as unknown as ClassifierSettings) };
+  return { ...DEFAULT_CONFIG.classifier };
+}
+
 function mergeOverDefaults(raw: Raw): HygieneConfig {
   const section = (key: string): Raw => (isObject(raw[key]) ? (raw[key] as Raw) : {});
   const scan = section('scan');
@@ -100,7 +107,7 @@ function mergeOverDefaults(raw: Raw): HygieneConfig {
     reminder: { ...DEFAULT_CONFIG.reminder, ...section('reminder') },
     archive: { ...DEFAULT_CONFIG.archive, ...section('archive') },
     context: { ...DEFAULT_CONFIG.context, ...section('context') },
-    classifier: (raw['classifier'] as HygieneConfig['classifier'] | undefined) ?? DEFAULT_CONFIG.classifier,
+    classifier: classifierSettings(raw['classifier']),
     lifecycle: {
       rules: ((lifecycle['rules'] as Raw[] | undefined) ?? []).map(
         (rule) => ({ ...LIFECYCLE_RULE_DEFAULTS, ...rule }) as LifecycleRule,

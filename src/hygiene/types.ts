@@ -11,6 +11,20 @@ import type { LifecycleUnit } from './scan/lifecycle.js';
 
 export type ClassifierName = 'rules' | 'anthropic' | 'openai';
 
+/**
+ * `classifier:` in `.dochygiene.yml`, normalised: a bare name becomes `{provider: name}`.
+ * Keys are documented in README (Model classifiers); defaults live with the model client.
+ */
+export interface ClassifierSettings {
+  provider: ClassifierName;
+  model?: string;
+  base_url?: string;
+  max_concurrency?: number;
+  timeout_s?: number;
+  run_timeout_s?: number;
+  escalate_model?: string;
+}
+
 export type LifecycleKind = 'keep' | 'temporary' | 'delete-once-served';
 
 export interface LifecycleRule {
@@ -37,7 +51,7 @@ export interface HygieneConfig {
   /** `null`: an `archive/` folder beside each file. */
   archive: { dir: string | null };
   context: { budget_tokens: number };
-  classifier: ClassifierName;
+  classifier: ClassifierSettings;
   lifecycle: LifecycleConfig;
 }
 
@@ -59,7 +73,7 @@ export const DEFAULT_CONFIG: HygieneConfig = {
   reminder: { stale_after_days: 7 },
   archive: { dir: null },
   context: { budget_tokens: 2000 },
-  classifier: 'rules',
+  classifier: { provider: 'rules' },
   lifecycle: { rules: [] },
 };
 
@@ -281,6 +295,10 @@ export interface Entry {
   op: string;
   op_type: OpType;
   exact_edit?: ExactEdit;
+  /** Generative entries: the lines the rewrite replaces (absent: the whole file). */
+  reducible_range?: Anchor;
+  /** Generative entries: sha256 of the whole file's bytes at check time (the rewrite's guard). */
+  file_sha256?: string;
   is_destructive: boolean;
   is_reversible: boolean;
   safety_tier: SafetyTier;
@@ -335,7 +353,7 @@ export interface Proposal {
   op_type: OpType;
   /** A skeleton: kind, anchor and kind fields — no `expected_sha256`. */
   exact_edit?: Omit<ExactEdit, 'expected_sha256'>;
-  /** For generative ops: the span whose tokens would be saved. Not persisted in the report. */
+  /** For generative ops: the span whose tokens would be saved, and that the rewrite replaces. */
   reducible_range?: Anchor;
   confidence: number;
   why?: string;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { HygieneState } from '../../src/hygiene/types.js';
@@ -36,7 +36,7 @@ function assertBanner(stdout: string): string {
   const parsed = JSON.parse(stdout) as Record<string, unknown>;
   assert.deepEqual(Object.keys(parsed), ['systemMessage']);
   const message = parsed['systemMessage'] as string;
-  assert.match(message, /\/hygiene check/);
+  assert.match(message, /Run \/stw:hygiene check \(or stw hygiene check\)/);
   return message;
 }
 
@@ -132,33 +132,71 @@ describe('stw hygiene remind', () => {
   });
 
   it('bad config or a malformed STW_NOW: nothing on stdout, exit 0', async () => {
-    const repo = project();
+    // Three days since the check: whether to remind depends on the configured threshold.
+    const repo = project({ last_check: '2026-11-26T09:00:00Z' });
     writeFileSync(join(repo.dir, '.dochygiene.yml'), 'reminder:\n  stale_after_days: soon\n');
     const badConfig = await remind(repo.dir);
     assert.deepEqual([badConfig.code, badConfig.stdout], [0, '']);
     assert.match(badConfig.stderr, /reminder\.stale_after_days: must be a positive integer/);
+    writeFileSync(join(repo.dir, '.dochygiene.yml'), 'reminder: [stale_after_days\n');
+    const badYaml = await remind(repo.dir);
+    assert.deepEqual([badYaml.code, badYaml.stdout], [0, '']);
+    assert.match(badYaml.stderr, /\.dochygiene\.yml: not valid YAML/);
     const badNow = await remind(project().dir, { STW_NOW: 'next tuesday' });
     assert.deepEqual([badNow.code, badNow.stdout], [0, '']);
     assert.match(badNow.stderr, /not an RFC 3339 instant/);
   });
 
-  it('loads no JSON Schema machinery (ajv) at session start; yaml only when a config exists', async () => {
-    // NODE_DEBUG=module traces the CommonJS loader: ajv and yaml are CommonJS, so their
-    // loading shows there. yaml appearing (a config exists) proves the trace is working.
+  it('never loads ajv or the yaml package; js-yaml only when the threshold decides', async () => {
+    // NODE_DEBUG=module,esm traces both module loaders; js-yaml appearing when the
+    // threshold is needed proves the trace is working.
+    const traced = (repo: TestRepo) =>
+      runCli(['hygiene', 'remind'], { cwd: repo.dir, env: { STW_NOW: NOW, NODE_DEBUG: 'module,esm' } });
+    const config = 'reminder:\n  stale_after_days: 2\n';
+    const threeDays = project({ last_check: '2026-11-26T09:00:00Z' });
+    writeFileSync(join(threeDays.dir, '.dochygiene.yml'), config);
+    const needed = await traced(threeDays);
+    assertBanner(needed.stdout);
+    assert.match(needed.stderr, /node_modules\/js-yaml\//);
+    assert.doesNotMatch(needed.stderr, /node_modules\/(yaml|ajv)\//);
+    // Never checked (no threshold needed), or a config that does not set the key: no yaml.
+    const neverChecked = project();
+    writeFileSync(join(neverChecked.dir, '.dochygiene.yml'), config);
+    const otherKeys = project({ last_check: '2026-11-20T09:00:00Z' });
+    writeFileSync(join(otherKeys.dir, '.dochygiene.yml'), 'context:\n  budget_tokens: 900\n');
+    for (const repo of [neverChecked, otherKeys, project()]) {
+      const result = await traced(repo);
+      assertBanner(result.stdout);
+      assert.doesNotMatch(result.stderr, /node_modules\/(js-yaml|yaml|ajv)\//);
+    }
+  });
+
+  it('finds the work tree without git in the plain cases: a subdirectory, a linked worktree', async () => {
     const repo = project();
-    writeFileSync(join(repo.dir, '.dochygiene.yml'), 'reminder:\n  stale_after_days: 7\n');
-    const result = await runCli(['hygiene', 'remind'], {
-      cwd: repo.dir,
-      env: { STW_NOW: NOW, NODE_DEBUG: 'module' },
-    });
-    assert.equal(result.code, 0);
-    assertBanner(result.stdout);
-    assert.match(result.stderr, /node_modules\/yaml\//);
-    assert.doesNotMatch(result.stderr, /node_modules\/ajv\//);
-    const noConfig = await runCli(['hygiene', 'remind'], {
-      cwd: project().dir,
-      env: { STW_NOW: NOW, NODE_DEBUG: 'module' },
-    });
-    assert.doesNotMatch(noConfig.stderr, /node_modules\/(yaml|ajv)\//);
+    mkdirSync(join(repo.dir, 'docs', 'deep'), { recursive: true });
+    assertBanner((await remind(join(repo.dir, 'docs', 'deep'))).stdout);
+    assert.equal(readState(repo).last_reminded, NOW, 'stamped at the work tree root');
+    const linked = join(makeTempDir(), 'linked');
+    repo.worktree(linked, { newBranch: 'side' });
+    assertBanner((await remind(linked)).stdout);
+    const linkedState = JSON.parse(readFileSync(join(linked, '.dochygiene', 'state.json'), 'utf8'));
+    assert.equal(linkedState.last_reminded, NOW, 'the linked worktree has its own state');
+  });
+
+  it('asks git when the file system cannot tell (inside .git, a bare repository); GIT_DIR plays no part', async () => {
+    const repo = project();
+    const elsewhere = makeTempDir();
+    // Like every git call stw makes, the reminder ignores inherited GIT_* variables.
+    const viaEnv = await remind(elsewhere, { GIT_DIR: join(repo.dir, '.git'), GIT_WORK_TREE: repo.dir });
+    assert.deepEqual([viaEnv.code, viaEnv.stdout, viaEnv.stderr], [0, '', '']);
+    assert.deepEqual(readdirSync(elsewhere), [], 'nothing written where the session started');
+    assert.equal(existsSync(join(repo.dir, '.dochygiene')), false);
+    const inGitDir = await remind(join(repo.dir, '.git'));
+    assert.deepEqual([inGitDir.code, inGitDir.stdout, inGitDir.stderr], [0, '', '']);
+    const bare = makeRepo({ bare: true });
+    repos.push(bare);
+    const inBare = await remind(bare.dir);
+    assert.deepEqual([inBare.code, inBare.stdout, inBare.stderr], [0, '', '']);
+    assert.equal(readdirSync(bare.dir).includes('.dochygiene'), false);
   });
 });

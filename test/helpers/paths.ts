@@ -12,6 +12,6 @@ function findRoot(): string {
 /** The repository root (where package.json lives). */
 export const REPO_ROOT = findRoot();
 /** The built CLI entry point that end-to-end tests spawn. */
-export const CLI_PATH = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+export const CLI_PATH = join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js');
 /** Source fixtures (not compiled): test/fixtures/... */
 export const FIXTURES = join(REPO_ROOT, 'test', 'fixtures');

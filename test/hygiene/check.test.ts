@@ -259,14 +259,19 @@ describe('runCheck', () => {
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
   });
 
-  it('refuses a model classifier this release does not ship, unless proposals are given', async () => {
+  it('refuses a model classifier without its key before any work, and a --proposals file needs no key', async () => {
     const repo = track(makeRepo());
     repo.commit('config', { '.dochygiene.yml': 'classifier: anthropic\n' });
-    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW) }), (error: unknown) => {
+    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW), env: {} }), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /classifier 'anthropic'.*not available in this release/);
+      assert.equal(error.code, 'missing-api-key');
+      assert.match(error.message, /classifier 'anthropic' needs ANTHROPIC_API_KEY/);
       return true;
     });
     assert.equal(existsSync(join(repo.dir, '.dochygiene', 'report.json')), false);
+    const proposalsFile = join(repo.dir, '.git', 'proposals.json');
+    writeFileSync(proposalsFile, '[]');
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), env: {}, proposalsFile });
+    assert.equal(result.classifier, 'proposals-file');
   });
 });

@@ -38,7 +38,7 @@ describe('parseConfig', () => {
       ].join('\n'),
     );
     assert.equal(config.reminder.stale_after_days, 14);
-    assert.equal(config.classifier, 'anthropic');
+    assert.deepEqual(config.classifier, { provider: 'anthropic' });
     assert.equal(config.archive.dir, 'docs/archive');
     assert.deepEqual(config.scan, DEFAULT_CONFIG.scan);
     assert.equal(config.context.budget_tokens, 2000);
@@ -53,6 +53,35 @@ describe('parseConfig', () => {
       },
       { retain_recent: 5, max_age_days: 3, name: 'keepers', match: 'keep/*', type: 'file', lifetime: 'keep' },
     ]);
+  });
+
+  it('takes classifier: as a name or as provider settings, naming a bad key', () => {
+    assert.deepEqual(parseConfig('classifier: openai\n').classifier, { provider: 'openai' });
+    assert.deepEqual(
+      parseConfig(
+        'classifier:\n  provider: openai\n  model: qwen3:8b\n  base_url: http://127.0.0.1:11434/v1\n  max_concurrency: 2\n  timeout_s: 30\n',
+      ).classifier,
+      {
+        provider: 'openai',
+        model: 'qwen3:8b',
+        base_url: 'http://127.0.0.1:11434/v1',
+        max_concurrency: 2,
+        timeout_s: 30,
+      },
+    );
+    assert.match(
+      configError('classifier: { provider: openai, temperature: 0 }\n').message,
+      /classifier\.temperature: unknown key/,
+    );
+    assert.match(
+      configError('classifier: { provider: openai, max_concurrency: 0 }\n').message,
+      /classifier\.max_concurrency: must be >= 1/,
+    );
+    assert.match(configError('classifier: { model: x }\n').message, /classifier\.provider: is required/);
+    assert.match(
+      configError('classifier: { provider: openai, base_url: localhost:8080 }\n').message,
+      /classifier\.base_url/,
+    );
   });
 
   it('names the key of an unknown key or a bad value', () => {
@@ -142,12 +171,18 @@ describe('readStaleAfterDays (the reminder’s light reader)', () => {
     for (const bad of [
       'reminder:\n  stale_after_days: 0\n',
       'reminder:\n  stale_after_days: 2.5\n',
-      'reminder: 3\n',
-      '[1]\n',
-      'x: [\n',
+      'reminder: [stale_after_days\n',
+      '- stale_after_days\n',
     ]) {
       writeFileSync(join(dir, '.dochygiene.yml'), bad);
       await assert.rejects(readStaleAfterDays(dir), ConfigError, bad);
+      assert.throws(() => parseConfig(bad), ConfigError, bad);
+    }
+    // A config that never names the key cannot set it: the default, without parsing; its
+    // mistakes are the next check's to report.
+    for (const bad of ['reminder: 3\n', '[1]\n', 'x: [\n']) {
+      writeFileSync(join(dir, '.dochygiene.yml'), bad);
+      assert.equal(await readStaleAfterDays(dir), DEFAULT_CONFIG.reminder.stale_after_days, bad);
       assert.throws(() => parseConfig(bad), ConfigError, bad);
     }
   });

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { type CheckResult, runCheck } from '../../hygiene/check.js';
+import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { rootScopes } from '../scope.js';
@@ -18,6 +19,8 @@ export function renderCheckSummary(result: CheckResult, narrowed: boolean): stri
     const scope = report.scan.scope_globs.map(quote).join(', ');
     lines.push(`Scope: ${scope}; category: ${report.scan.category_filter ?? 'all'}.`);
   }
+  const model = renderModelUsage(result);
+  if (model !== undefined) lines.push(model);
   lines.push(`Report: ${quote(result.reportMdPath)}`, `        ${quote(result.reportJsonPath)}`);
   if (result.gitignoreLine !== undefined) {
     lines.push('.dochygiene/ is not ignored by git; add this line to .gitignore (stw never edits it):');
@@ -26,11 +29,33 @@ export function renderCheckSummary(result: CheckResult, narrowed: boolean): stri
   return lines.join('\n');
 }
 
+/** One line of model usage (and one per dropped proposal), from the providers' usage fields. */
+export function renderModelUsage(result: Pick<CheckResult, 'model'>): string | undefined {
+  const m = result.model;
+  if (m === undefined) return undefined;
+  const extra = [
+    m.retries > 0 ? plural(m.retries, 'retry', 'retries') : '',
+    m.reasks > 0 ? `${plural(m.reasks, 'file')} re-asked` : '',
+    m.escalations > 0 ? `${plural(m.escalations, 'file')} escalated to ${m.escalate_model}` : '',
+    m.cache_read_input_tokens > 0 ? `${m.cache_read_input_tokens} input tokens from the prompt cache` : '',
+  ].filter((part) => part !== '');
+  const lines = [
+    `Model: ${m.provider} ${quote(m.model)}: ${plural(m.requests, 'request')}, ${m.input_tokens} input + ${m.output_tokens} output tokens${extra.length > 0 ? `; ${extra.join(', ')}` : ''}; ${plural(m.dropped, 'proposal')} dropped.`,
+  ];
+  for (const item of m.dropped_proposals)
+    lines.push(
+      `  dropped: ${quote(item.path)}: ${quote(item.violations[0] ?? '')}${item.violations.length > 1 ? ` (and ${item.violations.length - 1} more)` : ''}`,
+    );
+  return lines.join('\n');
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene check', {
     scope: { type: 'string', multiple: true },
     category: { type: 'string' },
     proposals: { type: 'string' },
+    classifier: { type: 'string' },
+    model: { type: 'string' },
     json: { type: 'boolean' },
   });
   const out = new Output(values.json === true, ctx.streams, ctx.env);
@@ -40,6 +65,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(scopes.length > 0 ? { scopes } : {}),
     ...(values.category !== undefined ? { category: values.category } : {}),
     ...(values.proposals !== undefined ? { proposalsFile: resolve(ctx.cwd, values.proposals) } : {}),
+    ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    env: ctx.env,
+    modelRetry: retryPolicyFromEnv(ctx.env),
+    onNotice: (message) => out.diag(`stw: ${message}`),
     clock: ctx.clock,
     signal: ctx.signal,
     onProgress: (message) => out.progress(`stw: ${message}`),
@@ -58,6 +88,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       report_json: result.reportJsonPath,
       report_md: result.reportMdPath,
       gitignore_line: result.gitignoreLine ?? null,
+      model: result.model ?? null,
     },
     () => renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
   );

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { OperationalError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
@@ -9,15 +10,45 @@ import {
   type PlannedEntry,
   planClean,
 } from '../../hygiene/apply/clean.js';
+import { type GenerativeSources, openGenerativeSources } from '../../hygiene/apply/generative.js';
+import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 
 export const GATE_OPTIONS = {
   approve: { type: 'string', multiple: true },
   reject: { type: 'string', multiple: true },
+  generated: { type: 'string' },
+  classifier: { type: 'string' },
+  model: { type: 'string' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
+
+/** `--generated`, `--classifier`, `--model`: where generative entries' text comes from. */
+export function openSources(
+  ctx: CommandContext,
+  values: { generated?: string; classifier?: string; model?: string },
+  out: Output,
+): Promise<GenerativeSources> {
+  return openGenerativeSources({
+    cwd: ctx.cwd,
+    ...(values.generated !== undefined ? { generatedFile: resolve(ctx.cwd, values.generated) } : {}),
+    ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    env: ctx.env,
+    signal: ctx.signal,
+    retry: retryPolicyFromEnv(ctx.env),
+    onNotice: (message) => out.diag(`stw: ${message}`),
+  });
+}
+
+/** The distiller's usage, as clean and sweep print it. */
+export function renderDistillUsage(usage: ReturnType<GenerativeSources['usage']>): string | undefined {
+  if (usage === undefined) return undefined;
+  const retries = usage.retries > 0 ? `, ${usage.retries} ${usage.retries === 1 ? 'retry' : 'retries'}` : '';
+  return `Model: ${usage.provider} ${quote(usage.model)}: ${usage.requests} request${usage.requests === 1 ? '' : 's'}, ${usage.input_tokens} input + ${usage.output_tokens} output tokens${retries}.`;
+}
 
 /** One line of the batch list: id · path · category · op · ≈tokens · why, irreversible ones marked. */
 function describeEntry(entry: PlannedEntry, style: Style): string {
@@ -123,7 +154,12 @@ export function renderClean(result: CleanResult, style: Style): string {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
       entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
-    const reason = entry.reason ? ` (${entry.reason})` : '';
+    // A rejected rewrite says why, so the distiller (a person or a skill) can try again.
+    const detail =
+      entry.reason === 'distill-rejected' || entry.reason === 'content-changed-since-distill'
+        ? result.files.find((file) => file.entries.includes(entry.id))?.detail
+        : undefined;
+    const reason = entry.reason ? ` (${entry.reason}${detail ? `: ${escapeText(detail)}` : ''})` : '';
     lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
   }
   const pending = result.entries.filter((e) => e.outcome === 'needs-approval');
@@ -148,8 +184,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene clean', GATE_OPTIONS, 0);
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const dryRun = values['dry-run'] === true;
-  const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
-  const plan = await gatedPlan(ctx, options, dryRun);
+  const sources = await openSources(ctx, values, out);
+  const options = {
+    cwd: ctx.cwd,
+    approve: many(values.approve),
+    reject: many(values.reject),
+    generative: sources.plan,
+  };
+  const planned = await planClean(options);
+  sources.checkPlan(planned);
+  const plan = await gatePlan(ctx, planned, options, dryRun);
   const result = await clean({
     ...options,
     plan,
@@ -157,7 +201,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     clock: ctx.clock,
     env: ctx.env,
     signal: ctx.signal,
+    prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
   });
-  out.result(result, (style) => renderClean(result, style));
+  const usage = sources.usage();
+  out.result({ ...result, model: usage ?? null }, (style) =>
+    [renderClean(result, style), renderDistillUsage(usage)].filter((line) => line !== undefined).join('\n'),
+  );
   return cleanExitCode(result);
 }

@@ -1,10 +1,19 @@
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { sweep } from '../../hygiene/apply/sweep.js';
+import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { rootScopes } from '../scope.js';
-import { cleanExitCode, GATE_OPTIONS, gatePlan, renderClean } from './hygiene-clean.js';
+import { renderModelUsage } from './hygiene-check.js';
+import {
+  cleanExitCode,
+  GATE_OPTIONS,
+  gatePlan,
+  openSources,
+  renderClean,
+  renderDistillUsage,
+} from './hygiene-clean.js';
 
 /** `stw hygiene sweep`: check, then clean behind the same gate; one commit. */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -16,18 +25,34 @@ export async function run(ctx: CommandContext): Promise<number> {
   );
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const dryRun = values['dry-run'] === true;
-  const options = { cwd: ctx.cwd, approve: many(values.approve), reject: many(values.reject) };
+  const sources = await openSources(ctx, values, out);
+  const options = {
+    cwd: ctx.cwd,
+    approve: many(values.approve),
+    reject: many(values.reject),
+    generative: sources.plan,
+  };
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
   const result = await sweep({
     ...options,
     ...(scopes.length > 0 ? { scopes } : {}),
     ...(values.category !== undefined ? { category: values.category } : {}),
+    ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    modelRetry: retryPolicyFromEnv(ctx.env),
+    onNotice: (message) => out.diag(`stw: ${message}`),
     dryRun,
     clock: ctx.clock,
     env: ctx.env,
-    gate: (plan) => gatePlan(ctx, plan, options, dryRun),
+    signal: ctx.signal,
+    gate: (plan) => {
+      sources.checkPlan(plan);
+      return gatePlan(ctx, plan, options, dryRun);
+    },
+    prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
     onProgress: (message) => out.progress(message),
   });
+  const usage = sources.usage();
   const { check, clean } = result;
   const json = {
     ...clean,
@@ -36,21 +61,27 @@ export async function run(ctx: CommandContext): Promise<number> {
       report_md_path: check.reportMdPath,
       partial: check.partial,
       summary: check.summary,
+      model: check.model ?? null,
       ...(check.gitignoreLine !== undefined ? { gitignore_line: check.gitignoreLine } : {}),
       ...(dryRun ? { report_kept: false } : {}),
     },
+    model: usage ?? null,
   };
   out.result(json, (style) => {
     const s = check.summary;
     const lines = [
       `Checked: ${s.candidates} candidate${s.candidates === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm}), ${s.cleared} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
     ];
+    const classified = renderModelUsage(check);
+    if (classified !== undefined) lines.push(classified);
     if (!dryRun) lines.push(`Report: ${quote(check.reportJsonPath)}, ${quote(check.reportMdPath)}`);
     if (check.gitignoreLine !== undefined)
       lines.push(
         `note: .dochygiene/ is not ignored by git; add this line to .gitignore: ${check.gitignoreLine}`,
       );
     lines.push(renderClean(clean, style));
+    const distilled = renderDistillUsage(usage);
+    if (distilled !== undefined) lines.push(distilled);
     return lines.join('\n');
   });
   return check.partial ? 1 : cleanExitCode(clean);

@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { discoverRepo, git, readIndexFlags, userGitEnv } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 import type { EditKind, Entry, Report } from '../types.js';
+import { applyRewriteToText, type PreparedRewrite } from './generative.js';
 import { type HeldFiles, type LifecycleApplyContext, lifecycleTransaction } from './lifecycle.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 
@@ -43,6 +44,8 @@ export interface ApplyOptions {
   signal?: AbortSignal;
   /** Decide every file's outcome (guards, conflicts, destinations) but write and move nothing. */
   dryRun?: boolean;
+  /** Generative entries' checked rewrites (`prepareRewrites`); an entry without one is skipped `no-model`. */
+  rewrites?: ReadonlyMap<string, PreparedRewrite>;
   /**
    * The environment whose user git config applies to `git mv` (as it would to the
    * user's own `git mv`); default: this process's.
@@ -268,6 +271,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
           env: options.env,
           dryRun: options.dryRun === true,
           lifecycle: options.lifecycle,
+          rewrites: options.rewrites,
         },
         path,
         entries,
@@ -315,6 +319,7 @@ interface TransactionContext {
   env: NodeJS.ProcessEnv | undefined;
   dryRun: boolean;
   lifecycle: LifecycleApplyContext | undefined;
+  rewrites: ReadonlyMap<string, PreparedRewrite> | undefined;
 }
 
 async function fileTransaction(tx: TransactionContext, path: string, entries: Entry[]): Promise<Transaction> {
@@ -324,8 +329,12 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   const incompatible = incompatibility(entries);
   if (incompatible !== undefined) return skip('incompatible-ops-on-file', incompatible);
   const first = entries[0]!;
-  if (first.op_type === 'generative')
-    return skip('no-model', 'generative entries need a model; none is configured in this release');
+  // A generative entry is alone in its file (incompatibility above); its rewrite was prepared and checked.
+  const rewrite = first.op_type === 'generative' ? tx.rewrites?.get(first.id) : undefined;
+  if (first.op_type === 'generative' && rewrite === undefined)
+    return skip('no-model', 'no model is configured and no --generated text was given');
+  if (rewrite !== undefined && !rewrite.ok) return skip(rewrite.reason, rewrite.detail);
+
   const unsafe = await unsafeLocation(tx, path);
   if (unsafe !== undefined) return skip('unsafe-path', `the path is not safe to write: ${unsafe}`);
   const absolute = join(root, path);
@@ -361,7 +370,9 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
       return skip('content-changed-since-check', 'the file changed after the report was made');
   }
   if (!Buffer.from(text, 'utf8').equals(bytes)) return skip('not-utf8', 'the file is not valid UTF-8');
-  const edited = applyEditsToText(text, entries);
+  const edited = rewrite?.ok
+    ? { unchanged: [] as string[], ...applyRewriteToText(text, rewrite) }
+    : applyEditsToText(text, entries);
   if ('skip' in edited) return skip(edited.skip, edited.detail);
   if (edited.text === text) return { status: 'unchanged', unchanged: entries.map((entry) => entry.id) };
   // A delete-range over every line (an orphaned doc) deletes the file rather than leaving

@@ -17,6 +17,7 @@ import {
   type FileOutcome,
   removeCreatedDirs,
 } from './applier.js';
+import type { PreparedRewrite } from './generative.js';
 import { type LifecycleApplyContext, releaseHeld, restoreHeld } from './lifecycle.js';
 import { sha256Hex } from './text-edits.js';
 
@@ -73,6 +74,11 @@ export interface PlanCleanOptions {
   approve?: readonly string[];
   /** Ids to leave alone, whatever their tier. Unknown ids are refused. */
   reject?: readonly string[];
+  /**
+   * Where generative entries' new text can come from: ids with `--generated` text, and
+   * whether a model is configured. An entry with neither is skipped `no-model`.
+   */
+  generative?: { texts: ReadonlySet<string>; model: boolean };
   deadline?: Deadline;
 }
 
@@ -275,7 +281,11 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     } else if (hidden.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'hidden-from-status';
-    } else if (kind === 'generative') {
+    } else if (
+      kind === 'generative' &&
+      options.generative?.model !== true &&
+      options.generative?.texts.has(entry.id) !== true
+    ) {
       planned.decision = 'skipped';
       planned.reason = 'no-model';
     }
@@ -299,6 +309,11 @@ export interface CleanOptions extends PlanCleanOptions {
   plan?: CleanPlan;
   /** Interrupt (SIGINT): checked between files; an interrupted run is rolled back. */
   signal?: AbortSignal;
+  /**
+   * Distils and checks the approved generative entries (`apply/generative.ts`), before any
+   * change; under `dryRun` it must not call a model. Without it, generative entries are skipped.
+   */
+  prepareRewrites?: (entries: Entry[], dryRun: boolean) => Promise<ReadonlyMap<string, PreparedRewrite>>;
   /** Test-only failure injection. */
   faults?: CleanFaults;
 }
@@ -463,8 +478,12 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     const status = options.dryRun ? 'dry-run' : counts.skipped > 0 ? 'partial' : 'nothing';
     return { status, ...base, entries, files: [], counts };
   }
+  const approvedGenerative = plan.apply
+    .map((id) => byId.get(id)!)
+    .filter((entry) => entry.op_type === 'generative');
   if (options.dryRun) {
     // Every guard runs (hash, conflicts, destinations); nothing is written or moved.
+    const rewrites = await options.prepareRewrites?.(approvedGenerative, true);
     const simulated = await applyReport({
       root,
       report,
@@ -473,6 +492,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       env: options.env,
       dryRun: true,
       lifecycle: await lifecycleContext(root, options, false, 'HEAD', deadline),
+      ...(rewrites !== undefined ? { rewrites } : {}),
     });
     const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
     return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
@@ -481,6 +501,8 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   // Pre-flight (step 3), all before the first change.
   const repo = await checkRepository(root, deadline);
   await checkIdentity(root, options.env, deadline);
+  // Distil before the first change: a failed or cancelled model request leaves everything as it was.
+  const rewrites = await options.prepareRewrites?.(approvedGenerative, false);
   const dates = commitDates(options.env, options.clock);
   const dirty =
     (await readGit(
@@ -553,6 +575,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
         checkpoint?.head ?? repo.head,
         deadline,
       ),
+      ...(rewrites !== undefined ? { rewrites } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
     });

@@ -1,6 +1,7 @@
 import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { type CheckResult, runCheck } from '../check.js';
+import type { RetryPolicy } from '../classify/model/runner.js';
 import { resolveProjectRoot } from '../project.js';
 import { StateStore } from '../state/store.js';
 import { type CleanOptions, type CleanPlan, type CleanResult, clean, planClean } from './clean.js';
@@ -21,10 +22,15 @@ export interface SweepOptions extends Omit<CleanOptions, 'plan'> {
    */
   gate?: (plan: CleanPlan) => Promise<CleanPlan>;
   onProgress?: (message: string) => void;
+  /** The check's classifier (`--classifier`, `--model`) and what it is told before sending. */
+  classifier?: string;
+  model?: string;
+  modelRetry?: RetryPolicy;
+  onNotice?: (message: string) => void;
 }
 
 export interface SweepResult {
-  check: Pick<CheckResult, 'reportJsonPath' | 'reportMdPath' | 'partial' | 'summary'> & {
+  check: Pick<CheckResult, 'reportJsonPath' | 'reportMdPath' | 'partial' | 'summary' | 'model'> & {
     gitignoreLine?: string;
   };
   clean: CleanResult;
@@ -84,6 +90,12 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       ...(options.category !== undefined ? { category: options.category } : {}),
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+      ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.modelRetry !== undefined ? { modelRetry: options.modelRetry } : {}),
+      ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.env !== undefined ? { env: options.env } : {}),
     });
     let plan = await planClean(options);
     if (options.gate !== undefined) plan = await options.gate(plan);
@@ -95,6 +107,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       summary: checked.summary,
     };
     if (checked.gitignoreLine !== undefined) check.gitignoreLine = checked.gitignoreLine;
+    if (checked.model !== undefined) check.model = checked.model;
     return { check, clean: cleaned };
   } finally {
     if (saved !== undefined) await restoreState(store, saved);

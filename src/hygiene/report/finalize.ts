@@ -257,6 +257,11 @@ function buildEntry(
     op: proposal.op,
     op_type: proposal.op_type,
     ...(exactEdit !== undefined ? { exact_edit: exactEdit } : {}),
+    // Where a generative rewrite goes: clean replaces exactly these lines.
+    ...(proposal.op_type === 'generative' && proposal.reducible_range !== undefined
+      ? { reducible_range: { ...proposal.reducible_range } }
+      : {}),
+    ...(proposal.op_type === 'generative' ? { file_sha256: stamp.sha256 } : {}),
     is_destructive: isDestructive,
     is_reversible: isReversible,
     safety_tier: 'confirm',

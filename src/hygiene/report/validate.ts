@@ -107,6 +107,26 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
     if (opType === 'generative' && edit !== undefined)
       add(at('exact_edit'), 'must be absent when op_type is "generative"');
 
+    if (entry['file_sha256'] !== undefined && opType !== 'generative')
+      add(
+        at('file_sha256'),
+        'only a generative entry carries a file hash (exact edits carry exact_edit.expected_sha256)',
+      );
+    const range = entry['reducible_range'];
+    if (range !== undefined && opType !== 'generative')
+      add(at('reducible_range'), 'only a generative entry has a reducible range');
+    if (isObject(range) && Number.isInteger(range['start_line']) && Number.isInteger(range['end_line'])) {
+      const start = range['start_line'] as number;
+      const end = range['end_line'] as number;
+      if (start > end) add(at('reducible_range'), `start_line ${start} is after end_line ${end}`);
+      const lines =
+        typeof path === 'string' && lineCount !== undefined && !isAbsolute(path)
+          ? lineCount(path)
+          : undefined;
+      if (lines !== undefined && end > lines)
+        add(at('reducible_range', 'end_line'), `${end} is past the end of ${show(path)} (${lines} lines)`);
+    }
+
     // The flags the entry must carry: the kind's (deterministic) or GENERATIVE_FLAGS.
     let expectedFlags:
       | { isDestructive: boolean; isReversible: boolean | 'runtime'; source: string }

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { isRfc3339 } from '../../core/clock.js';
 import { ConfigError, RefusalError } from '../../core/errors.js';
 import { fsyncDir, writeFileAtomic } from '../../core/fs-atomic.js';
-import { git } from '../../core/git.js';
 import type { HygieneState } from '../types.js';
 
 /** The one line `check` tells the user to add to `.gitignore` (it never edits the file). */
@@ -253,6 +252,9 @@ export class StateStore {
    * one (or when git cannot answer). `check` uses it to print `GITIGNORE_LINE` once.
    */
   async isIgnoredByGit(): Promise<boolean | undefined> {
+    // Loaded here, not at the top: the SessionStart reminder reads state at every session
+    // start and must not pay for the process runner it never uses.
+    const { git } = await import('../../core/git.js');
     const result = await git(['check-ignore', '-q', '--', `${STATE_DIR}/`], { cwd: this.root });
     if (result.kind !== 'exited') return undefined;
     if (result.code === 0) return true;

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// The `stw` executable. `stw hygiene remind` is the Claude Code SessionStart hook and runs at
+// every session start, so it goes straight to its command module, before the command table,
+// help texts and error rendering of main.js are loaded (README, "Claude Code plugin"). Every
+// other invocation, `stw hygiene remind --help` included, is main.js's.
+const argv = process.argv.slice(2);
+
+if (argv.length === 2 && argv[0] === 'hygiene' && argv[1] === 'remind') {
+  const [{ run }, { clockFromEnv }] = await Promise.all([
+    import('./commands/hygiene-remind.js'),
+    import('../core/clock.js'),
+  ]);
+  // The hook answers 0 on every path; a malformed STW_NOW is read (and reported) inside it.
+  process.exitCode = await run({
+    argv: [],
+    cwd: process.cwd(),
+    env: process.env,
+    streams: { stdout: process.stdout, stderr: process.stderr },
+    isInteractive: false,
+    clock: { now: () => clockFromEnv(process.env).now() },
+    signal: new AbortController().signal,
+  });
+} else {
+  await import('./main.js');
+}

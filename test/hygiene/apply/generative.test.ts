@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import {
+  applyRewriteToText,
+  entrySpan,
+  rewriteProblem,
+  spanSha256,
+  targetTokens,
+} from '../../../src/hygiene/apply/generative.js';
+import { countTokens } from '../../../src/hygiene/tokens.js';
+import type { Entry } from '../../../src/hygiene/types.js';
+import { makeTempDir } from '../../helpers/git-repo.js';
+
+function tree(): string {
+  const root = makeTempDir('stw-generative-');
+  mkdirSync(join(root, 'docs'));
+  writeFileSync(join(root, 'docs', 'setup.md'), '# Setup\n\n## Install\n\nRun make.\n');
+  writeFileSync(join(root, 'README.md'), '# Project\n');
+  return root;
+}
+
+const FILE =
+  '# Rules\n\nNote one. Note one again.\nSee [setup](docs/setup.md).\nNote two, said twice. Note two.\n';
+const RANGE = { start_line: 3, end_line: 5 };
+const SPAN = entrySpan({ reducible_range: RANGE }, FILE)!.text;
+
+function problem(root: string, text: string): string | undefined {
+  return rewriteProblem({
+    root,
+    path: 'CLAUDE.md',
+    fileText: FILE,
+    range: RANGE,
+    span: SPAN,
+    text,
+    target: 1000,
+  });
+}
+
+describe('rewriteProblem (the check before a rewrite is written)', () => {
+  it('accepts a shorter text whose references resolve, fragments included', () => {
+    const root = tree();
+    assert.equal(problem(root, 'Note one. See [install](docs/setup.md#install). Note two.'), undefined);
+    assert.equal(problem(root, 'Note one; [top](#rules); [site](https://docs.invalid/x.md).'), undefined);
+  });
+
+  it('rejects an invented link, a missing heading, an @import of nothing, an empty or longer text', () => {
+    const root = tree();
+    assert.match(problem(root, 'See [new](docs/new.md).')!, /link target "docs\/new\.md" does not exist/);
+    assert.match(problem(root, 'See [x](docs/setup.md#uninstall).')!, /no heading #uninstall/);
+    assert.match(problem(root, 'Rules: @docs/rules.md')!, /import target "docs\/rules\.md" does not exist/);
+    assert.match(problem(root, '[gone](#nowhere)')!, /no heading #nowhere/);
+    assert.match(problem(root, '   \n')!, /empty/);
+    assert.match(problem(root, `${SPAN} And more.`)!, /not shorter/);
+    assert.match(
+      rewriteProblem({
+        root,
+        path: 'CLAUDE.md',
+        fileText: FILE,
+        range: RANGE,
+        span: SPAN,
+        text: 'Note one. Note two.',
+        target: 2,
+      })!,
+      /over the target size \(≈2 tokens\)/,
+    );
+  });
+
+  it('lets a reference copied unchanged from the span stand, even one already broken', () => {
+    const root = tree();
+    const file = '# Rules\n\nOld [gone](docs/gone.md) note, repeated, repeated, repeated.\n';
+    const range = { start_line: 3, end_line: 3 };
+    const span = entrySpan({ reducible_range: range }, file)!.text;
+    assert.equal(
+      rewriteProblem({
+        root,
+        path: 'CLAUDE.md',
+        fileText: file,
+        range,
+        span,
+        text: 'Old [gone](docs/gone.md) note.',
+        target: 100,
+      }),
+      undefined,
+    );
+  });
+});
+
+describe('applyRewriteToText', () => {
+  const rewrite = (fileText: string, range: { start_line: number; end_line: number }, text: string) => ({
+    ok: true as const,
+    id: 'x',
+    range,
+    source_sha256: spanSha256(entrySpan({ reducible_range: range }, fileText)!.text),
+    text,
+    source: 'generated' as const,
+  });
+
+  it('replaces exactly the span, keeping CRLF line breaks and a missing final newline', () => {
+    const crlf = 'a\r\nb\r\nc\r\nd';
+    const result = applyRewriteToText(crlf, rewrite(crlf, { start_line: 2, end_line: 3 }, 'B\nC2\nC3\n'));
+    assert.deepEqual(result, { text: 'a\r\nB\r\nC2\r\nC3\r\nd' });
+    const lf = 'a\nb\nc\n';
+    assert.deepEqual(applyRewriteToText(lf, rewrite(lf, { start_line: 1, end_line: 3 }, 'abc')), {
+      text: 'abc\n',
+    });
+  });
+
+  it('skips when the span no longer hashes to what was distilled', () => {
+    const before = 'a\nb\nc\n';
+    const planned = rewrite(before, { start_line: 2, end_line: 2 }, 'B');
+    assert.deepEqual(applyRewriteToText('a\nb2\nc\n', planned), {
+      skip: 'content-changed-since-distill',
+      detail: 'the span changed after it was distilled',
+    });
+  });
+});
+
+describe('targetTokens', () => {
+  const entry = (frequency: number) =>
+    ({ token_estimate: { raw_tokens: 0, injection_frequency: frequency, weighted_tokens: 0 } }) as Entry;
+  const file = `# Title\n\n${'word '.repeat(400).trim()}\n`;
+  const range = { start_line: 3, end_line: 3 };
+
+  it('is half the span for an on-demand doc, the budget minus the rest for always-loaded context', () => {
+    assert.equal(targetTokens(entry(0), file, range, 2000), 200);
+    assert.equal(targetTokens(entry(1), file, range, 300), 300 - countTokens('# Title\n'));
+    // The rest over budget: never less than half the span; never the whole span.
+    assert.equal(targetTokens(entry(1), file, range, 1), 200);
+    assert.equal(targetTokens(entry(1), file, range, 100_000), 399);
+  });
+});
