@@ -304,6 +304,12 @@ async function main() {
         '(the git history pass runs alongside the Markdown pass)',
     );
   console.log(`stw hygiene scan --json (CLI): ${(cliMs / 1000).toFixed(2)} s wall`);
+  const floor = measureFloor(artifact.shortlist);
+  const floorMs = Math.max(floor.parseMs, floor.historyMs);
+  console.log(
+    `  floor: parse every doc ${(floor.parseMs / 1000).toFixed(2)} s, cheapest history pass ${(floor.historyMs / 1000).toFixed(2)} s; ` +
+      `scan (library) = ${(ms / floorMs).toFixed(2)}× the floor (target ≤ 1.5×)`,
+  );
   console.log(`  files scanned ${artifact.files_scanned}; signals ${JSON.stringify(counts)}`);
   console.log(`  recall on planted broken links: ${pct(stwRecall)}`);
   console.log(
@@ -365,6 +371,39 @@ async function main() {
       `markdown-link-check: ${(mMs / 1000).toFixed(2)} s (×${(mMs / cliMs).toFixed(1)} stw); recall ${pct(recall(planted, hits))}`,
     );
   } else console.log('markdown-link-check: not installed');
+}
+
+/**
+ * The floor (what a whole scan cannot beat): reading and parsing every scanned doc with the
+ * scanner's parser, in one process, or the cheapest history pass (`git log --raw --no-renames`,
+ * which reads no blob), whichever is longer.
+ */
+function measureFloor(shortlist) {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { performance } from 'node:perf_hooks';
+    import { parseMarkdown } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'markdown.js'))};
+    const paths = JSON.parse(readFileSync(0, 'utf8'));
+    const t0 = performance.now();
+    for (const p of paths) parseMarkdown(readFileSync(${JSON.stringify(REPO)} + '/' + p, 'utf8'));
+    console.log(performance.now() - t0);`;
+  const parse = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    input: JSON.stringify(shortlist),
+    encoding: 'utf8',
+  });
+  if (parse.status !== 0) throw new Error(`floor parse failed:\n${parse.stderr}`);
+  const t = performance.now();
+  const log = spawnSync(
+    'git',
+    ['log', '-z', '--raw', '--no-abbrev', '--no-renames', '--format=%x01%ct', 'HEAD', '--'],
+    {
+      cwd: REPO,
+      env: gitEnv,
+      maxBuffer: 1 << 30,
+    },
+  );
+  if (log.status !== 0) throw new Error('floor history pass failed');
+  return { parseMs: Number(parse.stdout.trim()), historyMs: performance.now() - t };
 }
 
 await main();

@@ -1,8 +1,11 @@
-// Benchmark: `stw tidy plan` on generated repositories with 1,000 and 5,000 local
-// branches, beside `git for-each-ref --merged` alone on the same repository.
-// Usage: npm run build && npm run bench:tidy
+// Benchmark: `stw tidy plan` and `stw tidy apply` on generated repositories with 1,000
+// and 5,000 local branches, beside their floors on the same repository:
+// - plan: `git for-each-ref --merged` plus `node -e 0` (process start);
+// - apply: one `git update-ref --stdin` transaction deleting the same branches.
+// 5,000 branches exceed the 1,024-entry bound: plan timing uses the library with raised
+// bounds (the CLI refuses, as it must), and apply deletes 1,000 selected by name. Usage: npm run bench:tidy
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +14,10 @@ const root = join(import.meta.dirname, '..');
 const cli = join(root, 'dist', 'src', 'cli', 'main.js');
 const { planTidy } = await import(join(root, 'dist', 'src', 'index.js'));
 const { DEFAULT_PLAN_BOUNDS } = await import(join(root, 'dist', 'src', 'tidy', 'types.js'));
+const APPLY_RUNS = 3;
+// The plan key goes to a scratch state home, never the user's.
+const stateHome = realpathSync(mkdtempSync(join(tmpdir(), 'stw-bench-statehome-')));
+process.env.XDG_STATE_HOME = stateHome;
 
 const HISTORY = 2000; // commits on main
 const RUNS = 7;
@@ -21,6 +28,7 @@ const gitEnv = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
   LC_ALL: 'C',
+  XDG_STATE_HOME: stateHome,
 };
 
 /**
@@ -145,7 +153,94 @@ for (const branches of [1000, 5000]) {
         ? 'planTidy (library, bounds raised):'
         : 'planTidy (library, default bounds):';
     console.log(`  ${label.padEnd(40)} ${fmt(libMs)}  ratio ${ratio(libMs, native)}  [${libStatus}]`);
+    console.log(
+      `  plan floor (for-each-ref --merged + node -e 0): ${fmt(native + nodeStart)}  CLI ratio ${ratio(cliMs, native + nodeStart)}`,
+    );
+    await benchApply(dir, branches);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+rmSync(stateHome, { recursive: true, force: true });
+
+/** The integrated branches (the ones a plan deletes), as `name oid` pairs. */
+function integrated(dir) {
+  return execFileSync(
+    'git',
+    ['for-each-ref', '--merged=refs/heads/main', '--format=%(refname) %(objectname)', 'refs/heads/t/'],
+    {
+      cwd: dir,
+      env: gitEnv,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  )
+    .toString()
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '));
+}
+
+/** Puts the deleted branches back and drops every pin, so the next run starts equal. */
+function restore(dir, pairs) {
+  const pins = execFileSync('git', ['for-each-ref', '--format=%(refname)', 'refs/stw-recovery/'], {
+    cwd: dir,
+    env: gitEnv,
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  const input = [
+    ...pairs.map(([ref, oid]) => `update ${ref} ${oid}`),
+    ...pins.map((pin) => `delete ${pin}`),
+  ].join('\n');
+  execFileSync('git', ['update-ref', '--stdin'], { cwd: dir, env: gitEnv, input: `${input}\n` });
+  execFileSync('git', ['pack-refs', '--all'], { cwd: dir, env: gitEnv });
+}
+
+async function benchApply(dir, branches) {
+  // Past the entry bound a plan selects a subset, as a user would: 1,000 integrated
+  // branches by name (the --refs-from route).
+  const all = integrated(dir);
+  const pairs = branches > DEFAULT_PLAN_BOUNDS.maxEntries ? all.slice(0, 1000) : all;
+  const refs = branches > DEFAULT_PLAN_BOUNDS.maxEntries ? pairs.map(([ref]) => ref) : undefined;
+  const floorSamples = [];
+  for (let i = 0; i < APPLY_RUNS; i++) {
+    const input = `${pairs.map(([ref, oid]) => `delete ${ref} ${oid}`).join('\n')}\n`;
+    const start = performance.now();
+    execFileSync('git', ['update-ref', '--stdin'], { cwd: dir, env: gitEnv, input });
+    floorSamples.push(performance.now() - start);
+    restore(dir, pairs);
+  }
+  const floor = median(floorSamples);
+  const applySamples = [];
+  let status = '';
+  for (let i = 0; i < APPLY_RUNS; i++) {
+    const stateDir = realpathSync(mkdtempSync(join(tmpdir(), 'stw-bench-state-')));
+    chmodSync(stateDir, 0o700);
+    try {
+      const { plan } = await planTidy({ path: dir, base: 'refs/heads/main', stateDir, refs });
+      const start = performance.now();
+      const result = spawnSync(
+        process.execPath,
+        [cli, 'tidy', 'apply', '--plan', plan.plan_id, '--state-dir', stateDir, '--authorize', '--json'],
+        { env: gitEnv, maxBuffer: 256 * 1024 * 1024 },
+      );
+      const ms = performance.now() - start;
+      const json = JSON.parse(result.stdout.toString());
+      status = `CLI${refs ? ', 1,000 selected by name' : ''}, exit ${result.status}, status ${json.status}, ${json.actions.filter((a) => a.outcome === 'deleted' && a.verified).length} deleted+verified`;
+      applySamples.push(ms);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+      restore(dir, pairs);
+    }
+  }
+  const applyMs = median(applySamples);
+  const n = pairs.length;
+  console.log(
+    `  update-ref --stdin, one transaction of ${n} deletions (apply floor): ${fmt(floor)}  = ${(floor / n).toFixed(3)} ms/deletion`,
+  );
+  console.log(
+    `  stw tidy apply of ${n} deletions (journaled, pinned, verified): ${fmt(applyMs)}  = ${(applyMs / n).toFixed(3)} ms/deletion  ratio ${ratio(applyMs, floor)}  [${status}]`,
+  );
 }

@@ -1,7 +1,8 @@
 // Runs the compiled test files with Node's built-in test runner.
 // Usage: node scripts/run-tests.mjs [substring filter …]
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -25,8 +26,13 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// Tests never touch the developer's own state: the tidy plan key (and anything else kept
+// under XDG_STATE_HOME) goes to a private temp dir that lives as long as the run.
+const stateHome = mkdtempSync(join(tmpdir(), 'stw-test-state-home-'));
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
   cwd: root,
+  env: { ...process.env, XDG_STATE_HOME: stateHome },
 });
+rmSync(stateHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -75,6 +75,8 @@ export {
   StateStore,
   type WriteReportFaults,
 } from './hygiene/state/store.js';
+export { type CreateTaskOptions, createTask, type TaskCreateResult } from './task/create.js';
+export { type ListTasksOptions, listTasks, type TaskListResult } from './task/list.js';
 export {
   applyTidyPlan,
   type RecoveryEntry,
@@ -88,6 +90,13 @@ export {
 export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
 export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';
 export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';
+export {
+  applyRetirement,
+  type RetirementApplyOptions,
+  type RetirementApplyResult,
+} from './tidy/retire/apply.js';
+export { planRetirement, type RetirementPlanOptions, type RetirementPlanResult } from './tidy/retire/plan.js';
+export type { RetirementRecord, TidyPlanV2 } from './tidy/retire/types.js';
 export { checkStateDir, readPlanRecord, type StoredPlan, writePlanRecord } from './tidy/store.js';
 export {
   boundsFromEnv,

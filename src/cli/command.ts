@@ -14,6 +14,8 @@ export interface CommandContext {
   clock: Clock;
   /** Aborted on SIGINT/SIGTERM; long commands stop before their next action. */
   signal: AbortSignal;
+  /** Standard input, for commands that read a list from `-` (e.g. `--refs-from -`). */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export interface CommandModule {

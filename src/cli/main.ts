@@ -3,7 +3,7 @@ import { type Clock, clockFromEnv } from '../core/clock.js';
 import { isStwError, type StwError, UsageError } from '../core/errors.js';
 import { renderJson, type Streams } from '../core/output.js';
 import { toolVersion } from '../core/package.js';
-import { quote } from '../core/quote.js';
+import { escapeText, quote } from '../core/quote.js';
 import type { CommandContext, GroupSpec } from './command.js';
 import { hygieneGroup } from './groups/hygiene.js';
 import { taskGroup } from './groups/task.js';
@@ -83,12 +83,22 @@ export async function main(
       isInteractive: process.stdin.isTTY === true && streams.stdout.isTTY === true,
       clock: command.isHook ? deferredClockFromEnv(env) : clockFromEnv(env),
       signal,
+      stdin: process.stdin,
     };
     const module = await command.load();
     return await module.run(ctx);
   } catch (error) {
     if (isStwError(error)) {
       streams.stderr.write(`stw: ${error.message}\n`);
+      // What a native command printed when it refused (a commit hook's output), quoted line by line.
+      const output = error.details?.['tool_output'];
+      if (typeof output === 'string' && output !== '')
+        streams.stderr.write(
+          `${output
+            .split('\n')
+            .map((line) => `  | ${escapeText(line)}`)
+            .join('\n')}\n`,
+        );
       if (error instanceof UsageError && error.hint) streams.stderr.write(`hint: ${error.hint}\n`);
       if (wantsJson) {
         const body: Record<string, unknown> = { code: error.code, message: error.message };

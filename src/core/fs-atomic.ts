@@ -18,12 +18,25 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-function tempNameFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+function tempNameFor(path: string, dir = dirname(path)): string {
+  return join(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+/** `.NAME.tmp-PID-HEX`, the temp name `writeFileAtomic` uses: the PID, or undefined for any other name. */
+export function tempFileOwner(name: string): number | undefined {
+  const match = /^\..+\.tmp-(\d+)-[0-9a-f]{12}$/.exec(name);
+  return match === null ? undefined : Number(match[1]);
 }
 
 export interface WriteOptions {
   mode?: number;
+  /**
+   * Where the temp file is written instead of beside `path`: a folder no scan or
+   * `git add` looks at (e.g. inside the git dir), so a crash leaves nothing in the
+   * worktree. It must be on the same filesystem; if the rename crosses filesystems
+   * (EXDEV), the write falls back to a temp file beside `path`.
+   */
+  tempDir?: string;
   /** Test-only fault injection: called after the temp file is written, before the rename. */
   beforeRename?: () => void | Promise<void>;
 }
@@ -40,7 +53,18 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: WriteOptions = {},
 ): Promise<void> {
-  const temp = tempNameFor(path);
+  if (options.tempDir !== undefined) {
+    try {
+      await writeVia(tempNameFor(path, options.tempDir), path, data, options);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    }
+  }
+  await writeVia(tempNameFor(path), path, data, options);
+}
+
+async function writeVia(temp: string, path: string, data: string | Uint8Array, options: WriteOptions) {
   const mode = options.mode ?? 0o644;
   const handle = await open(temp, 'wx', mode);
   try {
@@ -117,9 +141,15 @@ export class Journal {
   }
 
   append(record: unknown): void {
+    this.appendAll([record]);
+  }
+
+  /** Appends records in one write and one fsync (a group commit): all are durable on return. */
+  appendAll(records: readonly unknown[]): void {
     if (this.fd === undefined) throw new Error('journal is closed');
-    const line = `${JSON.stringify(record)}\n`;
-    const bytes = Buffer.from(line, 'utf8');
+    if (records.length === 0) return;
+    const text = records.map((record) => `${JSON.stringify(record)}\n`).join('');
+    const bytes = Buffer.from(text, 'utf8');
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset);
     fsyncSync(this.fd);

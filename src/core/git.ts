@@ -1,13 +1,18 @@
+import { isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { Deadline } from './deadline.js';
 import { OperationalError } from './errors.js';
 import { describeOutcome, type RunOptions, type RunResult, run } from './run.js';
 
+// Every git call but the commit made for the user runs no hook (see `GitMode`).
+const NO_HOOKS = 'core.hooksPath=/dev/null';
+
 /**
  * `-c` settings applied to every git call: no hooks, no fsmonitor daemon, no pager,
  * no network protocols. They override anything in the repository's own config.
+ * (`commit` mode keeps the user's hooks: it drops the first setting only.)
  */
 export const HARDENED_CONFIG: readonly string[] = [
-  'core.hooksPath=/dev/null',
+  NO_HOOKS,
   'core.fsmonitor=false',
   'core.pager=cat',
   'core.untrackedCache=false',
@@ -22,8 +27,17 @@ export const HARDENED_CONFIG: readonly string[] = [
 export type GitMode =
   /** Observation: no system or global config at all. */
   | 'observe'
-  /** A change made for the user (a commit): the user's identity from global config is kept. */
-  | 'user';
+  /**
+   * A change made for the user (staging, a safety checkpoint, a rollback): system and
+   * global config apply (identity, signing), hooks still do not.
+   */
+  | 'user'
+  /**
+   * The commit made for the user, as `git commit` would make it: `user`, plus the user's
+   * hooks (pre-commit, prepare-commit-msg, commit-msg, post-commit; `--no-verify` skips
+   * the first and third, as in git). See docs/hygiene-clean.md, "Observation and commits".
+   */
+  | 'commit';
 
 /**
  * The environment for a git child. Inherited `GIT_*` variables are dropped so that a
@@ -39,7 +53,7 @@ export function hardenedGitEnv(
     if (key === 'PAGER' || key === 'LESS' || key === 'EDITOR' || key === 'VISUAL') continue;
     env[key] = value;
   }
-  if (mode === 'user') {
+  if (mode === 'user' || mode === 'commit') {
     // Keep the user's identity sources, nothing else from the GIT_* namespace.
     for (const key of [
       'GIT_CONFIG_GLOBAL',
@@ -84,6 +98,10 @@ const USER_ENV_KEYS = [
   'GIT_COMMITTER_NAME',
   'GIT_COMMITTER_EMAIL',
   'GIT_COMMITTER_DATE',
+  // Signing, as `git commit` would sign: gpg's home and agent, ssh-agent.
+  'GNUPGHOME',
+  'GPG_TTY',
+  'SSH_AUTH_SOCK',
 ];
 
 /** The extra environment for `git(…, {mode: 'user'})` so the caller's identity and config apply. */
@@ -102,9 +120,10 @@ export interface GitOptions extends Omit<RunOptions, 'env'> {
 }
 
 /** The full argument vector for a hardened git call (exported for tests and diagnostics). */
-export function gitArgv(args: readonly string[]): string[] {
+export function gitArgv(args: readonly string[], mode: GitMode = 'observe'): string[] {
   const argv: string[] = ['--no-pager', '--no-replace-objects'];
-  for (const setting of HARDENED_CONFIG) argv.push('-c', setting);
+  for (const setting of HARDENED_CONFIG)
+    if (mode !== 'commit' || setting !== NO_HOOKS) argv.push('-c', setting);
   argv.push(...args);
   return argv;
 }
@@ -113,7 +132,7 @@ export function gitArgv(args: readonly string[]): string[] {
 export function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
   const { mode, extraEnv, ...rest } = options;
   const env = { ...hardenedGitEnv(mode), ...extraEnv };
-  return run('git', gitArgv(args), { ...rest, env });
+  return run('git', gitArgv(args, mode), { ...rest, env });
 }
 
 /**
@@ -130,6 +149,36 @@ export async function gitOk(args: readonly string[], options: GitOptions): Promi
 
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   return (await gitOk(args, options)).toString('utf8');
+}
+
+/**
+ * The excludes file `git status` would read for the user: `core.excludesFile` from the
+ * user's config (system, global, then the repository's), else `$XDG_CONFIG_HOME/git/ignore`
+ * or `~/.config/git/ignore`. Observation calls drop global config, so they are given this one
+ * setting back with `excludesFileArgs`; nothing else of the user's config is read for them.
+ * Only `git config` runs with the user's config, and it starts no hook, fsmonitor or pager.
+ */
+export async function userExcludesFile(cwd: string, deadline?: Deadline): Promise<string | undefined> {
+  const result = await git(['config', '--path', '--get', 'core.excludesFile'], {
+    cwd,
+    mode: 'user',
+    ...(deadline ? { deadline } : {}),
+  });
+  if (result.kind === 'exited' && result.code === 0) {
+    const path = result.stdout.toString('utf8').replace(/\n$/, '');
+    if (path !== '') return isAbsolute(path) ? path : resolvePath(cwd, path);
+  }
+  // Exit 1: unset, so git's default applies. Anything else: no answer, nothing added.
+  if (result.kind !== 'exited' || result.code !== 1) return undefined;
+  const xdg = process.env['XDG_CONFIG_HOME'];
+  if (xdg !== undefined && xdg !== '') return join(xdg, 'git', 'ignore');
+  const home = process.env['HOME'];
+  return home !== undefined && home !== '' ? join(home, '.config', 'git', 'ignore') : undefined;
+}
+
+/** `-c core.excludesFile=…` for an observation call, or nothing when there is no such file. */
+export function excludesFileArgs(path: string | undefined): string[] {
+  return path === undefined ? [] : ['-c', `core.excludesFile=${path}`];
 }
 
 /** Splits NUL-separated output; a trailing terminator yields no empty last field. */

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Deadline } from './deadline.js';
 
-/** Default output cap: the tidy observation bound (SPEC §3.4). */
+/** Default output cap: the tidy observation bound (docs/tidy.md, "Bounds"). */
 export const DEFAULT_MAX_BYTES = 64 * 1024;
 
 export interface RunOptions {

@@ -46,6 +46,8 @@ function describe(error: ErrorObject): string {
 export type Violations = string[];
 
 const cache = new Map<string, ValidateFunction>();
+/** Schemas referenced from others (`"$ref": "agent-context.schema.json"`), registered once. */
+const SHARED_SCHEMAS = ['agent-context.schema.json'];
 let ajv: Ajv | undefined;
 
 /**
@@ -55,9 +57,15 @@ let ajv: Ajv | undefined;
 export function schemaValidator(file: string): (value: unknown) => Violations {
   let validate = cache.get(file);
   if (validate === undefined) {
-    ajv ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+    if (ajv === undefined) {
+      ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+      // Shared parts other schemas refer to by file name.
+      for (const shared of SHARED_SCHEMAS)
+        ajv.addSchema(JSON.parse(readFileSync(schemaPath(shared), 'utf8')) as object);
+    }
     const schema = JSON.parse(readFileSync(schemaPath(file), 'utf8')) as object;
-    validate = ajv.compile(schema);
+    const id = (schema as { $id?: string }).$id;
+    validate = (id !== undefined ? ajv.getSchema(id) : undefined) ?? ajv.compile(schema);
     cache.set(file, validate);
   }
   const compiled = validate;

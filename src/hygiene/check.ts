@@ -1,5 +1,5 @@
 /**
- * `check` (SPEC §2.8): scan → classify (rules, or a proposals file) → finalize →
+ * `check` (docs/report-schema.md, "How check writes it"): scan → classify (rules, or a proposals file) → finalize →
  * validate on a scratch path outside `.dochygiene/` → only then write the report pair
  * (rollover) and stamp `last_check` with the envelope instant. An invalid report is never
  * written and the previous pair stays as it was.
@@ -9,9 +9,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
-import type { Deadline } from '../core/deadline.js';
-import { OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { Deadline } from '../core/deadline.js';
+import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { quote } from '../core/quote.js';
+import { placementProblem, readGitlinks } from './apply/placement.js';
 import { proposeLifecycleDeletions } from './classify/lifecycle.js';
 import {
   classifyWithModel,
@@ -66,12 +67,23 @@ export interface CheckOptions {
   faults?: { corruptReport?: (report: Report) => void };
 }
 
+export interface AgentSummary {
+  agent: string;
+  name: string;
+  startup_tokens: number;
+  startup_files: number;
+  /** Counting only what this agent loads at start-up (a distill saves what is over its target). */
+  tokens_saved_per_session: number;
+}
+
 export interface CheckSummary {
   candidates: number;
   cleared: number;
   auto: number;
   confirm: number;
+  /** Σ weighted_tokens over every agent's start-up files; `agents` has the per-agent figures. */
   tokens_saved_per_session: number;
+  agents: AgentSummary[];
 }
 
 export interface CheckResult {
@@ -87,6 +99,8 @@ export interface CheckResult {
   summary: CheckSummary;
   /** A model classifier's requests, tokens, retries and the proposals it dropped. */
   model?: ModelUsageSummary & { dropped_proposals: DroppedProposal[] };
+  /** What went wrong after the report was written (it stands): e.g. `last_check` could not be stamped. */
+  warnings?: string[];
 }
 
 /** Reads and parses a proposals file; a malformed one is rejected before any scan. */
@@ -117,6 +131,13 @@ export function summarizeReport(report: Report): CheckSummary {
     auto,
     confirm: report.entries.length - auto,
     tokens_saved_per_session: report.totals?.tokens_saved_per_session ?? 0,
+    agents: (report.context?.agents ?? []).map((a) => ({
+      agent: a.agent,
+      name: a.name,
+      startup_tokens: a.startup.tokens,
+      startup_files: a.startup.files.length,
+      tokens_saved_per_session: a.tokens_saved_per_session,
+    })),
   };
 }
 
@@ -210,7 +231,16 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   const readText = (path: string) =>
     isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
-  const exists = (path: string) => isSafeRelativePath(path) && existsSync(join(artifact.project_root, path));
+  // A move destination is taken when something is there, or when a folder on the way is
+  // not a plain folder of this repository (a file, a symlink, a submodule).
+  const gitlinks =
+    artifact.project_root === root
+      ? await readGitlinks(root, Deadline.none()).catch(() => new Set<string>())
+      : new Set<string>();
+  const exists = (path: string) =>
+    isSafeRelativePath(path) &&
+    (existsSync(join(artifact.project_root, path)) ||
+      placementProblem(artifact.project_root, path, gitlinks) !== undefined);
   let model: CheckResult['model'];
   let classified: Proposal[];
   if (supplied !== undefined) classified = supplied;
@@ -254,6 +284,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     generatedAt: formatInstant(options.clock.now()),
     categoryFilter: category,
     clock: options.clock,
+    budgetTokens: config.context.budget_tokens,
   });
   options.faults?.corruptReport?.(report);
 
@@ -276,7 +307,13 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   const store = new StateStore(root);
   await store.writeReport(json, md);
-  await store.stamp('last_check', report.generated_at);
+  const warnings: string[] = [];
+  try {
+    await store.stamp('last_check', report.generated_at);
+  } catch (error) {
+    // The report is written and valid: say the stamp failed, never that the check did.
+    warnings.push(`the report was written, but last_check could not be stamped: ${(error as Error).message}`);
+  }
   const ignored = await store.isIgnoredByGit();
 
   return {
@@ -288,5 +325,6 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     classifier: supplied !== undefined ? 'proposals-file' : (settings?.provider.name ?? 'rules'),
     summary: summarizeReport(report),
     ...(model !== undefined ? { model } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

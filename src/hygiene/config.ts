@@ -7,7 +7,7 @@ import { type ClassifierSettings, DEFAULT_CONFIG, type HygieneConfig, type Lifec
 
 export const CONFIG_FILE = '.dochygiene.yml';
 
-/** Defaults for the optional keys of a lifecycle rule (SPEC §2.11). */
+/** Defaults for the optional keys of a lifecycle rule (schemas/config.schema.json). */
 export const LIFECYCLE_RULE_DEFAULTS = { retain_recent: 3, max_age_days: 3 } as const;
 
 type Raw = Record<string, unknown>;

@@ -12,7 +12,7 @@ export async function findRepoRoot(
 }
 
 /**
- * The project root (SPEC §2.1): the git toplevel around `cwd`, else `cwd` itself
+ * The project root (docs/scanner-and-classifiers.md): the git toplevel around `cwd`, else `cwd` itself
  * (outside a repository, or in a bare one). Always a realpath, so state paths and report
  * paths compare equal however the caller reached the directory.
  */

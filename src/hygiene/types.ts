@@ -1,10 +1,12 @@
 /**
- * The data contracts of docs hygiene (SPEC §2.2–2.7): configuration, the scanner's
+ * The data contracts of docs hygiene (docs/scanner-and-classifiers.md and docs/report-schema.md): configuration, the scanner's
  * intermediate artifact, classifier proposals and report schema 1.0. `KIND_TABLE` and
  * `deriveSafetyTier` are the single source of truth for edit kinds and safety tiers:
  * import them, never restate them.
  */
 
+import { agentContextGlobs } from './scan/context/agents.js';
+import type { AgentContext } from './scan/context/loading.js';
 import type { LifecycleUnit } from './scan/lifecycle.js';
 
 // ── Configuration (.dochygiene.yml) ────────────────────────────────────────────
@@ -55,15 +57,11 @@ export interface HygieneConfig {
   lifecycle: LifecycleConfig;
 }
 
-/** Agent-context files Claude Code, Codex, Gemini, Cursor and Copilot load on every session. */
-export const AGENT_CONTEXT_GLOBS: readonly string[] = [
-  '**/CLAUDE.md',
-  '**/CLAUDE.local.md',
-  '**/AGENTS.md',
-  '**/GEMINI.md',
-  '.cursor/rules/*.mdc',
-  '.github/copilot-instructions.md',
-];
+/**
+ * Agent-context files: every file some agent's loading model names (scan/context/agents.ts
+ * holds the model and its sources), whether loaded at start-up or on demand.
+ */
+export const AGENT_CONTEXT_GLOBS: readonly string[] = agentContextGlobs();
 
 export const DEFAULT_CONFIG: HygieneConfig = {
   scan: {
@@ -149,13 +147,20 @@ export interface ScanArtifact {
   excluded: ExcludedPath[];
   /**
    * Paths an agent loads on every session: the agent-context files and the files they
-   * `@import` (up to four hops). Drives `injection_frequency`.
+   * `@import` (as many hops as Claude Code expands).
    */
   agent_context?: string[];
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
   unavailable?: { signal: SignalName; reason: string }[];
   /** Every unit a lifecycle rule matched, with its decision (present when rules are configured). */
   lifecycle?: LifecycleUnit[];
+  /**
+   * Paths whose history could not be read whole (an object missing from the clone), and why.
+   * The scan is still complete; the history signals of these paths alone are not computed.
+   */
+  history_incomplete?: { path: string; reason: string }[];
+  /** Per agent: what a session started at the root loads at start-up, on demand, and what a cap cuts. */
+  agents?: AgentContext[];
 }
 
 // ── Categories, edit kinds, tiers (report schema 1.0) ──────────────────────────
@@ -223,7 +228,7 @@ export const KIND_TABLE: Readonly<Record<EditKind, KindInfo>> = {
 export const GENERATIVE_FLAGS = { isDestructive: false, isReversible: true } as const;
 
 /**
- * The only place a safety tier is made (SPEC §2.5): generative → confirm; judged
+ * The only place a safety tier is made (docs/report-schema.md): generative → confirm; judged
  * evidence → confirm; destructive and irreversible → confirm; else auto.
  */
 export function deriveSafetyTier(
@@ -310,8 +315,17 @@ export interface Entry {
   lifecycle?: LifecycleInfo;
 }
 
+/** Report schema versions `validate` accepts; finalize writes the newest. */
+export const REPORT_SCHEMA_VERSIONS = ['1.0', '1.1'] as const;
+export type ReportSchemaVersion = (typeof REPORT_SCHEMA_VERSIONS)[number];
+
+/** Report 1.1: one agent's context, plus what it would save per session if every entry applied. */
+export interface AgentContextSummary extends AgentContext {
+  tokens_saved_per_session: number;
+}
+
 export interface Report {
-  schema_version: '1.0';
+  schema_version: ReportSchemaVersion;
   tool_version: string;
   /** The run instant; also becomes `last_check`. */
   generated_at: string;
@@ -327,9 +341,16 @@ export interface Report {
   shortlist: string[];
   entries: Entry[];
   totals?: {
-    /** Σ weighted_tokens: tokens saved per agent session if every entry is applied. */
+    /**
+     * Σ weighted_tokens over every file any agent loads at start-up. Different agents load
+     * different files, so no one session saves all of it: `context.agents[]` has the per-agent figure.
+     */
     tokens_saved_per_session: number;
   };
+  /** 1.1: per agent, what a session started at the root loads and would save. */
+  context?: { agents: AgentContextSummary[] };
+  /** 1.1: scanner signals on shortlisted files that got no proposal at all. */
+  unresolved_signals?: Record<string, Signal[]>;
 }
 
 /**
@@ -342,7 +363,7 @@ export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
     : 'deterministic';
 }
 
-// ── Classifier proposals (SPEC §2.6) ───────────────────────────────────────────
+// ── Classifier proposals (docs/scanner-and-classifiers.md) ───────────────────────────────────────────
 
 /** What a classifier may author: never a guarded field. */
 export interface Proposal {

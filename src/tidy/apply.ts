@@ -1,5 +1,5 @@
 /**
- * `tidy apply` (SPEC §3.3): executes the reviewed delete effects of one stored plan,
+ * `tidy apply` (docs/tidy.md, "Apply"): executes the reviewed delete effects of one stored plan,
  * each revalidated against a fresh observation, journaled durably, pinned by a recovery
  * ref and deleted by compare-and-swap in one Git ref transaction, then verified.
  * Returns exactly what happened; never prints.
@@ -12,13 +12,18 @@ import { OperationalError, RefusalError, StwError } from '../core/errors.js';
 import type { Journal } from '../core/fs-atomic.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
-import { describeOutcome } from '../core/run.js';
+import { describeOutcome, type RunResult } from '../core/run.js';
+import { bindingMismatch, readGitBinding } from './binding-git.js';
 import { decideBranch, planWorktrees } from './decide.js';
 import {
+  type BaseGuard,
+  classifyEffect,
   type DeleteEffect,
   type EffectInspection,
+  type GitCallOptions,
   inspectEffect,
-  pinAndDelete,
+  pinAndDeleteAll,
+  readRefOidsChunked,
   restoreCommand,
 } from './effects-git.js';
 import {
@@ -31,13 +36,15 @@ import {
   openJournal,
   tornTailRecord,
 } from './journal.js';
-import { checkTextBound, type GitObservation, observeGit } from './observe-git.js';
+import { checkTextBound, type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
+import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
 import {
   DEFAULT_APPLY_BOUNDS,
   IncompleteObservationError,
   type PlanEffect,
   type PlanWorktree,
+  type RepositoryBinding,
   recoveryRefFor,
   type TidyBounds,
   type TidyPlanV1,
@@ -124,6 +131,8 @@ export interface TidyApplyOptions {
   signal?: AbortSignal;
   /** Defaults to DEFAULT_APPLY_BOUNDS (60 s deadline). */
   bounds?: TidyBounds;
+  /** The plan key that authenticates stored plans; defaults to `planKeyPath()`. */
+  keyFile?: string | undefined;
   /** Called after each action settles. */
   onProgress?: (event: TidyApplyProgress) => void;
   /** TEST-ONLY: called at each protocol boundary; the CLI uses it for crash injection. */
@@ -306,33 +315,16 @@ function checkTarget(effect: DeleteEffect, observation: GitObservation): Revalid
   return { kind: 'ok' };
 }
 
-async function revalidate(
-  plan: TidyPlanV1,
-  effect: DeleteEffect,
-  ctx: { deadline: Deadline; bounds: TidyBounds; signal: AbortSignal | undefined },
-): Promise<Revalidation> {
-  let observation: GitObservation;
-  try {
-    observation = await observeGit(
-      { path: plan.repository!.path, baseSelector: plan.base.selector, refs: [effect.ref] },
-      { deadline: ctx.deadline, bounds: ctx.bounds, signal: ctx.signal },
-    );
-  } catch (error) {
-    if (error instanceof IncompleteObservationError) {
-      if (error.code === 'cancelled') return { kind: 'interrupted', cause: 'signal' };
-      if (error.code === 'deadline') return { kind: 'interrupted', cause: 'deadline' };
-      return { kind: 'incomplete', message: error.message };
-    }
-    if (error instanceof RefusalError) {
-      if (error.code === 'unknown-ref')
-        return { kind: 'action-stale', message: `${effect.ref} no longer exists` };
-      return { kind: 'plan-stale', code: error.code, message: error.message };
-    }
-    throw error;
-  }
-  const planWide = checkPlanWide(plan, observation);
-  return planWide.kind === 'ok' ? checkTarget(effect, observation) : planWide;
+/** Never started, or found by inspection to have had no effect: needs a fresh attempt. */
+function isFresh(state: ActionJournalState | undefined): boolean {
+  return (
+    state !== undefined &&
+    (state.phase === 'none' || (state.phase === 'settled' && state.lastOutcome?.result !== 'deleted'))
+  );
 }
+
+/** Actions per transaction at most, once earlier batches succeeded (see freshBatchAt). */
+const MAX_BATCH = 256;
 
 // ---------------------------------------------------------------------------
 // The run
@@ -381,15 +373,19 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
   const deadline = Deadline.after(bounds.deadlineMs);
   const stateDir = resolve(options.stateDir);
   let plan: TidyPlanV1;
+  let binding: RepositoryBinding;
   try {
     checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
     checkTextBound('--plan', options.planId, bounds.maxIdBytes);
     await checkStateDirPrivate(stateDir);
-    plan = (await readPlanRecord(stateDir, options.planId, bounds.maxRecordBytes)).plan;
+    const key = await loadPlanKey(options.keyFile ?? planKeyPath(), stateDir);
+    const stored = await readPlanRecord(stateDir, options.planId, key, bounds.maxRecordBytes);
+    plan = stored.plan;
     checkPlanEffects(plan);
     // The same store checks as at plan time, against the repository paths the plan recorded
     // (revalidation refuses if the registrations differ now).
     await checkStateDir(stateDir, repositoryPaths(plan));
+    binding = stored.record.binding;
   } catch (error) {
     if (error instanceof RefusalError) return refused(result, error);
     if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
@@ -424,7 +420,7 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
     if (isIoError(error)) return refused(result, ioRefusal(error, stateDir));
     throw error;
   }
-  const run = new ApplyRun(plan, effects, result, stateDir, bounds, deadline, options, now);
+  const run = new ApplyRun(plan, binding, effects, result, stateDir, bounds, deadline, options, now);
   try {
     await run.execute(path);
   } finally {
@@ -457,9 +453,18 @@ class ApplyRun {
   private readonly pins = new Map<number, string>();
   /** Journal state per action, as loaded at the start of the run. */
   private states = new Map<number, ActionJournalState>();
+  /** Inspections of the actions an earlier run completed, read at once. */
+  private readonly prefetched = new Map<number, EffectInspection>();
+  /** The run's full observation, and the worktree fingerprint read just before it. */
+  private observation: GitObservation | undefined;
+  private fingerprint: string | null | undefined;
+  /** Full observations made by this run (one, unless the worktrees changed). */
+  observations = 0;
+  private batchSize = 1;
 
   constructor(
     private readonly plan: TidyPlanV1,
+    private readonly binding: RepositoryBinding,
     private readonly effects: (DeleteEffect & { action_id: number })[],
     private readonly result: TidyApplyResult,
     private readonly stateDir: string,
@@ -474,8 +479,14 @@ class ApplyRun {
   }
 
   private async append(record: JournalRecord): Promise<void> {
+    await this.appendAll([record]);
+  }
+
+  /** Appends records with one fsync: all are durable before the step they announce. */
+  private async appendAll(records: readonly JournalRecord[]): Promise<void> {
+    if (records.length === 0) return;
     this.journal ??= await openJournal(this.stateDir, this.plan.plan_id);
-    this.journal.append(record);
+    this.journal.appendAll(records);
   }
 
   private async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
@@ -521,25 +532,40 @@ class ApplyRun {
       return;
     }
 
-    for (const [index, effect] of this.effects.entries()) {
-      const state = loaded.states.get(effect.action_id)!;
+    if ((await this.checkBinding()) === 'stop') {
+      this.result.status = finalStatus(this.result, this.deletedThisRun);
+      return;
+    }
+    await this.prefetchVerified();
+    let index = 0;
+    while (index < this.effects.length) {
+      const effect = this.effects[index]!;
       const cause = stoppedBy(this.deadline, this.options.signal);
       if (cause !== undefined) {
         this.interrupt(cause, effect.action_id, index);
         break;
       }
+      const batch = this.freshBatchAt(index);
       try {
-        if ((await this.runAction(index, effect, state)) === 'stop') break;
+        const step =
+          batch.length > 0
+            ? await this.runFresh(index, batch)
+            : await this.runAction(index, effect, this.states.get(effect.action_id)!);
+        if (step === 'stop') break;
       } catch (error) {
-        // git or the filesystem failed under us: what this action did is unknown to this
-        // run (its journal stays as it is, so the next run inspects), and nothing more runs.
+        // git or the filesystem failed under us: what these actions did is unknown to this
+        // run (the journal stays as it is, so the next run inspects), and nothing more runs.
         if (!(error instanceof OperationalError) && !isIoError(error)) throw error;
         const message = (error as Error).message;
         this.result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
-        this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
-        this.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
+        const span = Math.max(1, batch.length);
+        for (let i = index; i < index + span; i += 1)
+          if (this.result.actions[i]!.outcome === 'not-attempted')
+            this.settle(i, { outcome: 'failed', reason: 'operational-error', message });
+        this.markRemaining(index + span, 'run-failed', 'not attempted after an operational failure');
         break;
       }
+      index += Math.max(1, batch.length);
     }
     this.result.status = finalStatus(this.result, this.deletedThisRun);
     this.result.recovery = this.result.actions
@@ -550,6 +576,33 @@ class ApplyRun {
         oid: action.old_oid,
         restore_command: restoreCommand(action.ref, action.recovery_ref),
       }));
+  }
+
+  /** The repository at the plan's path must be the one the plan was made for. */
+  private async checkBinding(): Promise<'go' | 'stop'> {
+    const cause = stoppedBy(this.deadline, this.options.signal);
+    if (cause !== undefined) {
+      this.interrupt(cause, this.effects[0]!.action_id, 0);
+      return 'stop';
+    }
+    const repo = this.plan.repository!;
+    try {
+      const now = await readGitBinding(repo.common_dir, this.plan.base.oid!, {
+        deadline: this.deadline,
+        bounds: this.bounds,
+        signal: this.options.signal,
+        cwd: repo.path,
+      });
+      const mismatch = bindingMismatch(this.binding, now);
+      if (mismatch === null) return 'go';
+      this.refusePlan('repository-changed', `the repository at ${JSON.stringify(repo.path)}: ${mismatch}`, 0);
+    } catch (error) {
+      if (!(error instanceof IncompleteObservationError)) throw error;
+      if (error.code === 'cancelled' || error.code === 'deadline')
+        this.interrupt(error.code === 'cancelled' ? 'signal' : 'deadline', this.effects[0]!.action_id, 0);
+      else this.refusePlan('evidence-incomplete', error.message, 0);
+    }
+    return 'stop';
   }
 
   private interrupt(cause: 'deadline' | 'signal', actionId: number, fromIndex: number): void {
@@ -603,7 +656,7 @@ class ApplyRun {
 
     // Completed by an earlier run: verify the recorded postcondition, never repeat the effect.
     if (state.phase === 'verified') {
-      const now = await this.inspect(effect);
+      const now = this.prefetched.get(id) ?? (await this.inspect(effect));
       if (now.state === 'committed') {
         this.settle(index, { outcome: 'already-done', verified: true });
         return 'next';
@@ -663,15 +716,106 @@ class ApplyRun {
       });
     }
 
-    // A fresh attempt: full revalidation against a new observation.
-    const check = await revalidate(this.plan, effect, {
-      deadline: this.deadline,
-      bounds: this.bounds,
-      signal: this.options.signal,
-    });
+    // Found not to have happened: a fresh attempt, revalidated first.
+    return this.runFresh(index, [effect]);
+  }
+
+  /**
+   * Actions completed by an earlier run are verified from one read of all their refs and
+   * pins (chunked to the output bound) rather than one git call each.
+   */
+  private async prefetchVerified(): Promise<void> {
+    const done = this.effects.filter((e) => this.states.get(e.action_id)?.phase === 'verified');
+    if (done.length === 0 || stoppedBy(this.deadline, this.options.signal) !== undefined) return;
+    const oids = await readRefOidsChunked(
+      done.flatMap((e) => [e.ref, e.recovery_ref]),
+      this.gitOptions(),
+    );
+    for (const effect of done) this.prefetched.set(effect.action_id, classifyEffect(effect, oids));
+  }
+
+  private gitOptions(grace = false): GitCallOptions {
+    return {
+      cwd: this.cwd,
+      deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : this.deadline,
+      maxBytes: this.bounds.maxOutputBytes,
+    };
+  }
+
+  /**
+   * The next batch of fresh actions starting at `index` (never started, or found by an
+   * earlier run to have had no effect), in plan order; empty when the action at `index`
+   * has journal history to resolve first. The batch doubles after each batch that fully
+   * succeeds, up to MAX_BATCH, and drops back to one action after any failure: a surprise
+   * costs little, and a clean run approaches one transaction's cost per batch.
+   */
+  private freshBatchAt(index: number): (DeleteEffect & { action_id: number })[] {
+    const batch: (DeleteEffect & { action_id: number })[] = [];
+    for (const effect of this.effects.slice(index)) {
+      if (batch.length >= this.batchSize || !isFresh(this.states.get(effect.action_id))) break;
+      batch.push(effect);
+    }
+    return batch;
+  }
+
+  /**
+   * Revalidates a batch: the full observation is made once per run, and again only when
+   * the cheap worktree fingerprint (HEADs, registrations, rebase/bisect state, read from
+   * files) changed since it was made. The base and each tip are then guarded by the
+   * transaction itself (`verify` and the compare-and-swap).
+   */
+  private async revalidate(
+    index: number,
+    batch: readonly (DeleteEffect & { action_id: number })[],
+  ): Promise<Exclude<Revalidation, { kind: 'ok' }> | { kind: 'ok'; stale: Map<number, string> }> {
+    const repo = this.plan.repository!;
+    const ctx = { deadline: this.deadline, bounds: this.bounds, signal: this.options.signal };
+    try {
+      const fingerprint = await readWorktreeFingerprint({ commonDir: repo.common_dir }, ctx);
+      if (this.observation === undefined || fingerprint === null || fingerprint !== this.fingerprint) {
+        this.observation = undefined;
+        const observation = await observeGit(
+          {
+            path: repo.path,
+            baseSelector: this.plan.base.selector,
+            refs: this.effects.slice(index).map((e) => e.ref),
+            omitMissingRefs: true,
+          },
+          ctx,
+        );
+        const planWide = checkPlanWide(this.plan, observation);
+        if (planWide.kind !== 'ok') return planWide;
+        this.observation = observation;
+        this.fingerprint = fingerprint;
+        this.observations += 1;
+      }
+    } catch (error) {
+      if (error instanceof IncompleteObservationError) {
+        if (error.code === 'cancelled') return { kind: 'interrupted', cause: 'signal' };
+        if (error.code === 'deadline') return { kind: 'interrupted', cause: 'deadline' };
+        return { kind: 'incomplete', message: error.message };
+      }
+      if (error instanceof RefusalError)
+        return { kind: 'plan-stale', code: error.code, message: error.message };
+      throw error;
+    }
+    const stale = new Map<number, string>();
+    for (const effect of batch) {
+      const check = checkTarget(effect, this.observation);
+      if (check.kind === 'action-stale') stale.set(effect.action_id, check.message);
+    }
+    return { kind: 'ok', stale };
+  }
+
+  /** Runs fresh actions: revalidate, journal intents, one transaction, inspect, journal, verify. */
+  private async runFresh(
+    index: number,
+    batch: readonly (DeleteEffect & { action_id: number })[],
+  ): Promise<'next' | 'stop'> {
+    const check = await this.revalidate(index, batch);
     switch (check.kind) {
       case 'interrupted':
-        this.interrupt(check.cause, id, index);
+        this.interrupt(check.cause, batch[0]!.action_id, index);
         return 'stop';
       case 'plan-stale':
         this.refusePlan(check.code, check.message, index);
@@ -681,82 +825,183 @@ class ApplyRun {
         this.refusePlan('evidence-incomplete', check.message, index);
         return 'stop';
       case 'action-stale':
-        this.settle(index, { outcome: 'refused', reason: 'stale-proof', message: check.message });
-        return 'next';
+        return 'next'; // not produced for batches
       case 'ok':
         break;
     }
-
-    // The pin must not exist yet: `create` would fail, and an unexpected pin needs a person.
-    const before = await this.inspect(effect);
-    if (before.state !== 'not-happened') {
-      this.notePin(effect, before);
-      const pinInTheWay = before.pin_oid !== null;
-      this.settle(index, {
-        outcome: 'refused',
-        reason: pinInTheWay ? 'manual-review-required' : 'stale-proof',
-        message: pinInTheWay
-          ? `recovery ref ${effect.recovery_ref} already exists (${describeInspection(before)})`
-          : `changed after revalidation: ${describeInspection(before)}`,
-      });
-      return 'next';
-    }
-
-    await this.append({
-      type: 'intent',
-      action_id: id,
-      ref: effect.ref,
-      old_oid: effect.old_oid,
-      recovery_ref: effect.recovery_ref,
-      at: this.now(),
+    // A pin must not exist yet: `create` would fail the batch, and an unexpected pin needs
+    // a person. One read for the batch's pins.
+    const pins = await readRefOidsChunked(
+      batch.map((e) => e.recovery_ref),
+      this.gitOptions(),
+    );
+    const ready: (DeleteEffect & { action_id: number })[] = [];
+    batch.forEach((effect, offset) => {
+      const message = check.stale.get(effect.action_id);
+      const pin = pins.get(effect.recovery_ref);
+      if (message !== undefined)
+        this.settle(index + offset, { outcome: 'refused', reason: 'stale-proof', message });
+      else if (pin !== undefined) {
+        if (pin === effect.old_oid) this.pins.set(effect.action_id, effect.old_oid);
+        this.settle(index + offset, {
+          outcome: 'refused',
+          reason: 'manual-review-required',
+          message: `recovery ref ${effect.recovery_ref} already exists (at ${pin})`,
+        });
+      } else ready.push(effect);
     });
-    await this.checkpoint('after-intent', id);
+    if (ready.length === 0) return 'next';
+    const at = (effect: { action_id: number }) => this.indexOf(effect.action_id);
+
+    await this.appendAll(
+      ready.map((effect) => ({
+        type: 'intent' as const,
+        action_id: effect.action_id,
+        ref: effect.ref,
+        old_oid: effect.old_oid,
+        recovery_ref: effect.recovery_ref,
+        at: this.now(),
+      })),
+    );
+    for (const effect of ready) await this.checkpoint('after-intent', effect.action_id);
 
     // Not cancellable by the signal: once journaled, the atomic transaction is allowed to
-    // finish, so the run stops *between* actions. The deadline still bounds it.
-    const outcome = await pinAndDelete(effect, {
-      cwd: this.cwd,
-      deadline: this.deadline,
-      maxBytes: this.bounds.maxOutputBytes,
-    });
-    await this.checkpoint('after-transaction', id);
+    // finish, so the run stops *between* batches. The deadline still bounds it.
+    const base =
+      this.plan.base.ref === null ? null : { ref: this.plan.base.ref, oid: this.observation!.base.refOid! };
+    const outcome = await pinAndDeleteAll(ready, base, this.gitOptions());
+    for (const effect of ready) await this.checkpoint('after-transaction', effect.action_id);
 
     // Whatever git reported, the repository decides what happened.
-    const after = await this.inspect(effect, true);
-    if (after.state === 'committed') {
-      await this.append({ type: 'outcome', action_id: id, result: 'deleted', at: this.now() });
-      await this.checkpoint('after-outcome', id);
-      return this.verifyAndRecord(index, effect, false);
+    const names = ready.flatMap((e) => [e.ref, e.recovery_ref]);
+    const after = await readRefOidsChunked(
+      base === null ? names : [...names, base.ref],
+      this.gitOptions(true),
+    );
+    const committed = ready.filter((e) => classifyEffect(e, after).state === 'committed');
+    if (committed.length > 0) {
+      await this.appendAll(
+        committed.map((e) => ({
+          type: 'outcome' as const,
+          action_id: e.action_id,
+          result: 'deleted' as const,
+          at: this.now(),
+        })),
+      );
+      for (const effect of committed) await this.checkpoint('after-outcome', effect.action_id);
+      const verified = await readRefOidsChunked(
+        committed.flatMap((e) => [e.ref, e.recovery_ref]),
+        this.gitOptions(true),
+      );
+      const good = committed.filter((e) => classifyEffect(e, verified).state === 'committed');
+      await this.appendAll(
+        good.map((e) => ({ type: 'verified' as const, action_id: e.action_id, at: this.now() })),
+      );
+      for (const effect of committed) {
+        const inspection = classifyEffect(effect, verified);
+        if (inspection.state !== 'committed') {
+          this.notePin(effect, inspection);
+          this.settle(at(effect), {
+            outcome: 'failed',
+            reason: 'postcondition-failed',
+            message: `expected the target absent and the recovery ref at ${effect.old_oid}; found ${describeInspection(inspection)}`,
+          });
+          continue;
+        }
+        this.deletedThisRun += 1;
+        this.settle(at(effect), { outcome: 'deleted', verified: true });
+        await this.checkpoint('after-verified', effect.action_id);
+      }
     }
-    if (after.pin_oid === null) {
-      // Nothing of ours exists: the transaction did not commit.
-      const moved = after.target_oid !== effect.old_oid;
-      const message = moved
-        ? `compare-and-swap refused: ${effect.ref} changed concurrently (${describeInspection(after)})`
-        : describeOutcome(outcome, 'git update-ref');
-      await this.append({
-        type: 'outcome',
-        action_id: id,
-        result: moved ? 'refused' : 'failed',
-        reason: moved ? 'stale-proof' : 'transaction-failed',
-        at: this.now(),
-      });
-      this.settle(index, {
-        outcome: moved ? 'refused' : 'failed',
-        reason: moved ? 'stale-proof' : 'transaction-failed',
-        message,
-      });
+    if (committed.length === ready.length) {
+      this.batchSize = Math.min(MAX_BATCH, this.batchSize * 2);
       return 'next';
     }
-    // A pin exists but the state is not the committed one: the intent stays open so that
-    // every later run inspects again rather than guessing.
-    this.notePin(effect, after);
-    this.settle(index, {
-      outcome: 'failed',
-      reason: 'manual-review-required',
-      message: `after the transaction: ${describeInspection(after)}`,
-    });
+    this.batchSize = 1;
+    const uncommitted = ready.filter((e) => classifyEffect(e, after).state !== 'committed');
+    return this.settleUncommitted(uncommitted, after, base, ready.length === 1 ? outcome : undefined);
+  }
+
+  /**
+   * Actions whose transaction did not commit. A moved base refuses the rest of the plan. A
+   * moved or missing tip is stale; a pin present without the deletion needs a person (the
+   * intent stays open). An action with no effect in a failed batch of several is retried
+   * alone, after its `failed` outcome is journaled, so the one that failed is found.
+   */
+  private async settleUncommitted(
+    uncommitted: readonly (DeleteEffect & { action_id: number })[],
+    after: ReadonlyMap<string, string>,
+    base: BaseGuard | null,
+    single: RunResult | undefined,
+  ): Promise<'next' | 'stop'> {
+    const baseMoved = base !== null && after.get(base.ref) !== base.oid;
+    const retry: (DeleteEffect & { action_id: number })[] = [];
+    const records: JournalRecord[] = [];
+    for (const effect of uncommitted) {
+      const inspection = classifyEffect(effect, after);
+      const index = this.indexOf(effect.action_id);
+      if (inspection.pin_oid !== null) {
+        this.notePin(effect, inspection);
+        this.settle(index, {
+          outcome: 'failed',
+          reason: 'manual-review-required',
+          message: `after the transaction: ${describeInspection(inspection)}`,
+        });
+        continue;
+      }
+      const moved = inspection.target_oid !== effect.old_oid;
+      if (moved || baseMoved) {
+        const message = moved
+          ? `compare-and-swap refused: ${effect.ref} changed concurrently (${describeInspection(inspection)})`
+          : `the base ${base!.ref} moved from ${base!.oid} to ${after.get(base!.ref) ?? 'nowhere'}`;
+        records.push({
+          type: 'outcome',
+          action_id: effect.action_id,
+          result: 'refused',
+          reason: 'stale-proof',
+          at: this.now(),
+        });
+        this.settle(index, { outcome: 'refused', reason: 'stale-proof', message });
+      } else if (single !== undefined) {
+        records.push({
+          type: 'outcome',
+          action_id: effect.action_id,
+          result: 'failed',
+          reason: 'transaction-failed',
+          at: this.now(),
+        });
+        this.settle(index, {
+          outcome: 'failed',
+          reason: 'transaction-failed',
+          message: describeOutcome(single, 'git update-ref'),
+        });
+      } else {
+        records.push({
+          type: 'outcome',
+          action_id: effect.action_id,
+          result: 'failed',
+          reason: 'batch-aborted',
+          at: this.now(),
+        });
+        retry.push(effect);
+      }
+    }
+    await this.appendAll(records);
+    for (const effect of retry) this.states.get(effect.action_id)!.phase = 'settled';
+    if (baseMoved) {
+      const nowAt = after.get(base!.ref) ?? 'nowhere';
+      this.refusePlan('base-moved', `base ${this.plan.base.selector} moved to ${nowAt} during apply`, 0);
+      return 'stop';
+    }
+    for (const effect of retry) {
+      const step = await this.runFresh(this.indexOf(effect.action_id), [effect]);
+      if (step === 'stop') return 'stop';
+    }
     return 'next';
+  }
+
+  private indexOf(actionId: number): number {
+    return actionId - 1; // checkPlanEffects: action ids are 1..n in order
   }
 
   /** Verifies target absent and pin at the old OID, then journals `verified`. */

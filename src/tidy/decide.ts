@@ -54,7 +54,7 @@ export function planWorktrees(
 
 /**
  * Blockers for one branch: the base itself (the base ref, or a branch pointing at the
- * base commit — SPEC §3.1 "is the base ref or points at the selected base"), a worktree
+ * base commit — docs/tidy.md, reason `is-base`), a worktree
  * that has it checked out (main or linked, locked or prunable alike), a worktree with a
  * rebase or bisect in progress that started from it (git shows that worktree detached,
  * but treats the branch as checked out there), and a detached worktree whose HEAD is its
@@ -70,7 +70,7 @@ export function blockersFor(
   if (branch.ref === base.ref || branch.oid === base.oid)
     blockers.push({ reason: 'is-base', worktree: null, operation: null });
   for (const worktree of worktrees) {
-    if (worktree.isBare) continue;
+    // A bare entry carries its HEAD's branch or detached commit (see readWorktrees).
     if (worktree.branch === branch.ref)
       blockers.push({ reason: 'checked-out', worktree: worktree.path, operation: null });
     else if (worktree.isDetached && worktree.head === branch.oid)
@@ -86,6 +86,24 @@ export function blockersFor(
           operation: operation.kind,
         });
   return blockers;
+}
+
+const ALL_ZERO_OID = /^0+$/;
+
+/**
+ * Why git's listing of a worktree does not say what it holds, or null when it does. git
+ * lists a worktree whose HEAD it cannot read (unreadable, garbage, missing) with an
+ * all-zero HEAD and no branch: whatever that worktree has checked out is unknown, so any
+ * branch may be the one it holds.
+ */
+export function unknownWorktreeState(worktree: WorktreeRecord): string | null {
+  if (worktree.branch !== undefined) return null; // a branch, possibly unborn
+  if (worktree.head === undefined || ALL_ZERO_OID.test(worktree.head))
+    return worktree.isBare
+      ? 'its HEAD names neither a branch nor a commit'
+      : 'git could not read its HEAD (listed with no branch and no commit)';
+  if (!worktree.isDetached) return 'git lists it with neither a branch nor a detached HEAD';
+  return null;
 }
 
 function ordered(reasons: Set<ReasonCode>): ReasonCode[] {
@@ -118,6 +136,12 @@ export function decideBranch(branch: ObservedBranch, observation: GitObservation
     notes.push(
       `the rebase/bisect state of worktree ${state.worktree ?? state.gitDir} could not be read (${state.unreadable})`,
     );
+  }
+  for (const worktree of observation.worktrees) {
+    const why = unknownWorktreeState(worktree);
+    if (why === null) continue;
+    reasons.add('uncertain');
+    notes.push(`worktree ${worktree.path}: ${why}`);
   }
   if (branch.symref !== null) {
     reasons.add('unsupported');

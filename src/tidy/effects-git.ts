@@ -37,6 +37,38 @@ export function transactionInput(effect: DeleteEffect): Buffer {
   );
 }
 
+/** A base ref the transaction must find unchanged: `verify <ref> <oid>`, checked under the ref locks. */
+export interface BaseGuard {
+  ref: string;
+  oid: string;
+}
+
+/**
+ * One transaction for several delete effects: the base verified, then each pin created
+ * and each branch deleted with its old-OID compare-and-swap. Git commits all of it or
+ * none; any mismatch (base moved, a tip moved, a pin in the way) fails the whole input.
+ */
+export function batchTransactionInput(effects: readonly DeleteEffect[], base: BaseGuard | null): Buffer {
+  const parts: Buffer[] = base === null ? [] : [Buffer.from(`verify ${base.ref}\0${base.oid}\0`, 'utf8')];
+  for (const effect of effects) parts.push(transactionInput(effect));
+  return Buffer.concat(parts);
+}
+
+/** Runs one batch transaction; like pinAndDelete, the outcome is raw and the caller inspects. */
+export function pinAndDeleteAll(
+  effects: readonly DeleteEffect[],
+  base: BaseGuard | null,
+  options: GitCallOptions,
+): Promise<RunResult> {
+  return git(['update-ref', '--no-deref', '--stdin', '-z'], {
+    cwd: options.cwd,
+    deadline: options.deadline,
+    maxBytes: options.maxBytes,
+    input: batchTransactionInput(effects, base),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
 /**
  * Runs the pin-and-delete transaction. The raw outcome is returned, not interpreted: a
  * kill or timeout leaves the effect unknown, so the caller always inspects the refs
@@ -107,6 +139,34 @@ export function classifyEffect(effect: DeleteEffect, oids: ReadonlyMap<string, s
   return { state, target_oid: target, pin_oid: pin };
 }
 
+/**
+ * readRefOids over many names, in calls whose output stays within the output bound (a
+ * row is a name and an OID); names absent from the result do not exist.
+ */
+export async function readRefOidsChunked(
+  refs: readonly string[],
+  options: GitCallOptions,
+): Promise<Map<string, string>> {
+  const oids = new Map<string, string>();
+  const budget = Math.max(1, Math.floor(options.maxBytes / 2));
+  let chunk: string[] = [];
+  let used = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    for (const [name, oid] of await readRefOids(chunk, options)) oids.set(name, oid);
+    chunk = [];
+    used = 0;
+  };
+  for (const ref of new Set(refs)) {
+    const cost = Buffer.byteLength(ref, 'utf8') + 66;
+    if (chunk.length > 0 && used + cost > budget) await flush();
+    chunk.push(ref);
+    used += cost;
+  }
+  await flush();
+  return oids;
+}
+
 export async function inspectEffect(
   effect: DeleteEffect,
   options: GitCallOptions,
@@ -114,20 +174,38 @@ export async function inspectEffect(
   return classifyEffect(effect, await readRefOids([effect.ref, effect.recovery_ref], options));
 }
 
-/** POSIX-shell single quoting, only when needed, for commands printed to be pasted. */
+const PLAIN_WORD = /^[A-Za-z0-9_./:@%+=,-]+$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * One word for a POSIX shell, written in printable ASCII so that it survives being shown
+ * on a terminal and pasted back: plain words as they are, other printable text in single
+ * quotes, and anything else (bidi marks, C1 controls, any non-ASCII byte) as
+ * `"$(printf '…')"` with each such byte an octal escape — POSIX printf turns it back into
+ * the exact bytes. (Ref names never contain NUL, newline or other C0 controls, which
+ * command substitution could not carry.)
+ */
 export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
+  if (PLAIN_WORD.test(word)) return word;
+  if (PRINTABLE_ASCII.test(word)) return `'${word.replace(/'/g, `'\\''`)}'`;
+  let format = '';
+  for (const byte of Buffer.from(word, 'utf8')) {
+    if (byte === 0x27) format += `'\\''`;
+    else if (byte === 0x25) format += '%%';
+    else if (byte === 0x5c) format += '\\\\';
+    else if (byte >= 0x20 && byte <= 0x7e) format += String.fromCharCode(byte);
+    else format += `\\${byte.toString(8).padStart(3, '0')}`;
+  }
+  return `"$(printf '${format}')"`;
 }
 
 /**
- * The exact command that restores a deleted ref from its pin. Branches use
- * `git branch <short-name> <pin>`; a name git branch would read as an option, or a ref
- * outside refs/heads/, uses `git update-ref <ref> <pin>`.
+ * The exact command that restores a deleted ref from its pin, in a POSIX shell inside
+ * the repository: `git update-ref <ref> <pin> ''`. Full ref names make it work for any
+ * branch name (`git branch HEAD …` and `git branch -x …` would be refused or misread), and
+ * the empty old value makes git refuse rather than overwrite a ref created since. The
+ * command is printable ASCII (see shellQuote), so the human output shows it verbatim.
  */
 export function restoreCommand(ref: string, recoveryRef: string): string {
-  const short = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
-  if (short !== undefined && short !== '' && !short.startsWith('-'))
-    return `git branch ${shellQuote(short)} ${shellQuote(recoveryRef)}`;
-  return `git update-ref ${shellQuote(ref)} ${shellQuote(recoveryRef)}`;
+  return `git update-ref ${shellQuote(ref)} ${shellQuote(recoveryRef)} ''`;
 }

@@ -38,6 +38,8 @@ export interface ResolvedBase {
   ref: string | null;
   /** The base commit (a tag base is peeled to its commit). */
   oid: string;
+  /** The ref's own value (the tag object for an annotated tag); null for an object id selector. */
+  refOid: string | null;
 }
 
 export interface BranchTip {
@@ -225,7 +227,8 @@ export function checkExplicitRefs(refs: readonly string[]): void {
     if (!ref.startsWith('refs/'))
       throw new RefusalError(
         'short-selector',
-        `--ref ${JSON.stringify(ref)} is not a full ref name; give it as refs/heads/… (names are never guessed)`,
+        `--ref ${JSON.stringify(ref)} is not a full ref name (names are never guessed)`,
+        { hint: `give it as ${JSON.stringify(`refs/heads/${ref}`)}` },
       );
     if (!isValidFullRefName(ref))
       throw new RefusalError(
@@ -288,6 +291,7 @@ export async function resolveBase(
   ctx: GitCallContext,
 ): Promise<ResolvedBase> {
   let ref: string | null = null;
+  let refOid: string | null = null;
   let oid: string;
   if (selector.startsWith('refs/')) {
     if (!isValidFullRefName(selector))
@@ -314,9 +318,10 @@ export async function resolveBase(
     ref = selector;
     const [object, type, peeled, peeledType] = row as [string, string, string, string, string];
     if (!isFullOid(object, objectFormat)) throw malformed('git for-each-ref (base)', 'object id');
-    if (type === 'commit') return { selector, ref, oid: object };
+    if (type === 'commit') return { selector, ref, oid: object, refOid: object };
     if (type === 'tag' && peeledType === 'commit' && isFullOid(peeled, objectFormat))
-      return { selector, ref, oid: peeled };
+      return { selector, ref, oid: peeled, refOid: object };
+    refOid = object;
     oid = object; // a tag of a tag, or not a commit at all: let rev-parse peel or refuse
   } else if (isFullOid(selector, objectFormat)) {
     oid = selector;
@@ -326,9 +331,16 @@ export async function resolveBase(
       `--base ${JSON.stringify(selector)} is not a full ${objectFormat} object id (${objectFormat === 'sha1' ? 40 : 64} lowercase hex digits); abbreviations are not accepted`,
     );
   } else {
+    const matches = await fullRefsNamed(selector, ctx);
     throw new RefusalError(
       'short-selector',
-      `--base ${JSON.stringify(selector)} is not a full ref name or object id; give e.g. refs/heads/main (names are never guessed)`,
+      `--base ${JSON.stringify(selector)} is not a full ref name or object id (names are never guessed)`,
+      {
+        hint:
+          matches.length > 0
+            ? `full refs named ${JSON.stringify(selector)}: ${matches.join(', ')}`
+            : `no ref is named ${JSON.stringify(selector)}; give a full name such as refs/heads/${selector}`,
+      },
     );
   }
   const peeled = await observeGitRaw(
@@ -343,13 +355,46 @@ export async function resolveBase(
     );
   const commit = peeled.stdout.toString('utf8').trim();
   if (!isFullOid(commit, objectFormat)) throw malformed('git rev-parse (base)', 'object id');
-  return { selector, ref, oid: commit };
+  return { selector, ref, oid: commit, refOid };
 }
 
-function tooManyBranches(ctx: GitCallContext): RefusalError {
+/** The existing refs a short name could mean (refs/NAME, refs/heads|tags|remotes/NAME), for a hint. */
+async function fullRefsNamed(name: string, ctx: GitCallContext): Promise<string[]> {
+  const candidates = ['refs/', 'refs/heads/', 'refs/tags/', 'refs/remotes/'].map(
+    (prefix) => `${prefix}${name}`,
+  );
+  if (!candidates.every(isValidFullRefName)) return [];
+  const text = await observeGitOk(
+    ['for-each-ref', '--format=%(refname)', '--', ...candidates],
+    ctx,
+    'git for-each-ref (names)',
+  );
+  return lines(text).filter((ref) => candidates.includes(ref));
+}
+
+/**
+ * The entry-bound refusal for a repository with too many local branches: how many there
+ * are (one cheap count, itself bounded), and how to select a subset.
+ */
+async function tooManyBranches(ctx: GitCallContext): Promise<RefusalError> {
+  let count = `more than ${ctx.bounds.maxEntries}`;
+  try {
+    const dots = await observeGitOk(
+      ['for-each-ref', '--format=.', 'refs/heads/'],
+      ctx,
+      'git for-each-ref (count)',
+    );
+    count = String(lines(dots).length);
+  } catch (error) {
+    if (!(error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded')) throw error;
+  }
+  const limit = Math.max(1, ctx.bounds.maxEntries - 24);
   return new RefusalError(
     'bound-exceeded',
-    `the repository has more than ${ctx.bounds.maxEntries} local branches, the entry bound (select with --ref)`,
+    `the repository has ${count} local branches; a plan covers at most ${ctx.bounds.maxEntries} entries (branches and worktrees)`,
+    {
+      hint: `select a subset by full name with --ref or --refs-from, e.g. git for-each-ref --merged=<base> --format='%(refname)' refs/heads/ | head -n ${limit} | stw tidy plan --refs-from - --base <base>`,
+    },
   );
 }
 
@@ -366,7 +411,7 @@ export async function listLocalBranchNames(ctx: GitCallContext): Promise<string[
   const names = lines(text);
   for (const name of names)
     if (!name.startsWith('refs/heads/')) throw malformed('git for-each-ref', 'ref name');
-  if (names.length > ctx.bounds.maxEntries) throw tooManyBranches(ctx);
+  if (names.length > ctx.bounds.maxEntries) throw await tooManyBranches(ctx);
   return names;
 }
 
@@ -414,7 +459,7 @@ export async function readAllLocalTips(objectFormat: ObjectFormat, ctx: GitCallC
     names.push(ref);
     tips.set(ref, { ref, oid, symref: symref === '' ? null : symref });
   }
-  if (names.length > ctx.bounds.maxEntries) throw tooManyBranches(ctx);
+  if (names.length > ctx.bounds.maxEntries) throw await tooManyBranches(ctx);
   return { names, tips };
 }
 
@@ -515,12 +560,47 @@ export async function readMergedNames(
   return merged;
 }
 
-/** `git worktree list --porcelain -z`, bounded. */
+/**
+ * `git worktree list --porcelain -z`, bounded. A bare repository's entry carries no HEAD,
+ * yet its HEAD names a branch that deleting would leave dangling: that branch (or, when
+ * HEAD is detached, its commit) is read and recorded on the bare entry, so that the
+ * decision holds it as `checked-out` (or `worktree-head`) like any worktree's.
+ */
 export async function readWorktrees(ctx: GitCallContext): Promise<WorktreeRecord[]> {
   const result = await observeGitRaw(['worktree', 'list', '--porcelain', '-z'], ctx, 'git worktree list');
   if (result.code !== 0)
     throw new IncompleteObservationError('git-failed', describeOutcome(result, 'git worktree list'));
-  return parseWorktreeList(result.stdout);
+  const worktrees = parseWorktreeList(result.stdout);
+  const main = worktrees[0];
+  if (main?.isBare === true) Object.assign(main, await readBareHead(ctx));
+  return worktrees;
+}
+
+/** A bare repository's HEAD: the branch it names, or the commit of a detached HEAD. */
+async function readBareHead(
+  ctx: GitCallContext,
+): Promise<Pick<WorktreeRecord, 'branch' | 'head' | 'isDetached'>> {
+  const symbolic = await observeGitRaw(['symbolic-ref', '--quiet', 'HEAD'], ctx, 'git symbolic-ref HEAD');
+  const ref = symbolic.stdout.toString('utf8').replace(/\n$/, '');
+  if (symbolic.code === 0) {
+    if (!isValidFullRefName(ref)) throw malformed('git symbolic-ref HEAD', 'ref name');
+    return { branch: ref, head: undefined, isDetached: false };
+  }
+  if (symbolic.code !== 1)
+    throw new IncompleteObservationError('git-failed', describeOutcome(symbolic, 'git symbolic-ref HEAD'));
+  // Exit 1: HEAD is not symbolic, so it is detached at a commit.
+  const detached = await observeGitRaw(
+    ['rev-parse', '--verify', '--quiet', 'HEAD'],
+    ctx,
+    'git rev-parse HEAD',
+  );
+  const oid = detached.stdout.toString('utf8').trim();
+  if (detached.code !== 0 || !isFullOid(oid))
+    throw new IncompleteObservationError(
+      'git-failed',
+      "the bare repository's HEAD is neither a branch nor a commit",
+    );
+  return { branch: undefined, head: oid, isDetached: true };
 }
 
 // ---------------------------------------------------------------------------
@@ -707,6 +787,43 @@ export async function readWorktreeStates(
   return states;
 }
 
+/**
+ * A cheap fingerprint of everything that decides which branches worktrees hold, read from
+ * files with no git process: the HEAD of the common dir and of every `worktrees/<id>` entry,
+ * each entry's `gitdir` and `locked`, every rebase/bisect state (as readWorktreeStates
+ * reads it) and the `shallow` file. Apply compares it before each batch of deletions with
+ * the one read before its last full observation: equal means the worktree evidence has not
+ * changed, so the full observation stands; different means observe again. Null when the
+ * refs are not files (reftable keeps HEADs elsewhere): then apply observes fully each time.
+ */
+export async function readWorktreeFingerprint(
+  layout: Pick<GitLayout, 'commonDir'>,
+  ctx: ObserveContext,
+): Promise<string | null> {
+  const limit = ctx.bounds.maxTextBytes + 1;
+  if ((await exists(join(layout.commonDir, 'reftable'))) !== false) return null;
+  const read = async (path: string) => {
+    const file = await readSmallFile(path, limit);
+    return file.kind === 'text' ? file.text : file.kind === 'absent' ? null : `unreadable: ${file.why}`;
+  };
+  const parts: unknown[] = [
+    await read(join(layout.commonDir, 'HEAD')),
+    await exists(join(layout.commonDir, 'shallow')),
+  ];
+  for (const state of await readWorktreeStates(layout, [], ctx)) {
+    const isMain = state.gitDir === layout.commonDir;
+    parts.push(
+      state.gitDir,
+      state.operations,
+      state.unreadable,
+      isMain ? null : await read(join(state.gitDir, 'HEAD')),
+      isMain ? null : await read(join(state.gitDir, 'gitdir')),
+      isMain ? null : await read(join(state.gitDir, 'locked')),
+    );
+  }
+  return JSON.stringify(parts);
+}
+
 function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -765,7 +882,7 @@ export async function observeGit(
     );
 
   const tips = allTips?.tips ?? (await readBranchTips(names, format, call));
-  if (request.refs !== undefined) {
+  if (request.refs !== undefined && request.omitMissingRefs !== true) {
     const unknown = names.find((name) => !tips.has(name));
     if (unknown !== undefined)
       throw new RefusalError(

@@ -8,8 +8,10 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
+import { readGitBinding } from './binding-git.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
 import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { loadOrCreatePlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
 import {
   DEFAULT_PLAN_BOUNDS,
@@ -30,6 +32,8 @@ export interface PlanOptions {
   refs?: readonly string[] | undefined;
   /** `--state-dir`: store the plan there (must already exist, mode 0700, outside the repository). */
   stateDir?: string | undefined;
+  /** The plan key that authenticates stored plans; defaults to `planKeyPath()` (created on first use). */
+  keyFile?: string | undefined;
   /** Base for relative paths; defaults to process.cwd(). */
   cwd?: string;
   clock?: Clock;
@@ -94,15 +98,17 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   };
   let recordPath: string | null = null;
 
-  const fail = (status: PlanStatus, code: string, message: string) => {
+  const fail = (status: PlanStatus, code: string, message: string, details?: Record<string, unknown>) => {
     plan.status = status;
     plan.refusal = { code, message };
+    if (typeof details?.['hint'] === 'string') plan.refusal.hint = details['hint'];
     plan.plan_id = '';
     plan.targets = [];
     plan.effects = [];
     plan.repository = repositoryFrom(partial);
     plan.backend.version = partial.gitVersion ?? null;
-    if (partial.base) plan.base = { ...partial.base };
+    if (partial.base)
+      plan.base = { selector: partial.base.selector, ref: partial.base.ref, oid: partial.base.oid };
     if (partial.worktrees) plan.worktrees = planWorktrees(partial.worktrees);
   };
 
@@ -130,7 +136,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
 
     plan.backend.version = observation.gitVersion;
     plan.repository = repositoryFrom(partial);
-    plan.base = { ...observation.base };
+    plan.base = { selector: observation.base.selector, ref: observation.base.ref, oid: observation.base.oid };
     plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
     plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
     plan.targets = decideGitTargets(observation);
@@ -155,11 +161,20 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         'bound-exceeded',
         `the plan is ${size} bytes; the bound is ${bounds.maxRecordBytes} bytes`,
       );
-    if (stateDir !== undefined && plan.status === 'complete')
-      recordPath = await writePlanRecord(stateDir, plan, bounds.maxRecordBytes);
+    if (stateDir !== undefined && plan.status === 'complete') {
+      const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
+      const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
+        deadline,
+        bounds,
+        signal: options.signal,
+        cwd: layout.path,
+        counter,
+      });
+      recordPath = await writePlanRecord(stateDir, plan, { key, binding }, bounds.maxRecordBytes);
+    }
   } catch (error) {
     recordPath = null;
-    if (error instanceof RefusalError) fail('refused', error.code, error.message);
+    if (error instanceof RefusalError) fail('refused', error.code, error.message, error.details);
     else if (error instanceof IncompleteObservationError) fail('incomplete', error.code, error.message);
     else if (isStwError(error)) fail('incomplete', error.code, error.message);
     else if (

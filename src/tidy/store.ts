@@ -1,18 +1,21 @@
 /**
- * The private plan store (SPEC §3.2): checks on the state directory, and immutable
- * plan records written once (exclusive create, fsync) and verified on read.
+ * The private plan store (docs/tidy.md, "Stored plans"): checks on the state directory,
+ * and immutable plan records written once (exclusive create, fsync) and authenticated on
+ * read with the plan key (plan-key.ts), which lives outside the store.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { writeFileExclusive } from '../core/fs-atomic.js';
+import { authenticate, isAuthentic } from './plan-key.js';
 import {
   DEFAULT_PLAN_BOUNDS,
   PLAN_ID_PATTERN,
   PLAN_SCHEMA_FILE,
   RECORD_FORMAT,
+  type RepositoryBinding,
   type StoredPlanRecord,
   type TidyPlanV1,
 } from './types.js';
@@ -22,9 +25,9 @@ export function newPlanId(): string {
   return randomBytes(16).toString('hex');
 }
 
-/** `sha256:<hex>` of the compact JSON of a plan, as stored records carry it. */
-export function planIntegrity(plan: TidyPlanV1): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(plan), 'utf8').digest('hex')}`;
+/** The record's authentication tag: HMAC of the plan and its repository binding. */
+export function planIntegrity(plan: TidyPlanV1, binding: RepositoryBinding, key: Buffer): string {
+  return authenticate({ plan, binding }, key);
 }
 
 async function lstatOrUndefined(path: string) {
@@ -82,7 +85,7 @@ async function canonical(path: string): Promise<string> {
 }
 
 /**
- * All checks on a state directory (SPEC §3.2): the private checks, and disjointness
+ * All checks on a state directory (docs/tidy.md, "Stored plans"): the private checks, and disjointness
  * (neither inside nor containing) from every repository path given: toplevel, git dir,
  * common dir, each worktree. Throws RefusalError naming the failed check.
  */
@@ -120,11 +123,18 @@ async function plansDir(dir: string, create: boolean): Promise<string> {
 export async function writePlanRecord(
   dir: string,
   plan: TidyPlanV1,
+  sealing: { key: Buffer; binding: RepositoryBinding },
   maxRecordBytes = DEFAULT_PLAN_BOUNDS.maxRecordBytes,
 ): Promise<string> {
   if (!PLAN_ID_PATTERN.test(plan.plan_id))
     throw new Error('writePlanRecord: plan_id must be 32 lowercase hex');
-  const record: StoredPlanRecord = { record_format: RECORD_FORMAT, plan, integrity: planIntegrity(plan) };
+  const { key, binding } = sealing;
+  const record: StoredPlanRecord = {
+    record_format: RECORD_FORMAT,
+    plan,
+    binding,
+    integrity: planIntegrity(plan, binding, key),
+  };
   const text = `${JSON.stringify(record, null, 2)}\n`;
   const size = Buffer.byteLength(text, 'utf8');
   if (size > maxRecordBytes)
@@ -152,6 +162,7 @@ export interface StoredPlan {
 export async function readPlanRecord(
   dir: string,
   planId: string,
+  key: Buffer,
   maxRecordBytes = DEFAULT_PLAN_BOUNDS.maxRecordBytes,
 ): Promise<StoredPlan> {
   if (planId === '')
@@ -204,12 +215,25 @@ export async function readPlanRecord(
       'replan-required',
       `plan ${planId} was made by a planning-only version and lacks reviewed mutation effects; create and review a new plan`,
     );
+  if (record.record_format === 2)
+    throw new RefusalError(
+      'replan-required',
+      `plan ${planId} was stored by an earlier version without a keyed integrity check or repository binding; create and review a new plan`,
+    );
   if (record.record_format !== RECORD_FORMAT)
     throw new RefusalError('tampered-plan', `plan record ${planId} has an unknown record_format`);
-  if (typeof plan !== 'object' || plan === null || typeof record.integrity !== 'string')
+  if (
+    typeof plan !== 'object' ||
+    plan === null ||
+    typeof record.binding !== 'object' ||
+    record.binding === null
+  )
     throw new RefusalError('tampered-plan', `plan record ${planId} is incomplete`);
-  if (planIntegrity(plan as TidyPlanV1) !== record.integrity)
-    throw new RefusalError('tampered-plan', `plan record ${planId} fails its integrity check`);
+  if (!isAuthentic({ plan, binding: record.binding }, key, record.integrity))
+    throw new RefusalError(
+      'tampered-plan',
+      `plan record ${planId} fails its authentication check (edited, or made with another plan key)`,
+    );
   // Loaded here only: the validator (ajv) is not needed to plan, and it is slow to load.
   const { schemaValidator } = await import('../core/schema.js');
   const violations = schemaValidator(PLAN_SCHEMA_FILE)(plan);

@@ -1,6 +1,6 @@
 /**
- * Tidy data contracts: plan schema v1, the closed reason set (SPEC §3.1), bounds
- * (SPEC §3.4) and the backend seam. Shared by `tidy plan` and `tidy apply`.
+ * Tidy data contracts: plan schema v1, the closed reason set and bounds
+ * (docs/tidy.md) and the backend seam. Shared by `tidy plan` and `tidy apply`.
  */
 import type { Deadline } from '../core/deadline.js';
 import { OperationalError } from '../core/errors.js';
@@ -233,6 +233,8 @@ export interface PlanEffect {
 export interface PlanRefusal {
   code: string;
   message: string;
+  /** What to do instead (a selection command, the full refs matching a short name). */
+  hint?: string;
 }
 
 export interface TidyPlanV1 {
@@ -259,13 +261,31 @@ export const PLAN_SCHEMA_FILE = 'tidy-plan-v1.schema.json';
 // ---------------------------------------------------------------------------
 // Stored plans and recovery refs
 
-/** The current stored-record format; 1 was planning-only (no effects) and needs a replan. */
-export const RECORD_FORMAT = 2;
+/**
+ * The current stored-record format. 1 was planning-only (no effects) and 2 carried an
+ * unkeyed hash: both need a replan.
+ */
+export const RECORD_FORMAT = 3;
+
+/**
+ * The repository a stored plan was made for, beyond its paths: apply refuses a plan whose
+ * repository was replaced (recloned, moved, another repository at the same path).
+ */
+export interface RepositoryBinding {
+  /** The backend's metadata directory (Git: the common git dir), through symlinks. */
+  metadata_dir: string;
+  /** Its device and inode numbers, in decimal. */
+  device: string;
+  inode: string;
+  /** The root commits of the base commit's history, sorted. */
+  root_commits: string[];
+}
 
 export interface StoredPlanRecord {
-  record_format: 2;
+  record_format: 3;
   plan: TidyPlanV1;
-  /** `sha256:<hex>` of `JSON.stringify(plan)` (compact). */
+  binding: RepositoryBinding;
+  /** `hmac-sha256:<hex>` of `JSON.stringify({plan, binding})` (compact) under the plan key. */
   integrity: string;
 }
 
@@ -286,6 +306,8 @@ export interface ObserveRequest {
   baseSelector: string;
   /** Explicit full ref names, or undefined for every local branch. */
   refs: readonly string[] | undefined;
+  /** Apply's re-observation: explicit refs that no longer exist are left out instead of refusing. */
+  omitMissingRefs?: boolean;
 }
 
 /** What every observation call shares: one deadline for the whole command, and the bounds. */
@@ -313,4 +335,63 @@ export type IncompleteCode =
 /** Evidence could not be observed completely (truncated, timed out, failed): never a decision. */
 export class IncompleteObservationError extends OperationalError {
   declare readonly code: IncompleteCode;
+}
+
+// ---------------------------------------------------------------------------
+// Retirement backend seam (owned task retirement, docs/tasks.md). The plan and apply of
+// a retirement are backend-independent; a backend supplies the native effects and the
+// reads that establish what each one did. Filesystem removal is never native: it is the
+// shared confined, manifest-verified removal.
+
+/** What the repository shows for one native retirement effect. */
+export type NativeEffectState = 'done' | 'not-done' | 'inconsistent';
+
+export interface NativeInspection {
+  state: NativeEffectState;
+  /** One line: what was found. */
+  detail: string;
+}
+
+export interface RetirementNativeContext {
+  /** The source repository's path (where native commands run). */
+  cwd: string;
+  deadline: Deadline;
+  maxBytes: number;
+}
+
+/** Native effects of one backend for one task. */
+export interface RetirementBackend {
+  name: BackendName;
+  /**
+   * Whether the registration can be removed while the files stay: jj can forget a
+   * workspace and keep its files; git cannot (a registration-only git plan retains as
+   * unsupported, and git removes the registration after the files are gone).
+   */
+  canRemoveRegistrationKeepingFiles: boolean;
+  /**
+   * The effects return null when the native command reported success, else one line of
+   * what it reported; either way the caller inspects afterwards to learn what happened.
+   */
+  /** Pins the task's commit at the recovery name; creation only, never moves an existing pin. */
+  pin(name: string, oid: string, ctx: RetirementNativeContext): Promise<string | null>;
+  inspectPin(name: string, oid: string, ctx: RetirementNativeContext): Promise<NativeInspection>;
+  /** Removes the lock the tool created, only when its text is exactly `lock` (git; jj has none). */
+  removeOwnLock(
+    destination: string,
+    adminDir: string,
+    lock: string,
+    ctx: RetirementNativeContext,
+  ): Promise<string | null>;
+  inspectLock(adminDir: string, lock: string, ctx: RetirementNativeContext): Promise<NativeInspection>;
+  /** Removes the registration (git: `worktree remove` of the emptied path; jj: `workspace forget`). */
+  removeRegistration(
+    destination: string,
+    adminDir: string,
+    ctx: RetirementNativeContext,
+  ): Promise<string | null>;
+  inspectRegistration(
+    destination: string,
+    adminDir: string,
+    ctx: RetirementNativeContext,
+  ): Promise<NativeInspection>;
 }

@@ -48,8 +48,16 @@ describe('stw hygiene remind', () => {
     assert.match(assertBanner(result.stdout), /No docs hygiene check has been run/);
     assert.equal(result.stderr, '');
     assert.deepEqual(readState(repo), { last_check: null, last_clean: null, last_reminded: NOW });
-    assert.deepEqual(readdirSync(join(repo.dir, '.dochygiene')), ['state.json'], 'writes nothing else');
-    assert.equal(repo.status(), '?? .dochygiene/state.json\0', 'nothing else in the work tree changed');
+    assert.deepEqual(
+      readdirSync(join(repo.dir, '.dochygiene')),
+      ['.gitignore', 'state.json'],
+      'writes nothing else but the folder’s own .gitignore',
+    );
+    assert.equal(
+      repo.status(),
+      '!! .dochygiene/.gitignore\0!! .dochygiene/state.json\0',
+      'nothing else in the work tree changed; the tool state is ignored',
+    );
   });
 
   it('checked recently: prints nothing and writes nothing', async () => {

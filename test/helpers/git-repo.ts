@@ -55,6 +55,9 @@ export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     LC_ALL: 'C',
     TZ: 'UTC',
     NO_COLOR: '1',
+    // The plan key's home: the test runner points it at a temp dir shared by the library
+    // (in-process) and the CLI, so a plan stored by one is authenticated by the other.
+    ...(process.env['XDG_STATE_HOME'] === undefined ? {} : { XDG_STATE_HOME: process.env['XDG_STATE_HOME'] }),
     ...extra,
   };
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
@@ -93,8 +93,18 @@ describe('runCheck', () => {
       auto: 3,
       confirm: 2,
       tokens_saved_per_session: distill.token_estimate.weighted_tokens,
+      // A distill saves what is over the 300-token budget, counted for the agent that loads it.
+      agents: [
+        {
+          agent: 'claude-code',
+          name: 'Claude Code',
+          startup_files: 1,
+          startup_tokens: distill.token_estimate.raw_tokens,
+          tokens_saved_per_session: distill.token_estimate.raw_tokens - 300,
+        },
+      ],
     });
-    assert.equal(first.gitignoreLine !== undefined, true, '.dochygiene/ is not ignored in this repo');
+    assert.equal(first.gitignoreLine, undefined, '.dochygiene/ was created with its own .gitignore');
 
     const second = await runCheck({ cwd: repo.dir, clock: fixedClock(LATER) });
     assert.deepEqual(reportFiles(repo.dir), ['report.json', 'report.md']);
@@ -106,7 +116,7 @@ describe('runCheck', () => {
       first.report.entries.map((e) => e.id),
     );
     // Nothing outside .dochygiene/ was touched.
-    assert.match(repo.status(), /^(\?\? \.dochygiene\/[^\0]*\0)+$/);
+    assert.match(repo.status(), /^(!! \.dochygiene\/[^\0]*\0)+$/);
   });
 
   it('never writes a report that fails validation: the previous pair stays byte-identical', async () => {
@@ -183,6 +193,19 @@ describe('runCheck', () => {
     assert.deepEqual(validateReport(JSON.parse(readFileSync(result.reportJsonPath, 'utf8'))), []);
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
     assert.match(readFileSync(result.reportMdPath, 'utf8'), /## Cleared \(1\)/);
+  });
+
+  it('prints the .gitignore line once for a .dochygiene/ made without its own .gitignore (an older release)', async () => {
+    const repo = track(makeRepo());
+    repo.commit('docs', { 'docs/a.md': '# A\n' });
+    mkdirSync(join(repo.dir, '.dochygiene'));
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    assert.equal(result.gitignoreLine, '.dochygiene/');
+    assert.equal(
+      existsSync(join(repo.dir, '.dochygiene', '.gitignore')),
+      false,
+      'an existing folder is left as it is',
+    );
   });
 
   it('does not print the .gitignore line when .dochygiene/ is ignored', async () => {

@@ -1,12 +1,23 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { TidyApplyResult } from '../../src/tidy/apply.js';
 import { ApplyLock } from '../../src/tidy/journal.js';
+import { loadPlanKey, planKeyPath } from '../../src/tidy/plan-key.js';
 import { planIntegrity } from '../../src/tidy/store.js';
-import type { TidyPlanV1 } from '../../src/tidy/types.js';
+import type { RepositoryBinding, TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeTempDir, testEnv } from '../helpers/git-repo.js';
 import {
@@ -57,13 +68,13 @@ describe('stw tidy apply: deletion with a recovery pin', () => {
           ref: 'refs/heads/done',
           recovery_ref: `refs/stw-recovery/${p.plan_id}/1`,
           oid: f.oids['done'],
-          restore_command: `git branch done refs/stw-recovery/${p.plan_id}/1`,
+          restore_command: `git update-ref refs/heads/done refs/stw-recovery/${p.plan_id}/1 ''`,
         },
         {
           ref: 'refs/heads/done2',
           recovery_ref: `refs/stw-recovery/${p.plan_id}/2`,
           oid: f.oids['done2'],
-          restore_command: `git branch done2 refs/stw-recovery/${p.plan_id}/2`,
+          restore_command: `git update-ref refs/heads/done2 refs/stw-recovery/${p.plan_id}/2 ''`,
         },
       ]);
       assert.ok(json.limitations.some((l) => l.includes('untracked')));
@@ -92,7 +103,9 @@ describe('stw tidy apply: deletion with a recovery pin', () => {
     assert.match(result.stdout, /^tidy apply: complete — 1 deleted/);
     assert.match(result.stdout, /1\. deleted +refs\/heads\/done at [0-9a-f]{40} \(verified\)/);
     assert.ok(result.stdout.includes(`journal: ${journalOf(f, p.plan_id)}`));
-    assert.ok(result.stdout.includes(`    git branch done refs/stw-recovery/${p.plan_id}/1\n`));
+    assert.ok(
+      result.stdout.includes(`    git update-ref refs/heads/done refs/stw-recovery/${p.plan_id}/1 ''\n`),
+    );
     assert.match(result.stdout, /limitations:\n {2}- untracked and ignored files are not backed up/);
   });
 
@@ -109,10 +122,34 @@ describe('stw tidy apply: deletion with a recovery pin', () => {
     );
     assert.equal(human.code, 0, human.stderr);
     assert.ok(human.stdout.includes(`"refs/heads/it's$odd;name" at ${oid}`), human.stdout);
-    const restore = `git branch 'it'\\''s$odd;name' refs/stw-recovery/${p.plan_id}/1`;
+    const restore = `git update-ref 'refs/heads/it'\\''s$odd;name' refs/stw-recovery/${p.plan_id}/1 ''`;
     assert.ok(human.stdout.includes(restore), human.stdout);
     execFileSync('sh', ['-c', restore], { cwd: f.repo.dir, env: testEnv() });
     assert.equal(refMap(f.repo).get(`refs/heads/${odd}`), oid);
+  });
+
+  it('the printed restore command works when pasted, for a branch named HEAD and for bidi and C1 names', async () => {
+    const f = fixture();
+    const names = ['HEAD', 'a\u202eb', 'c\u0085d'];
+    for (const name of names) f.repo.git(['update-ref', `refs/heads/${name}`, f.oids['done']!]);
+    const p = await plan(f, names);
+    const human = await runCli(
+      ['tidy', 'apply', '--plan', p.plan_id, '--state-dir', f.stateDir, '--authorize'],
+      { cwd: f.stateDir },
+    );
+    assert.equal(human.code, 0, human.stderr);
+    // What a person copies: the lines printed under each recovery ref, as shown.
+    const pasted = human.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('    git update-ref '))
+      .map((line) => line.trim());
+    assert.equal(pasted.length, names.length, human.stdout);
+    for (const command of pasted) {
+      assert.match(command, /^[\x20-\x7e]+$/, 'printable ASCII: nothing is escaped for display');
+      execFileSync('sh', ['-c', command], { cwd: f.repo.dir, env: testEnv() });
+    }
+    const refs = refMap(f.repo);
+    for (const name of names) assert.equal(refs.get(`refs/heads/${name}`), f.oids['done'], name);
   });
 
   it('a second apply is a verified no-op: nothing repeated, nothing journaled', async () => {
@@ -324,17 +361,67 @@ describe('stw tidy apply: authorization and input refusals', () => {
   }
 
   /** Rewrites a stored record (the store made it read-only: 0600 stays writable for its owner). */
-  function rewrite(f: Fixture, id: string, edit: (record: Record<string, unknown>) => void): void {
+  async function rewrite(
+    f: Fixture,
+    id: string,
+    edit: (record: Record<string, unknown>) => void | Promise<void>,
+  ): Promise<void> {
     const path = recordPath(f, id);
     const record = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    edit(record);
+    await edit(record);
     writeFileSync(path, JSON.stringify(record, null, 2));
   }
+
+  /** The plan key the CLI used (the test runner points XDG_STATE_HOME at a temp dir). */
+  const key = (f: Fixture) => loadPlanKey(planKeyPath(), f.stateDir);
+
+  it('refuses a plan whose base or repository was edited and re-hashed without the key', async () => {
+    const f = fixture();
+    f.repo.branch('release');
+    for (const edit of [
+      (planned: TidyPlanV1) => {
+        planned.base = { ...planned.base, selector: 'refs/heads/release', ref: 'refs/heads/release' };
+      },
+      (planned: TidyPlanV1) => {
+        planned.repository = { ...planned.repository!, path: f.stateDir };
+      },
+    ]) {
+      const p = await plan(f);
+      await rewrite(f, p.plan_id, (record) => {
+        const planned = record['plan'] as TidyPlanV1;
+        edit(planned);
+        record['integrity'] = `sha256:${createHash('sha256').update(JSON.stringify(planned)).digest('hex')}`;
+      });
+      const before = f.repo.refs();
+      const { json } = await apply(f, p.plan_id);
+      assert.equal(json.refusal?.code, 'tampered-plan');
+      assert.equal(f.repo.refs(), before);
+    }
+  });
+
+  it('refuses a plan for a repository replaced at the same path (recloned: another inode)', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    const moved = `${f.repo.dir}-moved`;
+    renameSync(f.repo.dir, moved);
+    try {
+      execFileSync('git', ['clone', '-q', '--mirror', moved, join(f.repo.dir, '.git')], { env: testEnv() });
+      execFileSync('git', ['config', 'core.bare', 'false'], { cwd: f.repo.dir, env: testEnv() });
+      const before = f.repo.refs();
+      assert.equal(refMap(f.repo).get('refs/heads/done'), f.oids['done'], 'same refs, same commits');
+      const { json } = await apply(f, p.plan_id);
+      assert.equal(json.status, 'refused');
+      assert.equal(json.refusal?.code, 'repository-changed');
+      assert.equal(f.repo.refs(), before);
+    } finally {
+      rmSync(moved, { recursive: true, force: true });
+    }
+  });
 
   it('refuses a tampered record: a changed effect fails the integrity check', async () => {
     const f = fixture();
     const p = await plan(f);
-    rewrite(f, p.plan_id, (record) => {
+    await rewrite(f, p.plan_id, async (record) => {
       const planned = record['plan'] as TidyPlanV1;
       planned.effects[0]!.old_oid = f.oids['wip']!;
     });
@@ -347,10 +434,10 @@ describe('stw tidy apply: authorization and input refusals', () => {
   it('refuses a record that fails its schema even with a matching integrity hash', async () => {
     const f = fixture();
     const p = await plan(f);
-    rewrite(f, p.plan_id, (record) => {
+    await rewrite(f, p.plan_id, async (record) => {
       const planned = record['plan'] as TidyPlanV1 & { extra?: boolean };
       planned.extra = true;
-      record['integrity'] = planIntegrity(planned);
+      record['integrity'] = planIntegrity(planned, record['binding'] as RepositoryBinding, await key(f));
     });
     const { json } = await apply(f, p.plan_id);
     assert.equal(json.refusal?.code, 'tampered-plan');
@@ -359,7 +446,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
   it('refuses effects that do not match the plan targets even when hashed consistently', async () => {
     const f = fixture();
     const p = await plan(f);
-    rewrite(f, p.plan_id, (record) => {
+    await rewrite(f, p.plan_id, async (record) => {
       const planned = record['plan'] as TidyPlanV1;
       // Sneak the retained branch in as a delete effect.
       planned.effects.push({
@@ -369,7 +456,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
         old_oid: f.oids['wip']!,
         recovery_ref: `refs/stw-recovery/${p.plan_id}/3`,
       });
-      record['integrity'] = planIntegrity(planned);
+      record['integrity'] = planIntegrity(planned, record['binding'] as RepositoryBinding, await key(f));
     });
     const before = f.repo.refs();
     const { json } = await apply(f, p.plan_id);
@@ -380,7 +467,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
   it('refuses an older planning-only record as replan-required', async () => {
     const f = fixture();
     const p = await plan(f);
-    rewrite(f, p.plan_id, (record) => {
+    await rewrite(f, p.plan_id, async (record) => {
       record['record_format'] = 1;
       delete (record['plan'] as Partial<TidyPlanV1>).effects;
     });
@@ -452,7 +539,7 @@ describe('stw tidy apply: authorization and input refusals', () => {
     for (const needle of [
       '--authorize',
       'refs/stw-recovery/<plan_id>/<action_id>',
-      'git branch',
+      'git update-ref refs/heads/',
       '60 s',
       'untracked',
     ])

@@ -152,19 +152,29 @@ describe('pin-and-delete transaction (git)', () => {
 });
 
 describe('restore command', () => {
-  it('uses git branch for branches and quotes for the shell only when needed', () => {
+  it('uses update-ref with full names, refuses to overwrite, and quotes for the shell only when needed', () => {
     assert.equal(
       restoreCommand('refs/heads/feat/x', `refs/stw-recovery/${PLAN}/1`),
-      `git branch feat/x refs/stw-recovery/${PLAN}/1`,
+      `git update-ref refs/heads/feat/x refs/stw-recovery/${PLAN}/1 ''`,
     );
     assert.equal(
       restoreCommand('refs/heads/a$b', 'refs/stw-recovery/p/2'),
-      `git branch 'a$b' refs/stw-recovery/p/2`,
+      `git update-ref 'refs/heads/a$b' refs/stw-recovery/p/2 ''`,
     );
     assert.equal(
-      restoreCommand('refs/heads/-x', 'refs/stw-recovery/p/3'),
-      'git update-ref refs/heads/-x refs/stw-recovery/p/3',
+      restoreCommand('refs/heads/HEAD', 'refs/stw-recovery/p/3'),
+      `git update-ref refs/heads/HEAD refs/stw-recovery/p/3 ''`,
     );
     assert.equal(shellQuote(`it's`), `'it'\\''s'`);
+    // Non-ASCII becomes printf octal escapes: the command itself is printable ASCII.
+    assert.equal(shellQuote('refs/heads/a\u202eb%'), `"$(printf 'refs/heads/a\\342\\200\\256b%%')"`);
+  });
+
+  it('the quoted word is the exact bytes when a POSIX shell reads it', () => {
+    for (const word of ['plain', "it's", 'a b', 'a\u202eb', 'x\u0085y', "%d'\u2066z", 'ünï']) {
+      const echoed = execFileSync('sh', ['-c', `printf '%s' ${shellQuote(word)}`]).toString('utf8');
+      assert.equal(echoed, word);
+      assert.match(shellQuote(word), /^[\x20-\x7e]+$/);
+    }
   });
 });

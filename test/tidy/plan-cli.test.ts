@@ -186,12 +186,9 @@ describe('stw tidy plan: selection refusals', () => {
       ['--base', 'refs/heads/main', '--ref', 'refs/heads/feature', '--ref', 'refs/heads/feature'],
       'duplicate-ref',
     ],
-    ['a short --ref name', ['--base', 'refs/heads/main', '--ref', 'feature'], 'short-selector'],
     ['a glob --ref', ['--base', 'refs/heads/main', '--ref', 'refs/heads/feat*'], 'invalid-ref'],
     ['a revset --ref', ['--base', 'refs/heads/main', '--ref', 'refs/heads/feature~1'], 'invalid-ref'],
     ['a non-branch --ref', ['--base', 'refs/heads/main', '--ref', 'refs/tags/v1'], 'not-a-branch'],
-    ['a short --base name', ['--base', 'main'], 'short-selector'],
-    ['HEAD as --base', ['--base', 'HEAD'], 'short-selector'],
     ['a missing --base ref', ['--base', 'refs/heads/nope'], 'base-unresolved'],
     ['a full object id not in the repository', ['--base', '0123456789'.repeat(4)], 'base-unresolved'],
   ];
@@ -208,9 +205,68 @@ describe('stw tidy plan: selection refusals', () => {
     });
   }
 
+  const usageCases: [string, string[], RegExp][] = [
+    [
+      'a short --ref name',
+      ['--base', 'refs/heads/main', '--ref', 'feature'],
+      /^hint: give it as "refs\/heads\/feature"$/m,
+    ],
+    ['a short --base name', ['--base', 'main'], /^hint: full refs named "main": refs\/heads\/main$/m],
+    [
+      'HEAD as --base',
+      ['--base', 'HEAD'],
+      /^hint: full refs named "HEAD": refs\/HEAD$|^hint: no ref is named "HEAD"/m,
+    ],
+    ['an abbreviated object id', ['--base', '0123456789ab'], /^hint: /m],
+  ];
+  for (const [name, args, hint] of usageCases) {
+    it(`${name} is a usage error (exit 2) printed once, with a hint`, async () => {
+      const human = await runCli(['tidy', 'plan', ...args], { cwd: repo.dir, env });
+      assert.equal(human.code, 2, human.stderr);
+      assert.equal(human.stdout, '');
+      const lines = human.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 2, human.stderr);
+      assert.match(lines[0]!, /^stw: .* is not a full/);
+      assert.match(human.stderr, hint);
+      const json = await runCliJson<{ status: string; error: { code: string } }>(['tidy', 'plan', ...args], {
+        cwd: repo.dir,
+        env,
+      });
+      assert.equal(json.code, 2);
+      assert.deepEqual([json.json.status, json.json.error.code], ['usage-error', 'short-selector']);
+    });
+  }
+
+  it('the hint for a short --base names the full refs that exist, not a default', async () => {
+    const other = makeRepo();
+    try {
+      other.git(['branch', '-m', 'main', 'master']);
+      other.git(['tag', 'master']);
+      const result = await runCli(['tidy', 'plan', '--base', 'master'], { cwd: other.dir, env });
+      assert.equal(result.code, 2);
+      assert.match(
+        result.stderr,
+        /^hint: full refs named "master": refs\/heads\/master, refs\/tags\/master$/m,
+      );
+      assert.doesNotMatch(result.stderr, /refs\/heads\/main/);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it('a refusal prints its error once, and no plan', async () => {
+    const result = await runCli(['tidy', 'plan', '--base', 'refs/heads/nope'], { cwd: repo.dir, env });
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.equal(
+      result.stderr,
+      'stw: tidy plan refused: base-unresolved: --base "refs/heads/nope" does not exist\n',
+    );
+  });
+
   it('refuses an abbreviated object id and accepts the full one', async () => {
-    const short = await runCliJson(['tidy', 'plan', '--base', tip.slice(0, 12)], { cwd: repo.dir, env });
-    assert.equal(checkedPlan(short.json).refusal?.code, 'short-selector');
+    const short = await runCli(['tidy', 'plan', '--base', tip.slice(0, 12)], { cwd: repo.dir, env });
+    assert.equal(short.code, 2);
     const full = await runCliJson(['tidy', 'plan', '--base', tip], { cwd: repo.dir, env });
     assert.equal(full.code, 0, full.stderr);
     const plan = checkedPlan(full.json);

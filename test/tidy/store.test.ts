@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
 import { RefusalError } from '../../src/core/errors.js';
 import { planTidy } from '../../src/tidy/plan.js';
+import { loadOrCreatePlanKey, loadPlanKey, planKeyPath } from '../../src/tidy/plan-key.js';
 import {
   checkStateDir,
   newPlanId,
@@ -20,6 +22,11 @@ function privateDir(): string {
   const dir = makeTempDir('stw-state-');
   chmodSync(dir, 0o700);
   return dir;
+}
+
+/** The key planTidy used (the default path, which the test runner points at a temp dir). */
+function keyFor(state: string): Promise<Buffer> {
+  return loadPlanKey(planKeyPath(), state);
 }
 
 const refusedWith = (code: string) => (error: unknown) => {
@@ -101,62 +108,155 @@ describe('checkStateDir', () => {
 });
 
 describe('stored plan records', () => {
-  it('writes once (exclusive, 0600) and reads back verified', async () => {
+  it('writes once (exclusive, 0600) and reads back authenticated', async () => {
     const { state, plan, path } = await storedPlan();
     assert.equal(path, join(state, 'plans', `${plan.plan_id}.json`));
     assert.equal(statSync(path).mode & 0o777, 0o600);
+    const key = await keyFor(state);
     const record = JSON.parse(readFileSync(path, 'utf8'));
-    assert.equal(record.record_format, 2);
-    assert.equal(record.integrity, planIntegrity(plan));
-    const stored = await readPlanRecord(state, plan.plan_id);
+    assert.equal(record.record_format, 3);
+    assert.match(record.integrity, /^hmac-sha256:[0-9a-f]{64}$/);
+    assert.equal(record.integrity, planIntegrity(plan, record.binding, key));
+    assert.equal(typeof record.binding.inode, 'string');
+    assert.equal(record.binding.root_commits.length, 1);
+    const stored = await readPlanRecord(state, plan.plan_id, key);
     assert.deepEqual(stored.plan, plan);
     checkedPlan(stored.plan);
-    await assert.rejects(writePlanRecord(state, plan), /EEXIST/);
+    await assert.rejects(writePlanRecord(state, plan, { key, binding: record.binding }), /EEXIST/);
   });
 
   it('refuses stateless, malformed and unknown plan ids', async () => {
     const state = privateDir();
-    await assert.rejects(readPlanRecord(state, ''), refusedWith('stateless-plan'));
-    await assert.rejects(readPlanRecord(state, '../etc/passwd'), refusedWith('invalid-plan-id'));
-    await assert.rejects(readPlanRecord(state, 'ABCDEF'.padEnd(32, '0')), refusedWith('invalid-plan-id'));
-    await assert.rejects(readPlanRecord(state, newPlanId()), refusedWith('unknown-plan'));
+    const key = randomBytes(32);
+    await assert.rejects(readPlanRecord(state, '', key), refusedWith('stateless-plan'));
+    await assert.rejects(readPlanRecord(state, '../etc/passwd', key), refusedWith('invalid-plan-id'));
+    await assert.rejects(
+      readPlanRecord(state, 'ABCDEF'.padEnd(32, '0'), key),
+      refusedWith('invalid-plan-id'),
+    );
+    await assert.rejects(readPlanRecord(state, newPlanId(), key), refusedWith('unknown-plan'));
   });
 
   it('refuses an edited record as tampered', async () => {
     const { state, plan, path } = await storedPlan();
+    const key = await keyFor(state);
     const text = readFileSync(path, 'utf8');
     writeFileSync(path, text.replace('"decision": "delete"', '"decision": "retain"'));
-    await assert.rejects(readPlanRecord(state, plan.plan_id), refusedWith('tampered-plan'));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('tampered-plan'));
     writeFileSync(path, '{ not json');
-    await assert.rejects(readPlanRecord(state, plan.plan_id), refusedWith('tampered-plan'));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('tampered-plan'));
+  });
+
+  it('refuses a record edited and re-hashed without the key: base, repository, or a sha256 hash', async () => {
+    const { state, plan, path } = await storedPlan();
+    const key = await keyFor(state);
+    const original = JSON.parse(readFileSync(path, 'utf8'));
+    const edits: ((record: {
+      plan: TidyPlanV1;
+      binding: Record<string, unknown>;
+      integrity: string;
+    }) => void)[] = [
+      (record) => {
+        record.plan.base.selector = 'refs/heads/elsewhere';
+        record.plan.base.ref = 'refs/heads/elsewhere';
+      },
+      (record) => {
+        record.plan.repository!.path = '/somewhere/else';
+      },
+      (record) => {
+        record.binding['inode'] = '1';
+      },
+    ];
+    for (const edit of edits) {
+      const record = structuredClone(original);
+      edit(record);
+      // Re-hashed the old way (an unkeyed hash of the plan) and with a key of the forger's own.
+      for (const integrity of [
+        `sha256:${createHash('sha256').update(JSON.stringify(record.plan)).digest('hex')}`,
+        planIntegrity(record.plan, record.binding, randomBytes(32)),
+      ]) {
+        writeFileSync(path, JSON.stringify({ ...record, integrity }));
+        await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('tampered-plan'));
+      }
+    }
   });
 
   it('refuses a record whose integrity was recomputed but which breaks the schema', async () => {
     const { state, plan, path } = await storedPlan();
+    const key = await keyFor(state);
+    const binding = JSON.parse(readFileSync(path, 'utf8')).binding;
     const forged = { ...plan, targets: plan.targets.map((t) => ({ ...t, reasons: ['not-integrated'] })) };
     writeFileSync(
       path,
-      JSON.stringify({ record_format: 2, plan: forged, integrity: planIntegrity(forged as TidyPlanV1) }),
+      JSON.stringify({
+        record_format: 3,
+        plan: forged,
+        binding,
+        integrity: planIntegrity(forged as TidyPlanV1, binding, key),
+      }),
     );
-    await assert.rejects(readPlanRecord(state, plan.plan_id), refusedWith('tampered-plan'));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('tampered-plan'));
   });
 
-  it('refuses a planning-only record (format 1, or without effects) with replan-required', async () => {
+  it('refuses older records (planning-only, or an unkeyed hash) with replan-required', async () => {
     const { state, plan, path } = await storedPlan();
+    const key = await keyFor(state);
     const { effects: _effects, ...old } = plan;
     writeFileSync(path, JSON.stringify({ record_format: 1, plan: old, integrity: 'sha256:00' }));
-    await assert.rejects(readPlanRecord(state, plan.plan_id), refusedWith('replan-required'));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('replan-required'));
     writeFileSync(path, JSON.stringify({ record_format: 2, plan: old, integrity: 'sha256:00' }));
-    await assert.rejects(readPlanRecord(state, plan.plan_id), refusedWith('replan-required'));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('replan-required'));
+    writeFileSync(path, JSON.stringify({ record_format: 2, plan, integrity: 'sha256:00' }));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key), refusedWith('replan-required'));
   });
 
   it('refuses a symlinked record and an oversized one', async () => {
     const { state, plan, path } = await storedPlan();
+    const key = await keyFor(state);
     const elsewhere = join(privateDir(), 'copy.json');
     writeFileSync(elsewhere, readFileSync(path));
     const id = newPlanId();
     symlinkSync(elsewhere, join(state, 'plans', `${id}.json`));
-    await assert.rejects(readPlanRecord(state, id), refusedWith('tampered-plan'));
-    await assert.rejects(readPlanRecord(state, plan.plan_id, 100), refusedWith('bound-exceeded'));
+    await assert.rejects(readPlanRecord(state, id, key), refusedWith('tampered-plan'));
+    await assert.rejects(readPlanRecord(state, plan.plan_id, key, 100), refusedWith('bound-exceeded'));
+  });
+});
+
+describe('the plan key', () => {
+  it('is created on first use with mode 0600 in a 0700 directory, then reused', async () => {
+    const home = privateDir();
+    const path = planKeyPath({ XDG_STATE_HOME: home });
+    assert.equal(path, join(home, 'sourcesteward', 'key'));
+    const key = await loadOrCreatePlanKey(path, privateDir());
+    assert.equal(key.length, 32);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, 'sourcesteward')).mode & 0o777, 0o700);
+    assert.deepEqual(await loadOrCreatePlanKey(path, privateDir()), key);
+    assert.deepEqual(await loadPlanKey(path, privateDir()), key);
+    // A relative XDG_STATE_HOME is ignored, as the XDG spec says.
+    assert.equal(
+      planKeyPath({ XDG_STATE_HOME: 'rel', HOME: home }),
+      join(home, '.local', 'state', 'sourcesteward', 'key'),
+    );
+  });
+
+  it('refuses a missing key at verification, an unsafe key, and a key inside the state directory', async () => {
+    const home = privateDir();
+    const path = planKeyPath({ XDG_STATE_HOME: home });
+    await assert.rejects(loadPlanKey(path, privateDir()), refusedWith('plan-key-missing'));
+    await loadOrCreatePlanKey(path, privateDir());
+    chmodSync(path, 0o644);
+    await assert.rejects(loadPlanKey(path, privateDir()), refusedWith('plan-key-unsafe'));
+    chmodSync(path, 0o600);
+    writeFileSync(path, 'short');
+    await assert.rejects(loadPlanKey(path, privateDir()), refusedWith('plan-key-unsafe'));
+    const link = join(home, 'link');
+    symlinkSync(path, link);
+    await assert.rejects(loadPlanKey(link, privateDir()), refusedWith('plan-key-unsafe'));
+    const state = privateDir();
+    await assert.rejects(
+      loadOrCreatePlanKey(join(state, 'sourcesteward', 'key'), state),
+      refusedWith('plan-key-in-state-dir'),
+    );
   });
 });

@@ -1,15 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { RefusalError, UsageError, ValidationError } from '../../core/errors.js';
+import { Deadline } from '../../core/deadline.js';
+import { UsageError, ValidationError } from '../../core/errors.js';
 import { Output } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import { isSameRoot } from '../../hygiene/apply/clean.js';
+import { checkReportBelongs } from '../../hygiene/apply/clean.js';
 import { applyGated } from '../../hygiene/apply/gate.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
 import { validateReport } from '../../hygiene/report/validate.js';
 import type { Report } from '../../hygiene/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { renderInterrupted } from './hygiene-clean.js';
 
 /** `stw hygiene apply`: the patch applier behind the approval gate — edits the worktree, never commits. */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -46,21 +48,18 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
   const report = value as Report;
   const root = await resolveProjectRoot(ctx.cwd);
-  if (!(await isSameRoot(report.scan.project_root, root)))
-    throw new RefusalError(
-      'foreign-report',
-      `the report was made for ${quote(report.scan.project_root)}, not ${quote(root)}`,
-    );
+  await checkReportBelongs(report, root, Deadline.none());
   const only = values.only === undefined ? undefined : many(values.only);
   const result = await applyGated({
     root,
     report,
     env: ctx.env,
-    nowMs: ctx.clock.now().getTime(),
+    clock: ctx.clock,
     ...(only ? { only } : {}),
   });
   out.result({ ...result, project_root: root }, (style) => {
     const lines = [`Applied to the worktree of ${quote(root)} (nothing committed):`];
+    if (result.interrupted_run !== undefined) lines.unshift(renderInterrupted(result.interrupted_run));
     for (const f of result.files) {
       const label = f.status.padEnd(9);
       const colour =

@@ -13,8 +13,16 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function renderCheckSummary(result: CheckResult, narrowed: boolean): string {
   const { report, summary } = result;
   const lines = [
-    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'candidate')} (${summary.auto} auto, ${summary.confirm} need confirmation), ${summary.cleared} cleared; ≈${summary.tokens_saved_per_session} tokens saved per agent session if all are applied.`,
+    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'candidate')} (${summary.auto} auto, ${summary.confirm} need confirmation), ${summary.cleared} cleared.`,
   ];
+  if (summary.agents.length > 0) {
+    lines.push('Agent context at start-up (≈ tokens; saved per session if all are applied):');
+    const width = Math.max(...summary.agents.map((a) => a.name.length));
+    for (const a of summary.agents)
+      lines.push(
+        `  ${a.name.padEnd(width)}  ≈${a.startup_tokens} in ${plural(a.startup_files, 'file')}; ≈${a.tokens_saved_per_session} saved`,
+      );
+  }
   if (narrowed) {
     const scope = report.scan.scope_globs.map(quote).join(', ');
     lines.push(`Scope: ${scope}; category: ${report.scan.category_filter ?? 'all'}.`);
@@ -89,11 +97,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       report_md: result.reportMdPath,
       gitignore_line: result.gitignoreLine ?? null,
       model: result.model ?? null,
+      warnings: result.warnings ?? [],
     },
     () => renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
   );
   if (result.partial) {
     out.diag('stw: the scan is incomplete: history could not be read, so history-based signals are missing');
   }
-  return result.partial ? 1 : 0;
+  for (const warning of result.warnings ?? []) out.diag(`stw: warning: ${warning}`);
+  return result.partial || result.warnings !== undefined ? 1 : 0;
 }

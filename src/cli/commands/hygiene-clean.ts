@@ -11,9 +11,16 @@ import {
   planClean,
 } from '../../hygiene/apply/clean.js';
 import { type GenerativeSources, openGenerativeSources } from '../../hygiene/apply/generative.js';
+import type { InterruptedRunReport } from '../../hygiene/apply/recovery.js';
 import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { crashFaultsFromEnv } from '../crash-points.js';
+
+const crashFaults = (env: NodeJS.ProcessEnv) => {
+  const faults = crashFaultsFromEnv(env);
+  return faults === undefined ? {} : { faults };
+};
 
 export const GATE_OPTIONS = {
   approve: { type: 'string', multiple: true },
@@ -22,6 +29,7 @@ export const GATE_OPTIONS = {
   classifier: { type: 'string' },
   model: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'no-verify': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
 
@@ -55,7 +63,8 @@ function describeEntry(entry: PlannedEntry, style: Style): string {
   const mark = entry.irreversible ? style.red('IRREVERSIBLE ') : '';
   const tier = entry.tier === 'confirm' ? 'confirm' : 'auto';
   const why = entry.why ? ` — ${escapeText(entry.why)}` : '';
-  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.op)} · ≈${entry.raw_tokens} tokens${why}`;
+  // The edit as derived from exact_edit, never only the report's own words (`op`).
+  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.edit)} · ≈${entry.raw_tokens} tokens${why}`;
 }
 
 /**
@@ -87,7 +96,7 @@ export async function askGate(
 export type GatePrompt = (ctx: CommandContext, entries: PlannedEntry[]) => Promise<string[]>;
 
 /**
- * The gate (SPEC §2.10 step 2): off a terminal the flags decide; on a terminal the batch
+ * The gate (docs/hygiene-clean.md, step 2): off a terminal the flags decide; on a terminal the batch
  * list does, and the plan is remade with the user's choices as approvals and rejections.
  */
 export async function gatePlan(
@@ -145,11 +154,18 @@ export function renderClean(result: CleanResult, style: Style): string {
         : result.status === 'removed'
           ? 'No commit: only untracked files were removed (they had no history to commit).'
           : 'No commit: nothing was applied.';
+  if (result.interrupted_run !== undefined) lines.push(renderInterrupted(result.interrupted_run));
   lines.push(head);
   if (result.wip_commit !== undefined)
     lines.push(
-      `Your uncommitted tracked changes were checkpointed first in ${result.wip_commit.slice(0, 12)}.`,
+      `Your uncommitted tracked changes were checkpointed first in ${result.wip_commit.slice(0, 12)} (a safety snapshot: no commit hooks ran on it).`,
     );
+  if (result.staged_ref !== undefined)
+    lines.push(
+      `Your staged changes (the index before the checkpoint) are kept in ${quote(result.staged_ref)}.`,
+    );
+  if (result.commit !== undefined && result.hooks_ran === false)
+    lines.push('Your pre-commit and commit-msg hooks were skipped (--no-verify).');
   for (const entry of result.entries) {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
@@ -174,10 +190,33 @@ export function renderClean(result: CleanResult, style: Style): string {
       "Moved files may leave links pointing at their old place; the next 'stw hygiene check' finds them.",
     );
   if (result.last_clean !== undefined) lines.push(`last_clean: ${result.last_clean}`);
+  for (const warning of result.warnings ?? []) lines.push(`warning: ${escapeText(warning)}`);
+  if (result.removed_temp_files !== undefined)
+    lines.push(
+      `Removed temp files an interrupted run left: ${result.removed_temp_files.map(quote).join(' ')}`,
+    );
   return lines.join('\n');
 }
 
-export const cleanExitCode = (result: CleanResult) => (result.status === 'partial' ? 1 : 0);
+/** What the run found of an earlier, interrupted one (a killed `clean`, `sweep` or `apply`). */
+export function renderInterrupted(run: InterruptedRunReport): string {
+  const who = `An earlier stw ${run.command ?? 'run'}${run.pid !== undefined ? ` (pid ${run.pid}` : ' ('}${run.started !== undefined ? `, started ${run.started})` : ')'} was interrupted`;
+  const checkpoint =
+    run.wip_commit !== undefined ? ` after its checkpoint ${run.wip_commit.slice(0, 12)}` : '';
+  switch (run.outcome) {
+    case 'rolled-back':
+      return `${who}${checkpoint}; it was rolled back${run.original_head ? ` (HEAD is at ${run.original_head.slice(0, 12)} again)` : ''}${run.restored.length > 0 ? `, restoring ${run.restored.map(quote).join(' ')}` : ''}.`;
+    case 'committed':
+      return `${who} after its cleanup commit ${run.commit?.slice(0, 12) ?? ''}; the commit stands (last_clean was not stamped).`;
+    case 'left-alone':
+      return `${who}${checkpoint} and was left as it is: ${escapeText(run.problem ?? '')}${run.wip_commit ? `; your tracked changes are in ${run.wip_commit}` : ''}${run.staged_ref ? `, your staged changes in ${quote(run.staged_ref)}` : ''}.`;
+    case 'not-recorded':
+      return `${who} before it recorded any change.`;
+  }
+}
+
+export const cleanExitCode = (result: CleanResult) =>
+  result.status === 'partial' || result.warnings !== undefined ? 1 : 0;
 
 /** `stw hygiene clean`: gate, checkpoint, apply, one commit. */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -198,10 +237,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...options,
     plan,
     dryRun,
+    noVerify: values['no-verify'] === true,
     clock: ctx.clock,
     env: ctx.env,
     signal: ctx.signal,
     prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
+    ...crashFaults(ctx.env),
   });
   const usage = sources.usage();
   out.result({ ...result, model: usage ?? null }, (style) =>

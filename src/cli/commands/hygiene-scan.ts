@@ -46,6 +46,16 @@ export function renderScanSummary(artifact: ScanArtifact): string {
     unavailable.set(u.reason, [...(unavailable.get(u.reason) ?? []), u.signal]);
   for (const [reason, signals] of unavailable)
     lines.push(`Unavailable: ${signals.join(', ')} (${quote(reason)})`);
+  const incomplete = artifact.history_incomplete ?? [];
+  if (incomplete.length > 0) {
+    const shown = incomplete
+      .slice(0, 3)
+      .map((h) => quote(h.path))
+      .join(', ');
+    lines.push(
+      `History incomplete (objects missing from this clone): ${incomplete.length}  ${shown}${incomplete.length > 3 ? ', …' : ''}`,
+    );
+  }
   return lines.join('\n');
 }
 

@@ -42,6 +42,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     modelRetry: retryPolicyFromEnv(ctx.env),
     onNotice: (message) => out.diag(`stw: ${message}`),
     dryRun,
+    noVerify: values['no-verify'] === true,
     clock: ctx.clock,
     env: ctx.env,
     signal: ctx.signal,

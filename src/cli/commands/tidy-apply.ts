@@ -8,9 +8,11 @@ import {
   type TidyApplyResult,
   type TidyApplyStep,
 } from '../../tidy/apply.js';
+import { storedPlanSchemaVersion } from '../../tidy/retire/store.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { runRetirementApply } from './tidy-retire.js';
 
 const OUTCOME_WIDTH = 'not-attempted'.length;
 
@@ -25,10 +27,6 @@ export function renderApply(result: TidyApplyResult, style: Style): string {
   );
   out.push(`plan: ${quote(result.plan_id)}`);
   if (result.repository !== null) out.push(`repository: ${quote(result.repository)}`);
-  if (result.refusal !== null)
-    out.push(`refused: ${result.refusal.code}: ${escapeText(result.refusal.message)}`);
-  if (result.failure !== null)
-    out.push(`failed: ${result.failure.code}: ${escapeText(result.failure.message)}`);
   if (result.interruption !== null)
     out.push(
       `interrupted: ${result.interruption.cause === 'signal' ? 'by a signal' : 'by the deadline'}${result.interruption.before_action_id === null ? '' : ` before action ${result.interruption.before_action_id}`}`,
@@ -60,8 +58,11 @@ export function renderApply(result: TidyApplyResult, style: Style): string {
       out.push(`    ${escapeText(entry.restore_command)}`);
     }
   }
-  out.push('limitations:');
-  for (const limitation of result.limitations) out.push(`  - ${limitation}`);
+  // What recovery does not cover matters once something was deleted.
+  if (result.recovery.length > 0) {
+    out.push('limitations:');
+    for (const limitation of result.limitations) out.push(`  - ${limitation}`);
+  }
   return out.join('\n');
 }
 
@@ -135,11 +136,18 @@ export async function run(ctx: CommandContext): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const stateDir = resolve(ctx.cwd, values['state-dir']);
+  // A stored retirement plan (schema v2) has its own protocol (docs/tasks.md).
+  if (
+    values.authorize === true &&
+    (await storedPlanSchemaVersion(stateDir, values.plan, bounds.maxRecordBytes)) === 2
+  )
+    return runRetirementApply(ctx, { planId: values.plan, stateDir, json: values.json === true, bounds });
   const checkpoint = testCheckpoint(ctx);
   const output = new Output(values.json === true, ctx.streams, ctx.env);
   const result = await applyTidyPlan({
     planId: values.plan,
-    stateDir: resolve(ctx.cwd, values['state-dir']),
+    stateDir,
     authorize: values.authorize === true,
     clock: ctx.clock,
     signal: ctx.signal,
@@ -147,11 +155,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     onProgress: (event) => output.progress(`  ${event.action_id}. ${event.outcome} ${quote(event.ref)}`),
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });
-  output.result(result, (style) => renderApply(result, style));
+  // A refusal before any action is its one line: there is nothing else to show.
+  if (values.json === true || result.actions.length > 0 || result.refusal === null)
+    output.result(result, (style) => renderApply(result, style));
   if (result.status !== 'complete') {
     const problem = result.refusal ?? result.failure;
     output.diag(
-      `stw: tidy apply ${result.status}${problem === null ? '' : `: ${escapeText(problem.message)}`}`,
+      `stw: tidy apply ${result.status}${problem === null ? '' : `: ${problem.code}: ${escapeText(problem.message)}`}`,
     );
   }
   return result.status === 'complete' ? 0 : 1;

@@ -1,10 +1,14 @@
-import { UsageError } from '../../core/errors.js';
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { RefusalError, UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { planTidy } from '../../tidy/plan.js';
+import { parseRefList, refListByteLimit } from '../../tidy/ref-list.js';
 import { boundsFromEnv, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { hasRetirementFlags, type RetirementFlags, runRetirementPlan } from './tidy-retire.js';
 
 function describeTarget(target: PlanTarget, style: Style): string[] {
   const decision = target.decision === 'delete' ? style.green('delete') : style.yellow('retain');
@@ -34,7 +38,6 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
       ? style.bold(`tidy plan: complete — ${deletes} delete, ${plan.targets.length - deletes} retain`)
       : style.red(`tidy plan: ${plan.status}`);
   out.push(headline);
-  if (plan.refusal) out.push(`${plan.refusal.code}: ${escapeText(plan.refusal.message)}`);
   if (plan.repository) {
     const repo = plan.repository;
     out.push(
@@ -92,6 +95,46 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
   return out.join('\n');
 }
 
+/** Reads `--refs-from` (a file, or stdin for `-`), at most `limit` bytes. */
+async function readRefsFrom(source: string, ctx: CommandContext, limit: number): Promise<string[]> {
+  let bytes: Buffer;
+  if (source === '-') {
+    if (ctx.stdin === undefined) throw new UsageError('--refs-from -: no standard input');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of ctx.stdin) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += buffer.length;
+      if (size > limit) throw new RefusalError('bound-exceeded', `--refs-from - is more than ${limit} bytes`);
+      chunks.push(buffer);
+    }
+    bytes = Buffer.concat(chunks);
+  } else {
+    const path = resolve(ctx.cwd, source);
+    try {
+      const handle = await open(path, 'r');
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw new UsageError(`--refs-from ${quote(source)} is not a file`);
+        if (info.size > limit)
+          throw new RefusalError(
+            'bound-exceeded',
+            `--refs-from ${quote(source)} is more than ${limit} bytes`,
+          );
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (error instanceof UsageError || error instanceof RefusalError) throw error;
+      throw new UsageError(
+        `--refs-from ${quote(source)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+  }
+  return parseRefList(bytes, source === '-' ? 'stdin' : quote(source));
+}
+
 export async function run(ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     ctx.argv,
@@ -99,33 +142,69 @@ export async function run(ctx: CommandContext): Promise<number> {
     {
       base: { type: 'string' },
       ref: { type: 'string', multiple: true },
+      'refs-from': { type: 'string' },
       'state-dir': { type: 'string' },
+      task: { type: 'string' },
+      owner: { type: 'string' },
+      'remove-registration': { type: 'boolean' },
+      'remove-files': { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
   );
+  const hint = "run 'stw tidy plan --help'";
+  const retirement: RetirementFlags = {
+    base: values.base,
+    // --refs-from selects refs too: exclusive with a retirement like --ref.
+    ref: [...many(values.ref), ...(values['refs-from'] !== undefined ? ['--refs-from'] : [])],
+    stateDir: values['state-dir'],
+    task: values.task,
+    owner: values.owner,
+    removeRegistration: values['remove-registration'] === true,
+    removeFiles: values['remove-files'],
+    json: values.json === true,
+  };
   if (values.base === undefined)
-    throw new UsageError('--base is required (a full ref name or object id)', "run 'stw tidy plan --help'");
+    throw new UsageError('--base is required (a full ref name or object id)', hint);
   let bounds: ReturnType<typeof boundsFromEnv>;
   try {
     bounds = boundsFromEnv(ctx.env);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  // Owned task retirement is a separate, schema-v2 plan (docs/tasks.md).
+  if (hasRetirementFlags(retirement))
+    return runRetirementPlan(ctx, retirement, positionals[0] ?? '.', bounds);
+  const refs = many(values.ref);
+  const refsFrom = values['refs-from'];
+  if (refsFrom !== undefined)
+    refs.push(
+      ...(await readRefsFrom(refsFrom, ctx, refListByteLimit(bounds.maxEntries, bounds.maxTextBytes))),
+    );
+  if (refsFrom !== undefined && refs.length === 0)
+    throw new UsageError(`--refs-from ${refsFrom === '-' ? '-' : quote(refsFrom)} names no ref`, hint);
   const stateDir = values['state-dir'];
   const result = await planTidy({
     path: positionals[0] ?? '.',
     base: values.base,
-    refs: many(values.ref),
+    refs,
     stateDir,
     cwd: ctx.cwd,
     clock: ctx.clock,
     bounds,
     signal: ctx.signal,
   });
+  const { plan } = result;
+  // A selector that is not a full name is a usage error (exit 2), like a missing --base.
+  if (plan.refusal?.code === 'short-selector')
+    throw new UsageError(plan.refusal.message, plan.refusal.hint ?? hint, 'short-selector');
   const output = new Output(values.json === true, ctx.streams, ctx.env);
-  output.result(result.plan, (style) => renderPlan(result.plan, style, stateDir));
-  if (result.plan.refusal && result.plan.status !== 'complete')
-    output.diag(`stw: tidy plan ${result.plan.status}: ${escapeText(result.plan.refusal.message)}`);
+  // A refusal is its one line (and a hint), not a plan: there is nothing else to show.
+  if (values.json === true || plan.status !== 'refused')
+    output.result(plan, (style) => renderPlan(plan, style, stateDir));
+  if (plan.refusal && plan.status !== 'complete') {
+    output.diag(`stw: tidy plan ${plan.status}: ${plan.refusal.code}: ${escapeText(plan.refusal.message)}`);
+    if (plan.refusal.hint !== undefined) output.diag(`hint: ${escapeText(plan.refusal.hint)}`);
+  }
   return result.exitCode;
 }

@@ -7,7 +7,8 @@ import { discoverRepo, git, readIndexFlags, userGitEnv } from '../../core/git.js
 import { describeOutcome } from '../../core/run.js';
 import type { EditKind, Entry, Report } from '../types.js';
 import { applyRewriteToText, type PreparedRewrite } from './generative.js';
-import { type HeldFiles, type LifecycleApplyContext, lifecycleTransaction } from './lifecycle.js';
+import { type LifecycleApplyContext, type LifecycleFaults, lifecycleTransaction } from './lifecycle.js';
+import { placementProblem, readGitlinks } from './placement.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 
 export {
@@ -19,18 +20,22 @@ export {
 } from './text-edits.js';
 
 /**
- * The patch applier (SPEC §2.9): each file is one transaction — read once, guard by
+ * The patch applier (docs/hygiene-clean.md, "The applier"): each file is one transaction — read once, guard by
  * content hash, edit in memory, write once (atomically) — and the result names exactly
  * the paths to stage. It changes the worktree (and, for `git mv`, the index) but never
  * commits; `clean` does that.
  */
 
 /** Test-only failure injection: a hook that throws makes that step fail as a real I/O error would. */
-export interface ApplyFaults {
+export interface ApplyFaults extends LifecycleFaults {
   /** Called just before a file is written. */
   beforeWrite?: (path: string) => void | Promise<void>;
   /** Called just before `git mv` runs. */
   beforeMove?: (path: string, destination: string) => void | Promise<void>;
+  /** Called while the new bytes sit in the temp file, before it is renamed over the file. */
+  beforeRename?: (path: string) => void | Promise<void>;
+  /** Called just after a file was written, removed or moved (with the move's destination). */
+  afterWrite?: (path: string) => void | Promise<void>;
 }
 
 export interface ApplyOptions {
@@ -51,8 +56,35 @@ export interface ApplyOptions {
    * user's own `git mv`); default: this process's.
    */
   env?: NodeJS.ProcessEnv;
-  /** How `delete-path` entries are judged and applied; without it they are skipped. */
+  /**
+   * Told, just before each change to the worktree, what the change will leave: the
+   * caller records it durably so that a rollback — now, or by the next run after a
+   * crash — undoes exactly what was done and nothing the user did since.
+   */
+  onEdit?: (edit: RecordedEdit) => void | Promise<void>;
+  /** Where atomic writes keep their temp files (see `writeFileAtomic`); default: beside the file. */
+  tempDir?: string;
+  /** How `delete-path` entries are judged and applied (docs/lifecycle.md); without it they are skipped. */
   lifecycle?: LifecycleApplyContext;
+}
+
+/** One change the applier is about to make, as `onEdit` hears of it. */
+export interface RecordedEdit {
+  path: string;
+  /** sha256 of the bytes at `path` before the change. */
+  before_sha256: string;
+  /** sha256 of the bytes that will be at `path` (at `moved_to` for a move). */
+  written_sha256?: string;
+  /** The file will be deleted. */
+  removed?: true;
+  moved_to?: string;
+  /** Folders created for the move's destination, outermost first. */
+  created_dirs?: string[];
+  /**
+   * A lifecycle deletion: where the file's bytes are kept (in the run's hold folder)
+   * until the commit exists; a rollback moves them back from there.
+   */
+  held?: string;
 }
 
 export type FileStatus = 'applied' | 'unchanged' | 'skipped' | 'failed';
@@ -62,11 +94,11 @@ export interface FileOutcome {
   status: FileStatus;
   /** The entries on this file that were part of the run, in report order. */
   entries: string[];
-  reason?: SkipReason | 'write-failed' | 'git-mv-failed' | 'cancelled';
+  reason?: SkipReason | FailReason;
   detail?: string;
   /** For a move: where the file went. */
   moved_to?: string;
-  /** A delete-range removed every line, or a lifecycle delete-path ran: the path is gone (staged as a removal). */
+  /** A delete-range removed every line, or a lifecycle delete-path ran: the path is gone (a tracked one staged as a removal). */
   removed?: true;
   /**
    * sha256 of the bytes the applier left at `path` (at `moved_to` for a move): a rollback
@@ -97,10 +129,8 @@ export interface ApplyResult {
   staged_by_move: string[];
   /** Folders created for move destinations, outermost first (for rollback). */
   created_dirs: string[];
-  /** Tracked files removed by lifecycle `git rm`: already staged; never `git add` them again. */
+  /** Tracked files a lifecycle deletion removed (`git rm`): already staged; never `git add` them again. */
   staged_by_rm: string[];
-  /** Untracked files a lifecycle deletion moved aside: released after the commit, restored by a rollback. */
-  held: HeldFiles[];
 }
 
 const entryKind = (entry: Entry): EditKind | 'generative' =>
@@ -121,7 +151,9 @@ async function exists(path: string): Promise<boolean> {
     await lstat(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: a file where a folder on the way should be, so nothing is at `path`.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw error;
   }
 }
@@ -222,10 +254,14 @@ type Transaction =
       writtenSha256?: string;
       removed?: true;
       moved?: { to: string; createdDirs: string[] };
-      lifecycle?: { removed: string[]; held: HeldFiles };
+      /** Tracked files a lifecycle deletion removed from the index. */
+      unstaged?: string[];
     }
   | { status: 'skipped'; reason: SkipReason; detail: string }
-  | { status: 'failed'; reason: 'write-failed' | 'git-mv-failed' | 'cancelled'; detail: string };
+  | { status: 'failed'; reason: FailReason; detail: string };
+
+/** `transaction-failed`: an unexpected error inside the file's transaction (an I/O error, say). */
+export type FailReason = 'write-failed' | 'git-mv-failed' | 'cancelled' | 'transaction-failed';
 
 const skip = (reason: SkipReason, detail: string): Transaction => ({ status: 'skipped', reason, detail });
 
@@ -240,6 +276,20 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   const selected = selectEntries(report, options.only);
   const realRoot = await realpath(root);
   const gitDirs = await gitDirsOf(root, deadline);
+  const tx: TransactionContext = {
+    root,
+    realRoot,
+    gitDirs,
+    gitlinks: undefined,
+    deadline,
+    faults,
+    env: options.env,
+    dryRun: options.dryRun === true,
+    onEdit: options.onEdit,
+    tempDir: options.tempDir,
+    rewrites: options.rewrites,
+    lifecycle: options.lifecycle,
+  };
   const result: ApplyResult = {
     status: 'nothing',
     files: [],
@@ -248,7 +298,6 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     staged_by_move: [],
     created_dirs: [],
     staged_by_rm: [],
-    held: [],
   };
   let failed = false;
   for (const [path, entries] of groupByPath(selected)) {
@@ -260,22 +309,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
         reason: 'cancelled',
         detail: options.signal?.aborted ? 'interrupted before this file' : 'out of time before this file',
       };
-    else
-      outcome = await fileTransaction(
-        {
-          root,
-          realRoot,
-          gitDirs,
-          deadline,
-          faults,
-          env: options.env,
-          dryRun: options.dryRun === true,
-          lifecycle: options.lifecycle,
-          rewrites: options.rewrites,
-        },
-        path,
-        entries,
-      );
+    else outcome = await guardedTransaction(tx, path, entries);
     if (outcome.status === 'failed') failed = true;
     const file: FileOutcome = { path, status: outcome.status, entries: entries.map((entry) => entry.id) };
     if (outcome.status === 'skipped' || outcome.status === 'failed') {
@@ -284,10 +318,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     } else {
       if (outcome.wrote !== undefined) result.stage.push(outcome.wrote);
       if (outcome.removed) file.removed = true;
-      if (outcome.lifecycle !== undefined) {
-        result.staged_by_rm.push(...outcome.lifecycle.removed);
-        if (outcome.lifecycle.held.files.length > 0) result.held.push(outcome.lifecycle.held);
-      }
+      if (outcome.unstaged !== undefined) result.staged_by_rm.push(...outcome.unstaged);
       if (outcome.writtenSha256 !== undefined) file.written_sha256 = outcome.writtenSha256;
       if (outcome.moved !== undefined) {
         file.moved_to = outcome.moved.to;
@@ -314,12 +345,37 @@ interface TransactionContext {
   realRoot: string;
   /** Real paths of the repository's git dirs (see `gitDirsOf`). */
   gitDirs: readonly string[];
+  /** The index's gitlinks, read on the first move (see `placementProblem`). */
+  gitlinks: Set<string> | undefined;
   deadline: Deadline;
   faults: ApplyFaults | undefined;
   env: NodeJS.ProcessEnv | undefined;
   dryRun: boolean;
-  lifecycle: LifecycleApplyContext | undefined;
   rewrites: ReadonlyMap<string, PreparedRewrite> | undefined;
+  onEdit: ApplyOptions['onEdit'];
+  tempDir: string | undefined;
+  lifecycle: LifecycleApplyContext | undefined;
+}
+
+/**
+ * Every error inside a file's transaction is that file's `failed` outcome: nothing
+ * escapes, so the caller always learns what was already written (and can undo it).
+ */
+async function guardedTransaction(
+  tx: TransactionContext,
+  path: string,
+  entries: Entry[],
+): Promise<Transaction> {
+  try {
+    return await fileTransaction(tx, path, entries);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      status: 'failed',
+      reason: 'transaction-failed',
+      detail: `${code ? `${code}: ` : ''}${(error as Error).message}`,
+    };
+  }
 }
 
 async function fileTransaction(tx: TransactionContext, path: string, entries: Entry[]): Promise<Transaction> {
@@ -343,9 +399,10 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   if (first.exact_edit?.kind === 'delete-path') {
     if (tx.lifecycle === undefined)
       return skip('lifecycle-not-supported', 'this caller does not apply lifecycle deletions');
-    const outcome = await lifecycleTransaction(root, first, tx.lifecycle, tx.deadline, tx.dryRun);
+    const hooks = { onEdit: tx.onEdit, ...(faults ? { faults } : {}) };
+    const outcome = await lifecycleTransaction(root, first, tx.lifecycle, hooks, tx.deadline, tx.dryRun);
     if (outcome.status !== 'applied') return outcome;
-    return { status: 'applied', unchanged: [], removed: true, lifecycle: outcome };
+    return { status: 'applied', unchanged: [], removed: true, unstaged: outcome.removed };
   }
   let stats: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -390,9 +447,21 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
     const again = await readFile(absolute);
     if (!again.equals(bytes))
       return skip('content-changed-since-check', 'the file changed while the cleanup ran');
+    const writtenSha256 = removesFile ? undefined : sha256Hex(Buffer.from(edited.text, 'utf8'));
+    await tx.onEdit?.({
+      path,
+      before_sha256: sha256Hex(bytes),
+      ...(removesFile ? { removed: true as const } : { written_sha256: writtenSha256! }),
+    });
     await faults?.beforeWrite?.(path);
     if (removesFile) await unlink(absolute);
-    else await writeFileAtomic(absolute, edited.text, { mode: stats.mode & 0o7777 });
+    else
+      await writeFileAtomic(absolute, edited.text, {
+        mode: stats.mode & 0o7777,
+        ...(tx.tempDir === undefined ? {} : { tempDir: tx.tempDir }),
+        ...(faults?.beforeRename === undefined ? {} : { beforeRename: () => faults.beforeRename!(path) }),
+      });
+    await faults?.afterWrite?.(path);
   } catch (error) {
     return { status: 'failed', reason: 'write-failed', detail: (error as Error).message };
   }
@@ -418,6 +487,10 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
   if (!(await staysInsideRoot(realRoot, dirname(absoluteDestination))))
     return skip('destination-outside-root', 'the destination leads outside the project root');
   if (await exists(absoluteDestination)) return skip('destination-exists', 'the destination already exists');
+  tx.gitlinks ??= await readGitlinks(root, deadline);
+  const misplaced = placementProblem(root, destination, tx.gitlinks);
+  if (misplaced !== undefined)
+    return skip('destination-not-a-folder', `the destination is not inside plain folders: ${misplaced}`);
   if (!(await isTracked(root, path, deadline)))
     return skip('untracked', 'the file is not tracked by git; it has no history to restore from');
 
@@ -431,12 +504,20 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
       toCreate.unshift(missing);
       missing = dirname(missing);
     }
-    for (const dir of toCreate) {
-      await mkdir(dir);
-      createdDirs.push(relative(root, dir).split(sep).join('/'));
-    }
     // What the destination will hold: a rollback removes it only while it still does.
     movedSha256 = sha256Hex(await readFile(join(root, path)));
+    const toRecord = toCreate.map((dir) => relative(root, dir).split(sep).join('/'));
+    await tx.onEdit?.({
+      path,
+      before_sha256: movedSha256,
+      written_sha256: movedSha256,
+      moved_to: destination,
+      created_dirs: toRecord,
+    });
+    for (const [index, dir] of toCreate.entries()) {
+      await mkdir(dir);
+      createdDirs.push(toRecord[index]!);
+    }
     await faults?.beforeMove?.(path, destination);
   } catch (error) {
     await removeCreatedDirs(root, createdDirs);
@@ -452,6 +533,7 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
     await removeCreatedDirs(root, createdDirs);
     return { status: 'failed', reason: 'git-mv-failed', detail: describeOutcome(moved, 'git mv') };
   }
+  await faults?.afterWrite?.(destination);
   return {
     status: 'applied',
     unchanged: [],

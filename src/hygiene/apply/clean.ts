@@ -1,33 +1,45 @@
-import { lstat, readFile, realpath, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { lstat, realpath } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../../core/errors.js';
-import { discoverRepo, git, gitText, readIndexFlags, splitNul, userGitEnv } from '../../core/git.js';
-import { describeOutcome, type RunResult } from '../../core/run.js';
+import { discoverRepo, git, readIndexFlags, splitNul, userGitEnv } from '../../core/git.js';
+import { describeOutcome } from '../../core/run.js';
 import { loadConfig } from '../config.js';
 import { resolveProjectRoot } from '../project.js';
 import { validateReport } from '../report/validate.js';
+import type { RunLock } from '../state/run-lock.js';
 import { STATE_DIR, StateStore } from '../state/store.js';
 import type { EditKind, Entry, Report, SafetyTier } from '../types.js';
+import { type ApplyFaults, type ApplyResult, applyReport, type FileOutcome } from './applier.js';
 import {
-  type ApplyFaults,
-  type ApplyResult,
-  applyReport,
-  type FileOutcome,
-  removeCreatedDirs,
-} from './applier.js';
+  makeCheckpoint,
+  OUTSIDE_STATE,
+  type RunRecord,
+  type RunRecorder,
+  startRun,
+  WIP_MESSAGE,
+} from './checkpoint.js';
+import { describeEdit } from './describe-edit.js';
 import type { PreparedRewrite } from './generative.js';
-import { type LifecycleApplyContext, releaseHeld, restoreHeld } from './lifecycle.js';
-import { sha256Hex } from './text-edits.js';
+import { commitDates, expectOk, headOid, outputOf, readGit, userGit } from './git-steps.js';
+import { holdDirFor, type LifecycleApplyContext } from './lifecycle.js';
+import {
+  acquireRunLock,
+  type InterruptedRunReport,
+  releaseHold,
+  removeStaleTemps,
+  rollBack,
+} from './recovery.js';
+import { entriesOutsideScan } from './report-scope.js';
 
 /**
- * `clean` (SPEC §2.10): plan (load, validate, gate — no side effects) and act (pre-flight,
- * WIP checkpoint, apply, precise staging, one commit, rollback on hard failure, stamp
- * `last_clean`) are separate functions.
+ * `clean` (docs/hygiene-clean.md): plan (load, validate, gate — no side effects) and act
+ * (lock, pre-flight, WIP checkpoint, apply, precise staging, one commit, rollback on hard
+ * failure, stamp `last_clean`) are separate functions.
  */
 
-export const WIP_MESSAGE = 'wip: checkpoint before docs hygiene cleanup';
+export { WIP_MESSAGE };
 
 /** What the gate decided for an entry before anything changes. */
 export type GateDecision =
@@ -46,6 +58,8 @@ export interface PlannedEntry {
   kind: EditKind | 'generative';
   category: string;
   op: string;
+  /** What the edit really does, derived from `exact_edit` (never the report's own words). */
+  edit: string;
   tier: SafetyTier;
   /** Destructive and irreversible (delete-range): marked in every listing. */
   irreversible: boolean;
@@ -55,7 +69,7 @@ export interface PlannedEntry {
   /**
    * Why a `skipped` entry is skipped: `untracked`, `hidden-from-status` (marked
    * assume-unchanged or skip-worktree, so git cannot see or checkpoint a local edit in it),
-   * `no-model`, `lifecycle-not-supported`.
+   * `no-model`. A lifecycle `delete-path` is judged at apply time on the unit's facts then.
    */
   reason?: string;
 }
@@ -66,6 +80,8 @@ export interface CleanPlan {
   entries: PlannedEntry[];
   /** The ids `clean` will hand to the applier. */
   apply: string[];
+  /** The approvals and rejections the plan was made with (to make it again, e.g. after a recovery). */
+  decisions: { approve: string[]; reject: string[] };
 }
 
 export interface PlanCleanOptions {
@@ -112,18 +128,36 @@ export async function loadReportFor(root: string): Promise<Report> {
       violations,
     );
   const report = value as Report;
+  await checkReportBelongs(report, root, Deadline.none());
+  return report;
+}
+
+/**
+ * Refuses a report not made by this project's scan: its `scan.project_root` must name
+ * this root (an absolute path), and every entry must be on a file the configured scan
+ * would include (docs/report-schema.md, "Which reports are accepted").
+ */
+export async function checkReportBelongs(report: Report, root: string, deadline: Deadline): Promise<void> {
   if (!(await isSameRoot(report.scan.project_root, root)))
     throw new RefusalError(
       'foreign-report',
       `the report was made for ${JSON.stringify(report.scan.project_root)}, not this project; run 'stw hygiene check' here`,
       { report_root: report.scan.project_root, project_root: root },
     );
-  return report;
+  const outside = await entriesOutsideScan(root, report, deadline);
+  if (outside.length > 0)
+    throw new RefusalError(
+      'entry-outside-scan',
+      `entry ${JSON.stringify(outside[0]!.id)} is on ${JSON.stringify(outside[0]!.path)}, which the scan would not read (${outside[0]!.why}); run 'stw hygiene check' here`,
+      { outside },
+    );
 }
 
-/** Whether a report's `scan.project_root` names `root` (relative: against `root`; through symlinks). */
+/** Whether a report's `scan.project_root` is `root`: an absolute path, compared through symlinks. */
 export async function isSameRoot(reportRoot: string, root: string): Promise<boolean> {
-  const named = resolve(root, reportRoot);
+  // A relative root (".") would name whichever project reads the report.
+  if (!isAbsolute(reportRoot)) return false;
+  const named = resolve(reportRoot);
   if (named === root) return true;
   try {
     return (await realpath(named)) === root;
@@ -150,17 +184,6 @@ async function indexFlags(root: string, paths: readonly string[], deadline: Dead
     if (assumeUnchanged || skipWorktree) flags.hidden.add(path);
   }
   return flags;
-}
-
-async function readGit(args: string[], root: string, deadline: Deadline, literal = true): Promise<string> {
-  const result = await git(args, {
-    cwd: root,
-    deadline,
-    maxBytes: 64 * 1024 * 1024,
-    extraEnv: { GIT_LITERAL_PATHSPECS: literal ? '1' : '0' },
-  });
-  if (result.kind === 'exited' && result.code === 0) return result.stdout.toString('utf8');
-  throw new OperationalError('git-failed', describeOutcome(result, `git ${args[0]}`));
 }
 
 interface RepoState {
@@ -195,6 +218,9 @@ async function checkRepository(root: string, deadline: Deadline): Promise<RepoSt
         `the repository is in the middle of ${what}; finish or abort it first`,
       );
   }
+  // A conflicted index cannot be checkpointed (`write-tree` refuses it).
+  if ((await readGit(['ls-files', '-u', '-z'], root, deadline)) !== '')
+    throw new RefusalError('unmerged-paths', 'the index has unmerged paths; resolve them first');
   return {
     gitDir: layout.gitDir,
     head: head.stdout.toString('utf8').trim(),
@@ -211,7 +237,7 @@ async function pathExists(path: string): Promise<boolean> {
   }
 }
 
-/** A commit needs the user's identity: check it before any change (SPEC §1). */
+/** A commit needs the user's identity: check it before any change (docs/hygiene-clean.md). */
 async function checkIdentity(
   root: string,
   env: NodeJS.ProcessEnv | undefined,
@@ -265,6 +291,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
       kind,
       category: `${entry.category.class}/${entry.category.subtype}`,
       op: entry.op,
+      edit: describeEdit(entry),
       tier: entry.safety_tier,
       irreversible: entry.is_destructive && !entry.is_reversible,
       raw_tokens: entry.token_estimate.raw_tokens,
@@ -291,12 +318,22 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     }
     return planned;
   });
-  return { root, report, entries, apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id) };
+  return {
+    root,
+    report,
+    entries,
+    apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id),
+    decisions: { approve: [...approve], reject: [...reject] },
+  };
 }
 
 export interface CleanFaults extends ApplyFaults {
+  /** Called once the checkpoint is made (or found unnecessary), before the first file. */
+  afterCheckpoint?: () => void | Promise<void>;
   /** Called after staging, just before the cleanup commit. */
   beforeCommit?: () => void | Promise<void>;
+  /** Called once the cleanup commit exists, before `last_clean` is stamped. */
+  afterCommit?: () => void | Promise<void>;
 }
 
 export interface CleanOptions extends PlanCleanOptions {
@@ -316,6 +353,16 @@ export interface CleanOptions extends PlanCleanOptions {
   prepareRewrites?: (entries: Entry[], dryRun: boolean) => Promise<ReadonlyMap<string, PreparedRewrite>>;
   /** Test-only failure injection. */
   faults?: CleanFaults;
+  /** Skip the user's pre-commit and commit-msg hooks on the cleanup commit, as `git commit --no-verify` does. */
+  noVerify?: boolean;
+  /** The repository's run lock, already held by the caller (`sweep`); default: `clean` takes it. */
+  lock?: HeldLock;
+}
+
+/** A run lock taken with `acquireRunLock`, with what it found of an interrupted run. */
+export interface HeldLock {
+  lock: RunLock | undefined;
+  interrupted?: InterruptedRunReport;
 }
 
 export interface CleanEntryOutcome extends PlannedEntry {
@@ -327,24 +374,38 @@ export interface CleanResult {
   /**
    * `committed`: every approved entry applied, one commit. `partial`: a commit (or none, if
    * nothing could apply) with some approved entries skipped. `nothing`: no approved entry.
-   * `dry-run`: nothing changed.
+   * `removed`: only untracked files were deleted (approved lifecycle entries), so there
+   * was nothing to commit. `dry-run`: nothing changed.
    */
-  /** `removed`: only untracked files were deleted (approved lifecycle entries), so there was nothing to commit. */
   status: 'committed' | 'partial' | 'nothing' | 'removed' | 'dry-run';
   root: string;
   report_generated_at: string;
   entries: CleanEntryOutcome[];
   files: FileOutcome[];
-  /** The checkpoint of the user's tracked changes, when the tree was dirty. */
+  /** The checkpoint of the user's tracked changes, when the tree was dirty (made without hooks). */
   wip_commit?: string;
+  /**
+   * The private ref holding the user's index as it was, when it differed from both HEAD
+   * and the worktree (a file staged, then edited again): the WIP commit has the worktree's
+   * version, this ref the staged one.
+   */
+  staged_ref?: string;
   commit?: string;
+  /** Whether the user's pre-commit and commit-msg hooks ran on the cleanup commit (`--no-verify`: false). */
+  hooks_ran?: boolean;
+  /** What went wrong after the commit was made (it stands): e.g. `last_clean` could not be stamped. */
+  warnings?: string[];
+  /** An earlier run that was killed before it finished, and what this run did about it. */
+  interrupted_run?: InterruptedRunReport;
+  /** Temp files an earlier, killed run left beside docs, removed by this run. */
+  removed_temp_files?: string[];
   message?: string;
   /** The cleanup commit's committer time, stamped as `last_clean`. */
   last_clean?: string;
   counts: { applied: number; skipped: number; needs_approval: number; rejected: number };
 }
 
-// Labels in the commit message, in SPEC order.
+// Labels in the commit message, in the order docs/hygiene-clean.md gives them.
 const AUTO_LABELS: [string, (entry: Entry) => boolean][] = [
   ['move-to-archive', (e) => kindOf(e) === 'move-to-archive'],
   ['replace-text', (e) => kindOf(e) === 'replace-text'],
@@ -358,7 +419,7 @@ const CONFIRMED_LABELS: [string, (entry: Entry) => boolean][] = [
   ['split', (e) => kindOf(e) === 'generative' && e.category.subtype === 'split'],
 ];
 
-/** The cleanup commit message, exactly in the SPEC §2.10 shape (no trailers, no attribution). */
+/** The cleanup commit message, exactly in the docs/hygiene-clean.md shape (no trailers, no attribution). */
 export function cleanupMessage(applied: readonly Entry[], files: number, skipped: number): string {
   const line = (title: string, labels: [string, (entry: Entry) => boolean][], tier: SafetyTier) => {
     const ofTier = applied.filter((entry) => entry.safety_tier === tier);
@@ -399,111 +460,92 @@ function countOutcomes(entries: readonly CleanEntryOutcome[]): CleanResult['coun
   };
 }
 
-async function userGit(
-  args: string[],
-  root: string,
-  env: NodeJS.ProcessEnv | undefined,
-  deadline: Deadline,
-  extra: NodeJS.ProcessEnv = {},
-  input?: string,
-): Promise<RunResult> {
-  const options = {
-    cwd: root,
-    deadline,
-    mode: 'user' as const,
-    extraEnv: { ...userGitEnv(env), GIT_LITERAL_PATHSPECS: '1', ...extra },
-    ...(input === undefined ? {} : { input }),
-  };
-  return git(args, options);
-}
-
-function expectOk(result: RunResult, what: string): string {
-  if (result.kind === 'exited' && result.code === 0) return result.stdout.toString('utf8');
-  const stderr = 'stderr' in result ? result.stderr.toString('utf8').trim().split('\n')[0] : '';
-  throw new OperationalError('git-failed', `${describeOutcome(result, what)}${stderr ? `: ${stderr}` : ''}`);
-}
-
-/** Commit dates from the injected clock (STW_NOW), unless the caller's environment pins them. */
-function commitDates(env: NodeJS.ProcessEnv | undefined, clock: Clock): NodeJS.ProcessEnv {
-  const source = env ?? process.env;
-  const now = formatInstant(clock.now());
-  return {
-    GIT_AUTHOR_DATE: source['GIT_AUTHOR_DATE'] ?? now,
-    GIT_COMMITTER_DATE: source['GIT_COMMITTER_DATE'] ?? now,
-  };
-}
-
-/** What the run changed before applying anything, so it can be undone exactly. */
-interface Checkpoint {
-  /** HEAD before the run. */
-  head: string;
-  /** The user's index before the run, as a tree (restored exactly on rollback). */
-  indexTree: string;
-  /** The WIP commit of the user's tracked changes, when the tree was dirty. */
-  wip?: string;
-  /** Index flags `read-tree` drops, put back after it: assume-unchanged and skip-worktree paths. */
-  assumeUnchanged: string[];
-  skipWorktree: string[];
-}
-
-// The tool's own state never enters a commit, even where a user has (wrongly) tracked it.
-const OUTSIDE_STATE = [':(top)', `:(top,exclude)${STATE_DIR}`];
-
 /**
- * Applies the approved entries and makes exactly one cleanup commit (SPEC §2.10 steps
- * 3–8). On a hard failure the baseline is restored (and a WIP checkpoint unwound, so the
- * user's dirty tree and index come back as they were) and an OperationalError is thrown.
+ * Applies the approved entries and makes exactly one cleanup commit (docs/hygiene-clean.md,
+ * steps 3–8), holding the repository's run lock throughout. On a hard failure the run is
+ * rolled back from its own record (every file it wrote, the checkpoint, the index) and an
+ * OperationalError is thrown.
  */
 export async function clean(options: CleanOptions): Promise<CleanResult> {
   const deadline = options.deadline ?? Deadline.none();
-  const plan = await recheckHidden(options.plan ?? (await planClean(options)), deadline);
-  const { root, report } = plan;
-  const byId = new Map(report.entries.map((entry) => [entry.id, entry]));
-  const base = {
-    root,
-    report_generated_at: report.generated_at,
-  };
-  const gateOutcome = (entry: PlannedEntry): CleanEntryOutcome['outcome'] =>
-    entry.decision === 'approved'
-      ? 'would-apply'
-      : entry.decision === 'skipped'
-        ? 'skipped'
-        : entry.decision === 'rejected'
-          ? 'rejected'
-          : 'needs-approval';
+  const planned = options.plan ?? (await planClean(options));
+  if (options.dryRun) return dryRunClean(await recheckHidden(planned, deadline), options, deadline);
+  const own =
+    options.lock === undefined
+      ? await acquireRunLock(planned.root, 'clean', options.clock, options.env, deadline)
+      : undefined;
+  const held = options.lock ?? own!;
+  try {
+    // A recovered run changed the tree the plan was made from (a moved file is back, say):
+    // plan again, with the same decisions.
+    const current =
+      held.interrupted !== undefined && held.interrupted.restored.length > 0
+        ? await planClean({
+            cwd: planned.root,
+            ...planned.decisions,
+            ...(options.generative ? { generative: options.generative } : {}),
+            deadline,
+          })
+        : planned;
+    const plan = await recheckHidden(current, deadline);
+    const removed = await removeStaleTemps(plan.root, [...new Set(plan.report.entries.map((e) => e.path))]);
+    const result = await cleanLocked(plan, options, deadline, held.lock);
+    if (held.interrupted !== undefined) result.interrupted_run = held.interrupted;
+    if (removed.length > 0) result.removed_temp_files = removed;
+    return result;
+  } finally {
+    await own?.lock?.release();
+  }
+}
 
+const gateOutcome = (entry: PlannedEntry): CleanEntryOutcome['outcome'] =>
+  entry.decision === 'approved'
+    ? 'would-apply'
+    : entry.decision === 'skipped'
+      ? 'skipped'
+      : entry.decision === 'rejected'
+        ? 'rejected'
+        : 'needs-approval';
+
+/** The approved generative entries of a plan, in plan order. */
+function approvedGenerative(plan: CleanPlan): Entry[] {
+  const byId = new Map(plan.report.entries.map((entry) => [entry.id, entry]));
+  return plan.apply.map((id) => byId.get(id)!).filter((entry) => entry.op_type === 'generative');
+}
+
+async function dryRunClean(plan: CleanPlan, options: CleanOptions, deadline: Deadline): Promise<CleanResult> {
+  const base = { root: plan.root, report_generated_at: plan.report.generated_at };
   if (plan.apply.length === 0) {
     const entries = plan.entries.map((entry) => ({ ...entry, outcome: gateOutcome(entry) }));
-    const counts = countOutcomes(entries);
-    const status = options.dryRun ? 'dry-run' : counts.skipped > 0 ? 'partial' : 'nothing';
-    return { status, ...base, entries, files: [], counts };
+    return { status: 'dry-run', ...base, entries, files: [], counts: countOutcomes(entries) };
   }
-  const approvedGenerative = plan.apply
-    .map((id) => byId.get(id)!)
-    .filter((entry) => entry.op_type === 'generative');
-  if (options.dryRun) {
-    // Every guard runs (hash, conflicts, destinations); nothing is written or moved.
-    const rewrites = await options.prepareRewrites?.(approvedGenerative, true);
-    const simulated = await applyReport({
-      root,
-      report,
-      only: plan.apply,
-      deadline,
-      env: options.env,
-      dryRun: true,
-      lifecycle: await lifecycleContext(root, options, false, 'HEAD', deadline),
-      ...(rewrites !== undefined ? { rewrites } : {}),
-    });
-    const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
-    return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
-  }
+  // Every guard runs (hash, conflicts, destinations); nothing is written or moved.
+  const rewrites = await options.prepareRewrites?.(approvedGenerative(plan), true);
+  const simulated = await applyReport({
+    root: plan.root,
+    report: plan.report,
+    only: plan.apply,
+    deadline,
+    env: options.env,
+    dryRun: true,
+    // Judged as the real run judges: it records (so untracked units may go) and checkpoints
+    // uncommitted work (so an approved dirty unit may go); nothing moves here.
+    lifecycle: await lifecycleContext(plan, options, {
+      checkpointed: Object.values(await pendingChanges(plan.root, deadline)).some(Boolean),
+      baseHead: 'HEAD',
+      holdDir: '',
+    }),
+    ...(rewrites !== undefined ? { rewrites } : {}),
+  });
+  const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
+  return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
+}
 
-  // Pre-flight (step 3), all before the first change.
-  const repo = await checkRepository(root, deadline);
-  await checkIdentity(root, options.env, deadline);
-  // Distil before the first change: a failed or cancelled model request leaves everything as it was.
-  const rewrites = await options.prepareRewrites?.(approvedGenerative, false);
-  const dates = commitDates(options.env, options.clock);
+/** Whether tracked work (outside `.dochygiene/`) or tracked tool state in the index needs a checkpoint. */
+async function pendingChanges(
+  root: string,
+  deadline: Deadline,
+): Promise<{ dirty: boolean; stagedState: boolean }> {
   const dirty =
     (await readGit(
       // A submodule with only modified or untracked content inside is not a change this
@@ -523,58 +565,65 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
     )) !== '';
   const stagedState =
     (await readGit(['diff', '--cached', '--name-only', '-z', '--', STATE_DIR], root, deadline)) !== '';
-  let checkpoint: Checkpoint | undefined;
-  if (dirty || stagedState) {
-    const indexTree = expectOk(
-      await userGit(['write-tree'], root, options.env, deadline),
-      'git write-tree',
-    ).trim();
-    checkpoint = { head: repo.head, indexTree, ...(await hiddenFlags(root, deadline)) };
-    try {
-      if (stagedState)
-        expectOk(await userGit(['reset', '-q', '--', STATE_DIR], root, options.env, deadline), 'git reset');
-      if (dirty) {
-        // Like `commit -a`, but never the tool's state.
-        expectOk(
-          await userGit(['add', '-u', '--', ...OUTSIDE_STATE], root, options.env, deadline, {
-            GIT_LITERAL_PATHSPECS: '0',
-          }),
-          'git add -u',
-        );
-        expectOk(
-          await userGit(
-            ['commit', '-q', '--no-verify', '-m', WIP_MESSAGE],
-            root,
-            options.env,
-            deadline,
-            dates,
-          ),
-          'git commit (WIP checkpoint)',
-        );
-        checkpoint.wip = await headOid(root, deadline);
-      }
-    } catch (error) {
-      await unwindCheckpoint(root, options.env, deadline, checkpoint).catch(() => {});
-      throw error;
-    }
+  return { dirty, stagedState };
+}
+
+async function cleanLocked(
+  plan: CleanPlan,
+  options: CleanOptions,
+  deadline: Deadline,
+  lock: RunLock | undefined,
+): Promise<CleanResult> {
+  const { root, report } = plan;
+  const { env } = options;
+  const byId = new Map(report.entries.map((entry) => [entry.id, entry]));
+  const base = { root, report_generated_at: report.generated_at };
+  if (plan.apply.length === 0) {
+    const entries = plan.entries.map((entry) => ({ ...entry, outcome: gateOutcome(entry) }));
+    const counts = countOutcomes(entries);
+    return { status: counts.skipped > 0 ? 'partial' : 'nothing', ...base, entries, files: [], counts };
   }
-  const baseline = checkpoint?.wip ?? repo.head;
+
+  // Pre-flight (step 3), all before the first change.
+  const repo = await checkRepository(root, deadline);
+  await checkIdentity(root, env, deadline);
+  // Distil before the first change: a failed or cancelled model request leaves everything as it was.
+  const rewrites = await options.prepareRewrites?.(approvedGenerative(plan), false);
+  const dates = commitDates(env, options.clock);
+  const pending = await pendingChanges(root, deadline);
+  const recorder = await startRun(root, repo, deadline, lock, formatInstant(options.clock.now()));
+  const { record } = recorder;
+  const deletes = plan.apply.some((id) => kindOf(byId.get(id)!) === 'delete-path');
+  // Journaled before its first use, so that the next run finds what a crash left held.
+  if (deletes) recorder.note({ type: 'hold', dir: holdDirFor(repo.gitDir) });
 
   let applied: ApplyResult | undefined;
+  let commit: string;
+  let message: string;
+  let entries: CleanEntryOutcome[];
+  let counts: CleanResult['counts'];
+  const warnings: string[] = [];
   try {
+    if (pending.dirty || pending.stagedState)
+      await makeCheckpoint(recorder, root, env, deadline, dates, pending);
+    await options.faults?.afterCheckpoint?.();
     applied = await applyReport({
       root,
       report,
       only: plan.apply,
       deadline,
-      env: options.env,
-      lifecycle: await lifecycleContext(
-        root,
-        options,
-        checkpoint?.wip !== undefined,
-        checkpoint?.head ?? repo.head,
-        deadline,
-      ),
+      env,
+      onEdit: (edit) => recorder.note({ type: 'edit', ...edit }),
+      ...(lock === undefined ? {} : { tempDir: lock.tempDir }),
+      ...(deletes
+        ? {
+            lifecycle: await lifecycleContext(plan, options, {
+              checkpointed: record.wip !== undefined,
+              baseHead: record.head,
+              holdDir: record.holdDir!,
+            }),
+          }
+        : {}),
       ...(rewrites !== undefined ? { rewrites } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
@@ -587,87 +636,200 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
       );
     }
     if (applied.stage.length > 0)
-      expectOk(await userGit(['add', '--', ...applied.stage], root, options.env, deadline), 'git add');
+      expectOk(await userGit(['add', '--', ...applied.stage], root, env, deadline), 'git add');
     await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm]);
 
-    const appliedIds = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
-    const entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
-    const counts = countOutcomes(entries);
-    const files = applied.files;
-    const changedFiles = files.filter((file) => file.status === 'applied').length;
-    const stagedPaths = applied.stage.length + applied.staged_by_move.length + applied.staged_by_rm.length;
-
-    if (changedFiles === 0 || stagedPaths === 0) {
-      // Nothing to commit: leave no checkpoint behind either. Untracked files removed by an
-      // approved lifecycle entry have no history to commit: they go now.
-      if (checkpoint !== undefined) await unwindCheckpoint(root, options.env, deadline, checkpoint);
-      for (const held of applied.held) await releaseHeld(held);
-      const removedOnly = changedFiles > 0;
+    entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
+    counts = countOutcomes(entries);
+    const changedFiles = applied.files.filter((file) => file.status === 'applied').length;
+    if (changedFiles === 0) {
+      // Nothing to commit: leave no checkpoint behind either.
+      const unwound = await rollBack(root, env, deadline, record);
+      if (!unwound.ok) warnings.push(`the checkpoint could not be unwound: ${unwound.problem}`);
       const result: CleanResult = {
-        status: counts.skipped > 0 ? 'partial' : removedOnly ? 'removed' : 'nothing',
+        status: counts.skipped > 0 ? 'partial' : 'nothing',
         ...base,
         entries,
-        files,
+        files: applied.files,
         counts,
       };
+      if (!unwound.ok && record.wip !== undefined) result.wip_commit = record.wip;
+      if (warnings.length > 0) result.warnings = warnings;
       return result;
     }
+    const staged = applied.stage.length + applied.staged_by_move.length + applied.staged_by_rm.length;
+    if (staged === 0)
+      return await untrackedOnly(recorder, root, env, deadline, base, entries, counts, applied);
 
-    const message = cleanupMessage(
-      [...appliedIds].map((id) => byId.get(id)!),
-      changedFiles,
+    // A lifecycle unit (a folder, say) counts as the files its `git rm` put in the commit.
+    const units = new Set(applied.entries.filter((e) => e.kind === 'delete-path').map((e) => e.path));
+    const committedFiles =
+      applied.files.filter((file) => file.status === 'applied' && !units.has(file.path)).length +
+      applied.staged_by_rm.length;
+    message = cleanupMessage(
+      applied.entries.filter((e) => e.status === 'applied').map((e) => byId.get(e.id)!),
+      committedFiles,
       counts.skipped,
     );
     await options.faults?.beforeCommit?.();
-    expectOk(
-      await userGit(
-        ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'],
-        root,
-        options.env,
-        deadline,
-        dates,
-        message,
-      ),
-      'git commit',
-    );
-    const commit = await headOid(root, deadline);
-    // The commit exists: untracked files a lifecycle deletion held go for good.
-    for (const held of applied.held) await releaseHeld(held);
-    const result: CleanResult = {
-      status: counts.skipped > 0 ? 'partial' : 'committed',
-      ...base,
-      entries,
-      files,
-      commit,
-      message,
-      counts,
-    };
-    if (checkpoint?.wip !== undefined) result.wip_commit = checkpoint.wip;
+    commit = await commitCleanup(recorder, root, env, deadline, dates, message, options.noVerify === true);
+  } catch (error) {
+    throw await rolledBackError(error, root, env, deadline, record, applied);
+  }
+
+  // The commit exists and stands: what fails from here on is a warning, never a rollback.
+  const result: CleanResult = {
+    status: counts.skipped > 0 ? 'partial' : 'committed',
+    ...base,
+    entries,
+    files: applied.files,
+    commit,
+    message,
+    hooks_ran: options.noVerify !== true,
+    counts,
+  };
+  if (record.wip !== undefined) result.wip_commit = record.wip;
+  if (record.staged !== undefined) result.staged_ref = record.staged.ref;
+  try {
+    await options.faults?.afterCommit?.();
     // Step 8: the stamp is the commit's own time, written only now that the commit exists.
     const seconds = Number((await readGit(['show', '-s', '--format=%ct', commit], root, deadline)).trim());
     result.last_clean = formatInstant(new Date(seconds * 1000));
     await new StateStore(root).stamp('last_clean', result.last_clean);
-    return result;
   } catch (error) {
-    const head = await headOid(root, deadline).catch(() => undefined);
-    if (head !== baseline) throw error; // the commit exists: nothing to roll back
-    const restored = await restoreBaseline(root, options.env, deadline, baseline, applied, checkpoint);
-    const reason = (error as Error).message;
-    throw new OperationalError(
-      'clean-failed',
-      restored.ok
-        ? `cleanup failed and was rolled back; nothing changed (${reason})`
-        : `cleanup failed (${reason}) and the rollback did not finish (${restored.problem}); your work is in commit ${baseline}`,
-      {
-        reason,
-        rolled_back: restored.ok,
-        baseline,
-        ...(checkpoint?.wip ? { wip_commit: checkpoint.wip, original_head: checkpoint.head } : {}),
-        ...(restored.ok ? {} : { left_alone: restored.left_alone }),
-        files: applied?.files ?? [],
-      },
+    delete result.last_clean;
+    warnings.push(`the commit was made, but last_clean could not be stamped: ${(error as Error).message}`);
+  }
+  try {
+    // The commit exists: what lifecycle deletions held is final (a crash before this is
+    // finished by the next run, which finds the commit).
+    if (record.holdDir !== undefined) {
+      recorder.note({ type: 'held-released' });
+      await releaseHold(record);
+    }
+  } catch (error) {
+    warnings.push(
+      `the commit was made, but the deleted files held in ${record.holdDir} could not be removed: ${(error as Error).message}`,
     );
   }
+  if (warnings.length > 0) result.warnings = warnings;
+  return result;
+}
+
+/**
+ * Approved lifecycle deletions of untracked files alone: they have no history, so there is
+ * nothing to commit. They are declared final (journaled first, so a crash from here on
+ * never puts them back half-way), and the checkpoint is unwound as for an empty run.
+ */
+async function untrackedOnly(
+  recorder: RunRecorder,
+  root: string,
+  env: NodeJS.ProcessEnv | undefined,
+  deadline: Deadline,
+  base: { root: string; report_generated_at: string },
+  entries: CleanEntryOutcome[],
+  counts: CleanResult['counts'],
+  applied: ApplyResult,
+): Promise<CleanResult> {
+  const { record } = recorder;
+  recorder.note({ type: 'held-released' });
+  await releaseHold(record);
+  const unwound = await rollBack(root, env, deadline, record);
+  const result: CleanResult = {
+    status: counts.skipped > 0 ? 'partial' : 'removed',
+    ...base,
+    entries,
+    files: applied.files,
+    counts,
+  };
+  if (!unwound.ok) {
+    result.warnings = [`the checkpoint could not be unwound: ${unwound.problem}`];
+    if (record.wip !== undefined) result.wip_commit = record.wip;
+  }
+  return result;
+}
+
+/** What the applier needs for `delete-path` entries: the rules as configured now and this run's facts. */
+async function lifecycleContext(
+  plan: CleanPlan,
+  options: CleanOptions,
+  run: { checkpointed: boolean; baseHead: string; holdDir: string },
+): Promise<LifecycleApplyContext> {
+  const { lifecycle } = await loadConfig(plan.root);
+  return {
+    rules: lifecycle.rules,
+    ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    nowMs: options.clock.now().getTime(),
+    approved: new Set(plan.decisions.approve),
+    ...run,
+  };
+}
+
+/**
+ * The cleanup commit, made as `git commit` makes it: the user's identity, signing and
+ * hooks (`noVerify`: without pre-commit and commit-msg). A refusal carries everything the
+ * command printed (a hook's output) as `tool_output`.
+ */
+async function commitCleanup(
+  recorder: RunRecorder,
+  root: string,
+  env: NodeJS.ProcessEnv | undefined,
+  deadline: Deadline,
+  dates: NodeJS.ProcessEnv,
+  message: string,
+  noVerify: boolean,
+): Promise<string> {
+  recorder.note({ type: 'commit-started' });
+  const result = await userGit(
+    ['commit', '-q', ...(noVerify ? ['--no-verify'] : []), '--cleanup=whitespace', '-F', '-'],
+    root,
+    env,
+    deadline,
+    dates,
+    message,
+    'commit',
+  );
+  if (result.kind !== 'exited' || result.code !== 0) {
+    const output = outputOf(result);
+    throw new OperationalError('commit-failed', describeOutcome(result, 'git commit'), {
+      ...(output === '' ? {} : { tool_output: output }),
+    });
+  }
+  const commit = await headOid(root, deadline);
+  recorder.note({ type: 'committed', commit });
+  return commit;
+}
+
+/** Rolls the run back from its record and describes the failure (and how far the rollback got). */
+async function rolledBackError(
+  error: unknown,
+  root: string,
+  env: NodeJS.ProcessEnv | undefined,
+  deadline: Deadline,
+  record: RunRecord,
+  applied: ApplyResult | undefined,
+): Promise<OperationalError> {
+  const restored = await rollBack(root, env, deadline, record);
+  const reason = (error as Error).message;
+  const output = (error as { details?: Record<string, unknown> }).details?.['tool_output'];
+  const baseline = record.wip ?? record.head;
+  return new OperationalError(
+    'clean-failed',
+    restored.ok
+      ? `cleanup failed and was rolled back; nothing changed (${reason})`
+      : `cleanup failed (${reason}) and the rollback did not finish (${restored.problem}); your work is in commit ${baseline}`,
+    {
+      reason,
+      rolled_back: restored.ok,
+      baseline,
+      ...(typeof output === 'string' ? { tool_output: output } : {}),
+      ...(record.wip ? { wip_commit: record.wip, original_head: record.head } : {}),
+      ...(!restored.ok && record.staged ? { staged_ref: record.staged.ref } : {}),
+      ...(restored.ok ? {} : { left_alone: restored.left_alone }),
+      files: applied?.files ?? [],
+    },
+  );
 }
 
 /**
@@ -687,28 +849,6 @@ async function recheckHidden(plan: CleanPlan, deadline: Deadline): Promise<Clean
   return { ...plan, entries, apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id) };
 }
 
-/** What the applier needs for `delete-path` entries: the rules as configured now and this run's facts. */
-async function lifecycleContext(
-  root: string,
-  options: CleanOptions,
-  checkpointed: boolean,
-  baseHead: string,
-  deadline: Deadline,
-): Promise<LifecycleApplyContext> {
-  const layout = await discoverRepo(root, deadline);
-  const { lifecycle } = await loadConfig(root);
-  return {
-    rules: lifecycle.rules,
-    ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
-    ...(options.env ? { env: options.env } : {}),
-    nowMs: options.clock.now().getTime(),
-    approved: new Set(options.approve ?? []),
-    checkpointed,
-    baseHead,
-    gitDir: layout?.gitDir ?? join(root, '.git'),
-  };
-}
-
 /** Each planned entry's final word: the applier's outcome where it ran, else the gate's decision. */
 function mergeOutcomes(
   planned: readonly PlannedEntry[],
@@ -726,10 +866,6 @@ function mergeOutcomes(
   });
 }
 
-async function headOid(root: string, deadline: Deadline): Promise<string> {
-  return (await gitText(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: root, deadline })).trim();
-}
-
 /** The index must hold exactly the touched paths, and never anything under `.dochygiene/`. */
 async function verifyIndex(root: string, deadline: Deadline, expected: readonly string[]): Promise<void> {
   const staged = splitNul(
@@ -743,186 +879,4 @@ async function verifyIndex(root: string, deadline: Deadline, expected: readonly 
       'unexpected-index',
       `the index does not hold exactly the cleaned paths (extra: ${extra.join(', ') || 'none'}; missing: ${missing.join(', ') || 'none'})`,
     );
-}
-
-/** Puts HEAD back before the WIP checkpoint and the user's index back as it was; the worktree is untouched. */
-async function unwindCheckpoint(
-  root: string,
-  env: NodeJS.ProcessEnv | undefined,
-  deadline: Deadline,
-  checkpoint: Checkpoint,
-): Promise<void> {
-  if (checkpoint.wip !== undefined && (await headOid(root, deadline)) !== checkpoint.head)
-    expectOk(
-      await userGit(['reset', '-q', '--soft', checkpoint.head], root, env, deadline),
-      'git reset --soft',
-    );
-  expectOk(await userGit(['read-tree', checkpoint.indexTree], root, env, deadline), 'git read-tree');
-  // `read-tree` makes fresh entries: without this, a skip-worktree file absent from a sparse
-  // worktree would show as deleted (and `commit -a` would delete it).
-  for (const [flag, paths] of [
-    ['--assume-unchanged', checkpoint.assumeUnchanged],
-    ['--skip-worktree', checkpoint.skipWorktree],
-  ] as const) {
-    if (paths.length > 0)
-      expectOk(
-        await userGit(
-          ['update-index', flag, '-z', '--stdin'],
-          root,
-          env,
-          deadline,
-          {},
-          `${paths.join('\0')}\0`,
-        ),
-        'git update-index',
-      );
-  }
-}
-
-/** Every index path marked assume-unchanged or skip-worktree (`ls-files -v` tags). */
-async function hiddenFlags(
-  root: string,
-  deadline: Deadline,
-): Promise<{ assumeUnchanged: string[]; skipWorktree: string[] }> {
-  const flags = { assumeUnchanged: [] as string[], skipWorktree: [] as string[] };
-  for (const [path, { assumeUnchanged, skipWorktree }] of await readIndexFlags(root, undefined, deadline)) {
-    if (skipWorktree) flags.skipWorktree.push(path);
-    if (assumeUnchanged) flags.assumeUnchanged.push(path);
-  }
-  return flags;
-}
-
-/** Whether the file at `path` holds exactly the bytes with this sha256 (false when absent or not a file). */
-async function holds(root: string, path: string, sha256: string | undefined): Promise<boolean> {
-  if (sha256 === undefined) return false;
-  try {
-    if (!(await lstat(join(root, path))).isFile()) return false;
-    return sha256Hex(await readFile(join(root, path))) === sha256;
-  } catch {
-    return false;
-  }
-}
-
-async function isAbsent(root: string, path: string): Promise<boolean> {
-  try {
-    await lstat(join(root, path));
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
-}
-
-/**
- * The applied files that still hold exactly what the run left there (a written file: the
- * bytes it wrote; a removed file: still absent; a move: the destination unchanged and the
- * source still absent), and the paths of every other applied file — changed since the
- * run wrote them, by someone else, so a rollback must not overwrite them.
- */
-async function sortByIntegrity(
-  root: string,
-  applied: ApplyResult,
-  deadline: Deadline,
-): Promise<{ intact: string[]; changed: string[] }> {
-  const intact: string[] = [];
-  const changed: string[] = [];
-  for (const file of applied.files) {
-    if (file.status !== 'applied') continue;
-    if (file.moved_to !== undefined) {
-      const ok = (await holds(root, file.moved_to, file.written_sha256)) && (await isAbsent(root, file.path));
-      (ok ? intact : changed).push(file.path, file.moved_to);
-    } else if (applied.stage.includes(file.path)) {
-      const ok = file.removed
-        ? await isAbsent(root, file.path)
-        : await holds(root, file.path, file.written_sha256);
-      (ok ? intact : changed).push(file.path);
-    }
-  }
-  // Lifecycle `git rm`: each removed file must still be absent to be checked out again.
-  for (const path of applied.staged_by_rm) ((await isAbsent(root, path)) ? intact : changed).push(path);
-  // A file hidden from status (marked after the plan was checked) may have held a local
-  // edit the baseline does not have: checking the baseline out over it could destroy that.
-  const { hidden } = await indexFlags(root, intact, deadline);
-  if (hidden.size > 0)
-    return { intact: intact.filter((p) => !hidden.has(p)), changed: [...changed, ...hidden] };
-  return { intact, changed };
-}
-
-type Restored = { ok: true } | { ok: false; problem: string; left_alone: string[] };
-
-/**
- * Restores every path the run touched to the baseline (index and worktree), removes move
- * destinations and the folders made for them, then unwinds a WIP checkpoint. Only touched
- * paths are restored, so nothing else in the worktree (untracked files included) is touched;
- * and only those that still hold what the run wrote: a path changed since is left as it is
- * in the worktree (only its index entry goes back) and named, and the rollback is incomplete.
- */
-async function restoreBaseline(
-  root: string,
-  env: NodeJS.ProcessEnv | undefined,
-  deadline: Deadline,
-  baseline: string,
-  applied: ApplyResult | undefined,
-  checkpoint: Checkpoint | undefined,
-): Promise<Restored> {
-  let leftAlone: string[] = [];
-  try {
-    if (applied !== undefined) {
-      const { intact, changed } = await sortByIntegrity(root, applied, deadline);
-      leftAlone = changed;
-      // Paths staged by the run but not sorted above (none today) are restored as before.
-      const sorted = new Set([...intact, ...changed]);
-      const touched = [
-        ...new Set([
-          ...intact,
-          ...[...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm].filter(
-            (p) => !sorted.has(p),
-          ),
-        ]),
-      ];
-      if (changed.length > 0)
-        // The index entry only: `reset` never writes the worktree.
-        expectOk(
-          await userGit(['reset', '-q', baseline, '--', ...changed], root, env, deadline),
-          'git reset',
-        );
-      if (touched.length > 0) {
-        const inBaseline = new Set(
-          splitNul(
-            await readGit(['ls-tree', '-z', '--name-only', baseline, '--', ...touched], root, deadline),
-          ),
-        );
-        const known = touched.filter((path) => inBaseline.has(path));
-        const created = touched.filter((path) => !inBaseline.has(path));
-        if (created.length > 0) {
-          expectOk(
-            await userGit(
-              ['rm', '-q', '--cached', '--ignore-unmatch', '--', ...created],
-              root,
-              env,
-              deadline,
-            ),
-            'git rm --cached',
-          );
-          for (const path of created) await rm(join(root, path), { force: true });
-        }
-        if (known.length > 0)
-          expectOk(
-            await userGit(['checkout', baseline, '--', ...known], root, env, deadline),
-            'git checkout',
-          );
-      }
-      await removeCreatedDirs(root, applied.created_dirs);
-      for (const held of applied.held) leftAlone.push(...(await restoreHeld(root, held)));
-    }
-    if (checkpoint !== undefined) await unwindCheckpoint(root, env, deadline, checkpoint);
-    if (leftAlone.length > 0)
-      return {
-        ok: false,
-        problem: `changed after the cleanup wrote ${leftAlone.length === 1 ? 'it' : 'them'}, so left as ${leftAlone.length === 1 ? 'it is' : 'they are'}: ${leftAlone.join(', ')}`,
-        left_alone: leftAlone,
-      };
-    return { ok: true };
-  } catch (error) {
-    return { ok: false, problem: (error as Error).message, left_alone: leftAlone };
-  }
 }

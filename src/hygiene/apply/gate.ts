@@ -1,6 +1,6 @@
-import { join } from 'node:path';
+import { type Clock, systemClock } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
-import { discoverRepo, readIndexFlags } from '../../core/git.js';
+import { git, readIndexFlags, splitNul } from '../../core/git.js';
 import { loadConfig } from '../config.js';
 import type { Entry } from '../types.js';
 import {
@@ -12,39 +12,96 @@ import {
   isSafeRelativePath,
   selectEntries,
 } from './applier.js';
-import { releaseHeld } from './lifecycle.js';
+import { acquireRunLock, type InterruptedRunReport } from './recovery.js';
 import type { SkipReason } from './text-edits.js';
 
 /**
- * The gate for `stw hygiene apply` (SPEC §2.10: nothing relaxes it). Without `only`, auto
- * entries apply and confirm entries are held for approval; naming an entry in `only` is
- * the approval. Either way, entries on files git does not track — or tracks but hides from
- * `git status` (assume-unchanged, skip-worktree) — are skipped, as `clean` skips them: the
- * applier makes no checkpoint, so only a file whose history git can show may be edited.
+ * The gate for `stw hygiene apply` (docs/hygiene-clean.md: nothing relaxes it). Without
+ * `only`, auto entries apply and confirm entries are held for approval; naming an entry
+ * in `only` is the approval. Either way, entries on files git does not track — or tracks
+ * but hides from `git status` (assume-unchanged, skip-worktree) — are skipped, as `clean`
+ * skips them, and so are files whose worktree differs from HEAD (`uncommitted-changes`):
+ * the applier makes no checkpoint, so only a file whose every byte git already holds in a
+ * commit may be edited. The run holds the repository's run lock, as `clean` does.
+ * A lifecycle `delete-path` is judged on its unit's facts now (docs/lifecycle.md): with
+ * no checkpoint and no record here, only a unit git holds unchanged in HEAD is deleted.
  */
+
+export interface GatedApplyOptions extends ApplyOptions {
+  /** For the lock's start time; default: the system clock. */
+  clock?: Clock;
+}
 
 export interface GatedApplyResult extends ApplyResult {
   /** Confirm-tier ids that were not named with `only`: left untouched (not a failure). */
   needs_approval: string[];
+  /** An earlier run that was killed before it finished, and what this run did about it. */
+  interrupted_run?: InterruptedRunReport;
+}
+
+/** Of `paths`, those whose worktree or index differs from HEAD (all of them before the first commit). */
+async function differFromHead(
+  root: string,
+  paths: readonly string[],
+  deadline: Deadline,
+): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const result = await git(['diff', '--name-only', '--no-renames', '-z', 'HEAD', '--', ...paths], {
+    cwd: root,
+    deadline,
+    maxBytes: 64 * 1024 * 1024,
+    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
+  });
+  if (result.kind !== 'exited' || result.code !== 0) return new Set(paths);
+  return new Set(splitNul(result.stdout));
 }
 
 const kindOf = (entry: Entry) =>
   entry.op_type === 'generative' ? 'generative' : (entry.exact_edit?.kind ?? 'generative');
 
 /** Gates the report's entries as described above, then applies what passed with `applyReport`. */
-export async function applyGated(options: ApplyOptions & { nowMs?: number }): Promise<GatedApplyResult> {
+export async function applyGated(options: GatedApplyOptions): Promise<GatedApplyResult> {
+  const deadline = options.deadline ?? Deadline.none();
+  const held = await acquireRunLock(
+    options.root,
+    'apply',
+    options.clock ?? systemClock,
+    options.env,
+    deadline,
+  );
+  try {
+    const result = await applyHeld(
+      {
+        ...options,
+        ...(held.lock === undefined ? {} : { tempDir: held.lock.tempDir }),
+      },
+      (options.clock ?? systemClock).now().getTime(),
+    );
+    if (held.interrupted !== undefined) result.interrupted_run = held.interrupted;
+    return result;
+  } finally {
+    await held.lock?.release();
+  }
+}
+
+async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
   const selected = selectEntries(options.report, options.only);
   const named = options.only !== undefined;
   const needsApproval = named ? [] : selected.filter((entry) => entry.safety_tier !== 'auto');
   const approved = named ? selected : selected.filter((entry) => entry.safety_tier === 'auto');
 
-  // Unsafe paths are never handed to git; the applier skips them (unsafe-path).
-  // A lifecycle unit is judged on its own facts at apply time (docs/lifecycle.md), not by index flags.
+  // Unsafe paths are never handed to git; the applier skips them (unsafe-path). A lifecycle
+  // unit (a folder, say) is judged by the applier on its own facts, not by these checks.
   const paths = [
     ...new Set(approved.filter((entry) => kindOf(entry) !== 'delete-path').map((entry) => entry.path)),
   ].filter(isSafeRelativePath);
   const flags = await readIndexFlags(options.root, paths, deadline);
+  const uncommitted = await differFromHead(
+    options.root,
+    paths.filter((path) => flags.has(path)),
+    deadline,
+  );
   const held = new Map<string, { reason: SkipReason; detail: string }>();
   for (const path of paths) {
     const flag = flags.get(path);
@@ -63,26 +120,30 @@ export async function applyGated(options: ApplyOptions & { nowMs?: number }): Pr
         reason: 'hidden-from-status',
         detail: `git hides changes to the file (${hidden}); an edit could destroy local changes you cannot see`,
       });
+    else if (uncommitted.has(path))
+      held.set(path, {
+        reason: 'uncommitted-changes',
+        detail:
+          'the file differs from HEAD and apply makes no checkpoint; commit your changes first, or use stw hygiene clean',
+      });
   }
 
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
-  const layout = await discoverRepo(options.root, deadline);
+  const { lifecycle } = await loadConfig(options.root);
   const result = await applyReport({
     ...options,
     only: toApply,
     lifecycle: {
-      ...(await lifecycleRulesOf(options.root)),
+      rules: lifecycle.rules,
+      ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
       ...(options.env ? { env: options.env } : {}),
-      nowMs: options.nowMs ?? Date.now(),
+      nowMs,
       approved: new Set(named ? toApply : []),
-      // `apply` keeps no checkpoint: a unit with uncommitted changes is refused.
+      // No checkpoint and no record: a unit with uncommitted changes or untracked files is refused.
       checkpointed: false,
       baseHead: 'HEAD',
-      gitDir: layout?.gitDir ?? join(options.root, '.git'),
     },
   });
-  // Nothing is committed here, so nothing could restore them: approved untracked deletions are final.
-  for (const held of result.held) await releaseHeld(held);
 
   const files: FileOutcome[] = [...result.files];
   const entries: EntryOutcome[] = [...result.entries];
@@ -104,12 +165,4 @@ export async function applyGated(options: ApplyOptions & { nowMs?: number }): Pr
           ? 'nothing'
           : 'applied';
   return { ...result, status, files, entries, needs_approval: needsApproval.map((entry) => entry.id) };
-}
-
-async function lifecycleRulesOf(root: string) {
-  const { lifecycle } = await loadConfig(root);
-  return {
-    rules: lifecycle.rules,
-    ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
-  };
 }

@@ -1,5 +1,5 @@
 /**
- * Generative entries at clean time (SPEC §2.10 step 4, seed clean design D6): for each
+ * Generative entries at clean time (docs/hygiene-clean.md): for each
  * approved entry, read the file live, take the replacement of its `reducible_range` from
  * `--generated FILE` (written by the Claude Code skill) or from the model, check it
  * mechanically, and hand the applier one whole-span replacement guarded by the hash of the

@@ -5,19 +5,24 @@
  * moved since check — a new file inside, an edit, a younger commit, a changed rule — skips
  * the entry with a reason; nothing is deleted on stale evidence.
  *
- * Tracked files go with `git rm`, staged into the one cleanup commit (history is the
- * archive). Untracked files have no history: they are moved into a hold folder inside the
- * git dir, so a failed run can put them back, and removed only once the commit exists.
+ * The unit leaves as a `git rm`, staged into the one cleanup commit (history is the
+ * archive). In `clean` every file it removes, tracked or untracked, goes through the run's
+ * record: journaled, then moved into the run's hold folder in the git dir, so that the
+ * run's rollback — or the next run, after a crash — puts the same bytes back; the hold
+ * folder is emptied once the commit exists.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, lstat, mkdir, readdir, readFile, rename, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
-import { git, gitOk, splitNul } from '../../core/git.js';
+import { git, gitOk, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome, run } from '../../core/run.js';
 import { servedPathFor, unitDigest } from '../scan/lifecycle.js';
+import { RUN_DIR } from '../state/run-lock.js';
 import type { Entry, LifecycleRule, SafetyTier } from '../types.js';
-import type { SkipReason } from './text-edits.js';
+import type { RecordedEdit } from './applier.js';
+import { type SkipReason, sha256Hex } from './text-edits.js';
 
 const MS_PER_DAY = 86_400_000;
 
@@ -32,6 +37,8 @@ export interface UnitNow {
   digest: string;
   /** Newest commit time (seconds) of the unit's tracked files, if any. */
   lastCommit?: number;
+  /** The path's own mtime (one `lstat`, no recursion): the age of an untracked unit. */
+  mtimeMs?: number;
 }
 
 /**
@@ -45,9 +52,11 @@ export async function observeUnit(
   baseHead = 'HEAD',
 ): Promise<UnitNow> {
   let kind: UnitNow['kind'] = 'missing';
+  let mtimeMs: number | undefined;
   try {
     const stats = await lstat(join(root, path));
     kind = stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
+    mtimeMs = stats.mtimeMs;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -86,6 +95,7 @@ export async function observeUnit(
     isTracked: tracked.length > 0 && untracked.length === 0,
     digest: unitDigest(listing),
     ...(lastCommit !== undefined ? { lastCommit } : {}),
+    ...(mtimeMs !== undefined ? { mtimeMs } : {}),
   };
 }
 
@@ -109,7 +119,7 @@ export function judgeUnit(
   now: UnitNow,
   rule: LifecycleRule | undefined,
   nowMs: number,
-  context: { approved: boolean; checkpointed: boolean },
+  context: { approved: boolean; checkpointed: boolean; recorded: boolean },
 ): UnitVerdict {
   const facts = entry.lifecycle;
   const no = (reason: SkipReason, detail: string): UnitVerdict => ({ ok: false, reason, detail });
@@ -125,12 +135,15 @@ export function judgeUnit(
   if (facts.content_digest !== undefined && now.digest !== facts.content_digest)
     return no('changed-since-check', 'files were added, removed or re-staged inside it since check');
   if (rule.lifetime === 'temporary') {
-    const ageDays =
-      now.lastCommit !== undefined ? (nowMs - now.lastCommit * 1000) / MS_PER_DAY : (facts.age_days ?? 0);
+    // Re-aged now, as the scan ages it: the last commit, else the path's own mtime (an
+    // untracked file edited since check is young again).
+    const ageMs =
+      now.lastCommit !== undefined ? nowMs - now.lastCommit * 1000 : nowMs - (now.mtimeMs ?? nowMs);
+    const ageDays = ageMs / MS_PER_DAY;
     if (ageDays <= rule.max_age_days)
       return no(
         'younger-than-cutoff',
-        `its last commit is ${ageDays.toFixed(2)} days old, not older than ${rule.max_age_days}`,
+        `it is ${ageDays.toFixed(2)} days old now (${now.lastCommit !== undefined ? 'last commit' : 'mtime'}), not older than ${rule.max_age_days}`,
       );
   }
   const tier = tierNow(now, rule);
@@ -138,49 +151,100 @@ export function judgeUnit(
     return no('re-tiered', 'it changed since check (now dirty or untracked) and needs approval again');
   if (now.dirty && now.tracked.length > 0 && !context.checkpointed)
     return no('uncommitted-changes', 'it has uncommitted changes and this run keeps no checkpoint of them');
+  if (now.untracked.length > 0 && !context.recorded)
+    return no(
+      'untracked',
+      'it holds untracked files, which have no history, and this run keeps no record to put them back from; use clean',
+    );
   return { ok: true, tier, now };
 }
 
-/** Untracked files moved aside until the commit exists, so a failed run can put them back. */
-export interface HeldFiles {
-  dir: string;
-  files: string[];
-}
-
-/** A new hold folder inside the git dir (never where a scan or `git add` could see it). */
+/**
+ * Where a recorded run (clean) puts what it deletes until its commit exists: a folder of
+ * its own inside the git dir, beside the run lock (never where a scan or `git add` looks,
+ * and not the temp folder, which a run clears when it starts).
+ */
 export function holdDirFor(gitDir: string): string {
-  return join(gitDir, 'sourcesteward', 'hold', `${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(gitDir, RUN_DIR, 'hold', `${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
-export interface DeletedUnit {
-  /** Tracked files removed with `git rm` (already staged). */
-  removed: string[];
-  held: HeldFiles;
+/** Test-only failure injection at the lifecycle step boundaries (see `ApplyFaults`). */
+export interface LifecycleFaults {
+  /** Just before a file of the unit is moved into the hold folder. */
+  beforeHold?: (path: string) => void | Promise<void>;
+  /** Just after it was. */
+  afterHold?: (path: string) => void | Promise<void>;
+  /** After the unit's tracked files were removed from the index (`git rm --cached`). */
+  afterUnstage?: (path: string) => void | Promise<void>;
 }
 
-/** Deletes the unit: `git rm` for tracked files, a move into `holdDir` for untracked ones. */
-export async function deleteUnit(
+/**
+ * Deletes the unit. With a hold folder (a recorded run), every file — tracked or not — is
+ * first told to `onEdit` (journaled) and then moved into the hold folder, and the tracked
+ * ones leave the index with `git rm --cached`: the result is a `git rm`, and a rollback,
+ * now or after a crash, moves the very same bytes back (docs/lifecycle.md, "Undo").
+ * Without one (`apply`, which keeps no record), only a unit whose every file git already
+ * holds unchanged in HEAD gets here, and it goes with a plain `git rm`.
+ * Returns the tracked files removed (staged).
+ */
+async function deleteUnit(
   root: string,
   path: string,
   now: UnitNow,
-  holdDir: string,
+  context: LifecycleApplyContext,
+  hooks: LifecycleHooks,
   deadline: Deadline,
-): Promise<{ ok: true; deleted: DeletedUnit } | { ok: false; detail: string }> {
-  const held: HeldFiles = { dir: holdDir, files: [] };
-  if (now.tracked.length > 0) {
-    // `-f`: a dirty unit gets here only approved and with its edits in the WIP checkpoint.
-    const removed = await git(['rm', '-q', '-r', '-f', '--', `:(literal)${path}`], { cwd: root, deadline });
-    if (removed.kind !== 'exited' || removed.code !== 0)
-      return { ok: false, detail: describeOutcome(removed, 'git rm') };
+): Promise<string[]> {
+  const tracked = now.tracked.map((file) => file.path);
+  const gitEnv = { ...userGitEnv(context.env), GIT_LITERAL_PATHSPECS: '1' };
+  if (context.holdDir === undefined) {
+    const removed = await git(['rm', '-q', '-r', '--', path], {
+      cwd: root,
+      deadline,
+      mode: 'user',
+      extraEnv: gitEnv,
+    });
+    if (removed.kind !== 'exited' || removed.code !== 0) throw new Error(describeOutcome(removed, 'git rm'));
+    return tracked;
   }
-  for (const file of now.untracked) {
-    const target = join(holdDir, file);
-    await mkdir(dirname(target), { recursive: true });
-    await rename(join(root, file), target);
-    held.files.push(file);
+  const files = [...tracked, ...now.untracked].sort();
+  for (const file of files) {
+    const absolute = join(root, file);
+    const bytes = await readFile(absolute);
+    const held = join(context.holdDir, file);
+    await hooks.onEdit?.({ path: file, before_sha256: sha256Hex(bytes), removed: true, held });
+    await hooks.faults?.beforeHold?.(file);
+    await mkdir(dirname(held), { recursive: true, mode: 0o700 });
+    await moveFile(absolute, held);
+    await hooks.faults?.afterHold?.(file);
+  }
+  if (tracked.length > 0) {
+    const unstaged = await git(['rm', '-q', '-r', '--cached', '--', path], {
+      cwd: root,
+      deadline,
+      mode: 'user',
+      extraEnv: gitEnv,
+    });
+    if (unstaged.kind !== 'exited' || unstaged.code !== 0)
+      throw new Error(describeOutcome(unstaged, 'git rm --cached'));
+    await hooks.faults?.afterUnstage?.(path);
   }
   await removeEmptyDirs(root, path);
-  return { ok: true, deleted: { removed: now.tracked.map((file) => file.path), held } };
+  return tracked;
+}
+
+/**
+ * `rename`, or — when the hold folder is on another filesystem than the worktree — a copy
+ * (mode kept) and then the unlink, so that the bytes are always in at least one place.
+ */
+export async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await copyFile(from, to, constants.COPYFILE_EXCL);
+    await unlink(from);
+  }
 }
 
 /** Removes the folders of `path` that are now empty, deepest first; never a folder with anything left in it. */
@@ -207,26 +271,6 @@ async function removeEmptyDirs(root: string, path: string): Promise<void> {
   if (stats?.isDirectory()) await visit(path);
 }
 
-/** Puts held files back where they were (a failed run's rollback). */
-export async function restoreHeld(root: string, held: HeldFiles): Promise<string[]> {
-  const problems: string[] = [];
-  for (const file of held.files) {
-    try {
-      await mkdir(dirname(join(root, file)), { recursive: true });
-      await rename(join(held.dir, file), join(root, file));
-    } catch (error) {
-      problems.push(`${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'} (kept in ${held.dir})`);
-    }
-  }
-  if (problems.length === 0) await rm(held.dir, { recursive: true, force: true });
-  return problems;
-}
-
-/** Deletes held files for good, once the cleanup commit exists. */
-export async function releaseHeld(held: HeldFiles): Promise<void> {
-  await rm(held.dir, { recursive: true, force: true });
-}
-
 /** What the applier needs to apply `delete-path` entries: the rules as configured now, and the run's context. */
 export interface LifecycleApplyContext {
   rules: readonly LifecycleRule[];
@@ -234,56 +278,82 @@ export interface LifecycleApplyContext {
   /** Ids the user approved by name. */
   approved: ReadonlySet<string>;
   checkpointed: boolean;
-  /** The git dir the hold folder goes in. */
-  gitDir: string;
+  /**
+   * The recorded run's hold folder (`holdDirFor`): deletions go through it and the run's
+   * record. Absent (`apply`): no record, so only tracked units unchanged since HEAD are deleted.
+   */
+  holdDir?: string;
   /** The commit the run started from (before any WIP checkpoint). */
   baseHead: string;
   /** `lifecycle.vault_command`: where `extract: cross-repo` hands a unit before it is deleted. */
   vaultCommand?: readonly string[];
-  /** Extra environment for the vault command (the user's, for their tools and PATH). */
+  /** Extra environment for the vault command and git (the user's, for their tools and PATH). */
   env?: NodeJS.ProcessEnv;
 }
 
-export type LifecycleTransaction =
-  | { status: 'applied'; removed: string[]; held: HeldFiles }
-  | { status: 'skipped'; reason: SkipReason; detail: string }
-  | { status: 'failed'; reason: 'write-failed'; detail: string };
+/** The applier's record hook and fault injection, passed through. */
+export interface LifecycleHooks {
+  onEdit?: (edit: RecordedEdit) => void | Promise<void>;
+  faults?: LifecycleFaults;
+}
 
-/** One `delete-path` entry, judged on facts read now and then deleted (or, in a dry run, only judged). */
+export type LifecycleTransaction =
+  | { status: 'applied'; removed: string[] }
+  | { status: 'skipped'; reason: SkipReason; detail: string };
+
+/**
+ * One `delete-path` entry, judged on facts read now and then deleted (or, in a dry run,
+ * only judged). An error while deleting is thrown: the applier makes it the file's
+ * `failed` outcome and `clean` rolls back from its record.
+ */
 export async function lifecycleTransaction(
   root: string,
   entry: Entry,
   context: LifecycleApplyContext,
+  hooks: LifecycleHooks,
   deadline: Deadline,
   dryRun: boolean,
 ): Promise<LifecycleTransaction> {
-  try {
-    const now = await observeUnit(root, entry.path, deadline, context.baseHead);
-    const rule = context.rules.find((candidate) => candidate.name === entry.lifecycle?.rule);
-    const verdict = judgeUnit(entry, now, rule, context.nowMs, {
-      approved: context.approved.has(entry.id),
-      checkpointed: context.checkpointed,
-    });
-    if (!verdict.ok) return { status: 'skipped', reason: verdict.reason, detail: verdict.detail };
-    if (rule?.served_when_path !== undefined) {
-      const served = servedPathFor(entry.path, rule.served_when_path);
-      if (served === undefined || !(await exists(join(root, served))))
-        return {
-          status: 'skipped',
-          reason: 'no-longer-served',
-          detail: `${served ?? rule.served_when_path} does not exist now`,
-        };
-    }
-    if (dryRun) return { status: 'applied', removed: [], held: { dir: '', files: [] } };
-    // Extract first: if the durable content cannot be kept, nothing is deleted.
-    const extracted = await extractUnit(root, entry, rule!, context, deadline);
-    if (extracted !== undefined) return { status: 'skipped', reason: 'extract-failed', detail: extracted };
-    const deleted = await deleteUnit(root, entry.path, now, holdDirFor(context.gitDir), deadline);
-    if (!deleted.ok) return { status: 'failed', reason: 'write-failed', detail: deleted.detail };
-    return { status: 'applied', removed: deleted.deleted.removed, held: deleted.deleted.held };
-  } catch (error) {
-    return { status: 'failed', reason: 'write-failed', detail: (error as Error).message };
+  const now = await observeUnit(root, entry.path, deadline, context.baseHead);
+  const rule = context.rules.find((candidate) => candidate.name === entry.lifecycle?.rule);
+  const verdict = judgeUnit(entry, now, rule, context.nowMs, {
+    approved: context.approved.has(entry.id),
+    checkpointed: context.checkpointed,
+    recorded: context.holdDir !== undefined,
+  });
+  if (!verdict.ok) return { status: 'skipped', reason: verdict.reason, detail: verdict.detail };
+  const irregular = await irregularMember(root, now);
+  if (irregular !== undefined) return { status: 'skipped', reason: 'not-a-regular-file', detail: irregular };
+  if (rule?.served_when_path !== undefined) {
+    const served = servedPathFor(entry.path, rule.served_when_path);
+    if (served === undefined || !(await exists(join(root, served))))
+      return {
+        status: 'skipped',
+        reason: 'no-longer-served',
+        detail: `${served ?? rule.served_when_path} does not exist now`,
+      };
   }
+  if (dryRun) return { status: 'applied', removed: [] };
+  // Extract first: if the durable content cannot be kept, nothing is deleted.
+  const extracted = await extractUnit(root, entry, rule!, context, deadline);
+  if (extracted !== undefined) return { status: 'skipped', reason: 'extract-failed', detail: extracted };
+  return { status: 'applied', removed: await deleteUnit(root, entry.path, now, context, hooks, deadline) };
+}
+
+/**
+ * A member that is not a regular file (a symlink, a submodule): the unit is left alone,
+ * since its bytes could not be held and put back as they were.
+ */
+async function irregularMember(root: string, now: UnitNow): Promise<string | undefined> {
+  for (const file of now.tracked)
+    if (!/^10(0644|0755) [0-9a-f]+ 0$/.test(file.indexed))
+      return `${file.path} is not a regular file in the index`;
+  for (const file of [...now.tracked.map((tracked) => tracked.path), ...now.untracked]) {
+    const stats = await lstat(join(root, file)).catch(() => undefined);
+    if (stats === undefined) return `${file} is missing from the worktree`;
+    if (!stats.isFile()) return `${file} is not a regular file`;
+  }
+  return undefined;
 }
 
 async function exists(absolute: string): Promise<boolean> {

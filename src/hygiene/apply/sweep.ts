@@ -1,14 +1,17 @@
 import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
+import { Deadline } from '../../core/deadline.js';
 import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { type CheckResult, runCheck } from '../check.js';
 import type { RetryPolicy } from '../classify/model/runner.js';
 import { resolveProjectRoot } from '../project.js';
 import { StateStore } from '../state/store.js';
 import { type CleanOptions, type CleanPlan, type CleanResult, clean, planClean } from './clean.js';
+import { acquireRunLock } from './recovery.js';
 
 /**
- * `sweep` (SPEC §2.10): `check`, then `clean` with the same gate — still exactly one commit
- * (check writes only inside the ignored `.dochygiene/`).
+ * `sweep` (docs/hygiene-clean.md): `check`, then `clean` with the same gate — still
+ * exactly one commit (check writes only inside the ignored `.dochygiene/`) — under one
+ * hold of the repository's run lock, so no other run slips in between.
  */
 
 export interface SweepOptions extends Omit<CleanOptions, 'plan'> {
@@ -82,6 +85,11 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
   // Before a dry run saves (and later rewrites) the state files through it.
   await store.assertSafe();
   const saved = options.dryRun ? await saveState(store) : undefined;
+  const held =
+    options.lock ??
+    (options.dryRun
+      ? undefined
+      : await acquireRunLock(root, 'sweep', options.clock, options.env, options.deadline ?? Deadline.none()));
   try {
     const checked = await runCheck({
       cwd: options.cwd,
@@ -99,7 +107,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     });
     let plan = await planClean(options);
     if (options.gate !== undefined) plan = await options.gate(plan);
-    const cleaned = await clean({ ...options, plan });
+    const cleaned = await clean({ ...options, plan, ...(held === undefined ? {} : { lock: held }) });
     const check: SweepResult['check'] = {
       reportJsonPath: checked.reportJsonPath,
       reportMdPath: checked.reportMdPath,
@@ -111,5 +119,6 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     return { check, clean: cleaned };
   } finally {
     if (saved !== undefined) await restoreState(store, saved);
+    if (options.lock === undefined) await held?.lock?.release();
   }
 }

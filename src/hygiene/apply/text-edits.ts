@@ -4,7 +4,7 @@ import YAML from 'yaml';
 import { type Entry, KIND_TABLE } from '../types.js';
 
 /**
- * The pure, in-memory half of the patch applier (SPEC §2.9): one file's text and the
+ * The pure, in-memory half of the patch applier (docs/hygiene-clean.md, "The applier"): one file's text and the
  * entries on it in, the edited text or a reason to skip the whole file out. No I/O.
  */
 
@@ -37,6 +37,8 @@ export type SkipReason =
   | 'unsafe-path'
   | 'destination-exists'
   | 'destination-outside-root'
+  | 'destination-not-a-folder'
+  | 'uncommitted-changes'
   | 'not-attempted';
 
 export type TextEditResult =
@@ -94,7 +96,7 @@ function dominantEol(lines: readonly Line[]): string {
 const TEXT_KINDS = new Set(['delete-range', 'replace-text', 'dedupe', 'insert-frontmatter']);
 
 /**
- * The file-level compatibility rule (SPEC §2.9): a move shares its file with nothing; a
+ * The file-level compatibility rule (docs/hygiene-clean.md, "The applier"): a move shares its file with nothing; a
  * generative entry shares its file with no deterministic one; anchors never overlap.
  * Returns a detail sentence when the file must be skipped as `incompatible-ops-on-file`.
  */

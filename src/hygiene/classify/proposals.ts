@@ -1,5 +1,5 @@
 /**
- * Classifier proposals (SPEC §2.6): parsing, validation and the compatibility rules the
+ * Classifier proposals (docs/scanner-and-classifiers.md): parsing, validation and the compatibility rules the
  * patch applier enforces per file. A proposal is judgment only; the guarded fields are
  * computed by the report builder and are rejected here with the proposal's index.
  */
@@ -14,7 +14,7 @@ import {
   STALE_SUBTYPES,
 } from '../types.js';
 
-/** Fields only the report builder may author (SPEC §0 principle 1). */
+/** Fields only the report builder may author (docs/report-schema.md, "Guarded fields"). */
 const GUARDED_TOP = [
   'expected_sha256',
   'safety_tier',
@@ -145,7 +145,7 @@ function overlaps(a: Anchor, b: Anchor): boolean {
 }
 
 /**
- * Pairs of proposals the patch applier could not apply together in one file (SPEC §2.9):
+ * Pairs of proposals the patch applier could not apply together in one file (docs/hygiene-clean.md):
  * `move-to-archive` with anything else, generative with anything else, overlapping
  * anchors, or the same frontmatter key twice. Each violation names the later index.
  */

@@ -1,10 +1,10 @@
 /**
- * The `rules` classifier (SPEC §2.6): a deterministic, model-free mapping from scanner
+ * The `rules` classifier (docs/scanner-and-classifiers.md): a deterministic, model-free mapping from scanner
  * signals to slim proposals. It proposes an exact edit only where the signal's data pins
  * it down (and the file text confirms it); otherwise a generative op or nothing. It never
  * authors a guarded field.
  *
- * Precedence per file, so that no two proposals conflict at apply time (SPEC §2.9):
+ * Precedence per file, so that no two proposals conflict at apply time (docs/hygiene-clean.md):
  *   1. superseded → move-to-archive (the file moves whole; nothing else is proposed);
  *   2. orphaned → delete-range of the whole file (covers every line; nothing else),
  *      unless a completed marker says to keep it as a frozen record (step 3);
@@ -396,7 +396,11 @@ export function classifyWithRules(
       out.push(whole);
       continue;
     }
-    const inPlace = inPlaceProposals(ctx);
+    // An agent-context file gets no automatic edit but a link fix the applier can prove;
+    // a freeze or a version rewrite there is left to a person (its signals stay reported).
+    const inPlace = inPlaceProposals(ctx).filter(
+      (p) => !ctx.isAgentContext || p.category.subtype === 'dangling-reference',
+    );
     if (inPlace.length > 0) {
       out.push(...inPlace);
       continue;

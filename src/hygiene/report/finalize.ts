@@ -1,6 +1,6 @@
 /**
- * The report builder (SPEC §2.7): model-free assembly of a scanner artifact and slim
- * proposals into a full report 1.0. It owns every guarded field: `expected_sha256` (of
+ * The report builder (docs/report-schema.md): model-free assembly of a scanner artifact and slim
+ * proposals into a full report (schema 1.1). It owns every guarded field: `expected_sha256` (of
  * the bytes it reads), `is_destructive`/`is_reversible` (from KIND_TABLE), `safety_tier`
  * (from `deriveSafetyTier`) and `token_estimate` (from a real local tokenizer).
  */
@@ -22,6 +22,7 @@ import { spanText, splitLines } from '../line-span.js';
 import type { LifecycleUnit } from '../scan/lifecycle.js';
 import { countTokens, TOKENIZER_NAME } from '../tokens.js';
 import {
+  DEFAULT_CONFIG,
   deriveSafetyTier,
   type Entry,
   type ExactEdit,
@@ -33,6 +34,7 @@ import {
   type Report,
   type ScanArtifact,
 } from '../types.js';
+import { startupPaths, tokensSavedFor } from './agent-savings.js';
 
 export interface FinalizeInput {
   artifact: ScanArtifact;
@@ -43,6 +45,8 @@ export interface FinalizeInput {
   categoryFilter?: string | null;
   /** Stamps each file's `generated_at` at the instant its bytes are hashed. */
   clock: Clock;
+  /** The distill target for savings when a signal does not carry one (context.budget_tokens). */
+  budgetTokens?: number;
 }
 
 interface FileBytes {
@@ -95,7 +99,7 @@ function compareEntries(a: Entry, b: Entry): number {
   return keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
 }
 
-/** The lines whose tokens the entry accounts for (SPEC §2.7); `undefined` = none. */
+/** The lines whose tokens the entry accounts for (docs/report-schema.md); `undefined` = none. */
 function tokenSpan(proposal: Proposal, lineTotal: number): { start: number; end: number } | undefined {
   const edit = proposal.exact_edit;
   if (edit === undefined) {
@@ -188,7 +192,10 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   });
   rejectIfAny(violations);
 
-  const agentContext = new Set(artifact.agent_context ?? []);
+  // Always loaded = some agent loads it at start-up (the per-agent model); an artifact made
+  // before that model existed falls back to its agent_context list.
+  const agentContext =
+    artifact.agents !== undefined ? startupPaths(artifact.agents) : new Set(artifact.agent_context ?? []);
   const kept = proposals.filter((p) => matchesCategoryFilter(p.category, filter));
   // Hash (and stamp) each file once, in path order, at the instant its bytes are hashed.
   const hashed = new Map<string, { sha256: string; at: string }>();
@@ -209,8 +216,15 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   entries.sort(compareEntries);
   assignEntryIds(entries);
 
+  const budget = input.budgetTokens ?? DEFAULT_CONFIG.context.budget_tokens;
+  const proposed = new Set(proposals.map((p) => p.path));
+  const unresolved = Object.keys(artifact.signals)
+    .filter(
+      (path) => !proposed.has(path) && shortlisted.has(path) && (artifact.signals[path] ?? []).length > 0,
+    )
+    .sort();
   return {
-    schema_version: '1.0',
+    schema_version: '1.1',
     tool_version: toolVersion(),
     generated_at: generatedAt,
     scan: {
@@ -226,6 +240,19 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
     totals: {
       tokens_saved_per_session: entries.reduce((sum, e) => sum + e.token_estimate.weighted_tokens, 0),
     },
+    ...(artifact.agents !== undefined
+      ? {
+          context: {
+            agents: artifact.agents.map((agent) => ({
+              ...agent,
+              tokens_saved_per_session: tokensSavedFor(agent, entries, budget),
+            })),
+          },
+        }
+      : {}),
+    ...(unresolved.length > 0
+      ? { unresolved_signals: Object.fromEntries(unresolved.map((path) => [path, artifact.signals[path]!])) }
+      : {}),
   };
 }
 

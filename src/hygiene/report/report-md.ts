@@ -73,6 +73,25 @@ function renderEntry(entry: Entry): string[] {
   return lines;
 }
 
+/**
+ * Per agent (report 1.1): what a session pays at start-up and would save. Different agents
+ * load different files, so there is no one "per session" total to add up across them.
+ */
+function agentLines(report: Report, saved: number, tokenizer: string): string[] {
+  const agents = report.context?.agents;
+  if (agents === undefined)
+    return [`- **Tokens saved per agent session if all are applied:** ≈${saved}${tokenizer}`];
+  if (agents.length === 0)
+    return ['- **Agent context at start-up:** no agent loads a file from this project'];
+  return [
+    `- **Agent context at start-up**${tokenizer}:`,
+    ...agents.map(
+      (a) =>
+        `  - ${escapeMarkdown(a.name)}: ≈${a.startup.tokens} tokens in ${count(a.startup.files.length, 'file')}; ≈${a.tokens_saved_per_session} saved per session if all are applied${a.cut_off.length > 0 ? ` · ${count(a.cut_off.length, 'file')} cut off by ${codeSpan(a.cut_off[0]!.setting)}` : ''}`,
+    ),
+  ];
+}
+
 function section(title: string, entries: Entry[]): string[] {
   const lines = [`## ${title} (${entries.length})`, ''];
   if (entries.length === 0) lines.push('None.', '');
@@ -114,7 +133,7 @@ export function renderReportMarkdown(report: Report, signals: ScanArtifact['sign
       ? [`- **Signals with no proposed fix:** ${count(unresolved.length, 'file')} (review them by hand)`]
       : []),
     `- **Cleared:** ${count(cleared.length, 'file')}`,
-    `- **Tokens saved per agent session if all are applied:** ≈${saved}${tokenizer}`,
+    ...agentLines(report, saved, tokenizer),
     '',
     'Apply with `stw hygiene clean` (auto entries are approved; confirm entries need `--approve ID`).',
     '',

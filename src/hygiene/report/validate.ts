@@ -10,10 +10,17 @@ import {
   GENERATIVE_FLAGS,
   KIND_TABLE,
   type OpType,
+  REPORT_SCHEMA_VERSIONS,
+  type ReportSchemaVersion,
   STALE_SUBTYPES,
 } from '../types.js';
 
 export const REPORT_SCHEMA_FILE = 'report.schema.json';
+/** The JSON Schema file of each accepted schema version (1.0 is frozen; 1.1 only adds fields). */
+export const REPORT_SCHEMA_FILES: Readonly<Record<ReportSchemaVersion, string>> = {
+  '1.0': REPORT_SCHEMA_FILE,
+  '1.1': 'report-1.1.schema.json',
+};
 
 export interface ValidateReportOptions {
   /**
@@ -58,12 +65,22 @@ function fileLineCounter(root: string): (path: string) => number | undefined {
 }
 
 /**
- * Validates a report against schema 1.0 and the cross-field rules of SPEC §2.5. Returns
+ * Validates a report against its schema (1.0 or 1.1) and the cross-field rules of docs/report-schema.md. Returns
  * every violation as `"<json path>: <message>"`; empty means valid. Cross-field rules are
  * checked on whatever parts are well-typed, so one bad field does not hide the others.
  */
 export function validateReport(value: unknown, options: ValidateReportOptions = {}): string[] {
-  const violations = [...schemaValidator(REPORT_SCHEMA_FILE)(value)];
+  const version = isObject(value) ? value['schema_version'] : undefined;
+  if (version !== undefined && !(REPORT_SCHEMA_VERSIONS as readonly unknown[]).includes(version)) {
+    return [
+      `schema_version: must be one of ${REPORT_SCHEMA_VERSIONS.map(show).join(', ')}`,
+      // The rest is checked against the newest schema, which a future report most resembles.
+      ...schemaValidator(REPORT_SCHEMA_FILES['1.1'])(value).filter((v) => !v.startsWith('schema_version')),
+    ];
+  }
+  const file =
+    REPORT_SCHEMA_FILES[(version as ReportSchemaVersion | undefined) ?? '1.0'] ?? REPORT_SCHEMA_FILE;
+  const violations = [...schemaValidator(file)(value)];
   if (!isObject(value)) return violations;
   const lineCount =
     options.lineCount ??
@@ -247,5 +264,40 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
         `totals.tokens_saved_per_session: expected ${Math.round(weightedSum)} (Σ entries[].token_estimate.weighted_tokens), found ${found}`,
       );
   }
+  violations.push(...contextViolations(value, shortlist));
   return violations;
+}
+
+/** 1.1: the per-agent totals add up, and unresolved signals are on shortlisted files. */
+function contextViolations(value: Json, shortlist: ReadonlySet<unknown>): string[] {
+  const out: string[] = [];
+  const context = value['context'];
+  const agents = isObject(context) && Array.isArray(context['agents']) ? context['agents'] : [];
+  agents.forEach((agent, i) => {
+    if (!isObject(agent) || !isObject(agent['startup'])) return;
+    const files = Array.isArray(agent['startup']['files']) ? agent['startup']['files'] : [];
+    for (const key of ['tokens', 'bytes'] as const) {
+      const found = agent['startup'][key];
+      const sum = files.reduce(
+        (s: number, f) => s + (isObject(f) && typeof f[key] === 'number' ? f[key] : 0),
+        0,
+      );
+      if (typeof found === 'number' && found !== sum)
+        out.push(
+          `${formatJsonPath(['context', 'agents', i, 'startup', key])}: expected ${sum} (Σ files[].${key}), found ${found}`,
+        );
+    }
+    const saved = agent['tokens_saved_per_session'];
+    const tokens = agent['startup']['tokens'];
+    if (typeof saved === 'number' && typeof tokens === 'number' && saved > tokens)
+      out.push(
+        `${formatJsonPath(['context', 'agents', i, 'tokens_saved_per_session'])}: ${saved} is more than the ${tokens} start-up tokens`,
+      );
+  });
+  const unresolved = value['unresolved_signals'];
+  if (isObject(unresolved))
+    for (const path of Object.keys(unresolved))
+      if (!shortlist.has(path))
+        out.push(`${formatJsonPath(['unresolved_signals', path])}: ${show(path)} is not in shortlist`);
+  return out;
 }

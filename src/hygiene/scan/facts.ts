@@ -31,7 +31,7 @@ export interface ScanFacts {
 }
 
 /**
- * Follows `@imports` from the agent-context files (up to four hops, as Claude Code expands
+ * Follows `@imports` from the agent-context files (`THRESHOLDS.importHops`, as Claude Code expands
  * them), reading imported docs the walk did not read, and returns the agent-context set.
  */
 export function expandAgentContext(walk: ProjectWalk): Set<string> {

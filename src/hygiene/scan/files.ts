@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { OperationalError } from '../../core/errors.js';
-import { git, splitNul } from '../../core/git.js';
+import { excludesFileArgs, git, splitNul, userExcludesFile } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 
 /** Cap on the file listing: generous, but a listing that hits it is an error, never a partial scan. */
@@ -20,7 +20,7 @@ export interface FileListing {
 
 /**
  * Lists the project's files. In a repository, one `git ls-files` applies git's exact
- * ignore rules (tracked plus untracked-not-ignored); outside one, a walk that never
+ * ignore rules (tracked plus untracked-not-ignored, the user's global excludes file included); outside one, a walk that never
  * descends into `skipDirs` and never follows a symlinked directory.
  */
 export async function listFiles(
@@ -34,10 +34,16 @@ export async function listFiles(
     return { files: walk(root, skipDirs, skippedDirs), ignored: [], skippedDirs, source: 'walk' };
   }
   const options = { cwd: root, maxBytes: LIST_MAX_BYTES, ...(deadline ? { deadline } : {}) };
+  // The user's global excludes file, as `git status` honours it (observation drops global config).
+  const excludes = excludesFileArgs(await userExcludesFile(root, deadline));
   const [listed, ignored] = await Promise.all([
-    git(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'], options),
+    git(
+      [...excludes, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--deduplicate'],
+      options,
+    ),
     git(
       [
+        ...excludes,
         'ls-files',
         '-z',
         '--others',

@@ -1,28 +1,44 @@
 import type { Deadline } from '../../core/deadline.js';
-import { type HistoryChange, type HistoryOutcome, streamHistory } from './history.js';
+import {
+  type HistoryChange,
+  type HistoryOutcome,
+  missingObjects,
+  readBlobs,
+  streamHistory,
+} from './history.js';
 import { dirOf } from './paths.js';
+import { THRESHOLDS } from './thresholds.js';
 import type { Doc } from './walk.js';
 
 /** Churn to the paths one doc references, since that doc's last commit. */
 export interface ChurnSince {
   commits: number;
-  lines: number;
   /** Index of the last commit counted (so a commit counts once). */
   lastCommit: number;
   paths: Set<string>;
 }
 
-/** The git facts the signals use, aggregated from the one history pass. */
+/** A path whose history could not be read whole, and why (the artifact's `history_incomplete`). */
+export interface IncompleteHistory {
+  path: string;
+  reason: string;
+}
+
+/** The git facts the signals use, aggregated from the history pass. */
 export interface HistoryFacts {
-  /** True when the whole history was read: the history signals may fire. */
+  /** True when history was read: the history signals may fire (except on `incomplete` paths). */
   complete: boolean;
   /** Old path → new path, newest rename first (kept for a shallow clone, emptied on failure). */
   renames: ReadonlyMap<string, string>;
   /** Doc → its last commit time (seconds). */
   lastCommit: ReadonlyMap<string, number>;
-  /** Doc → commits to it under its current name, and how many only appended lines. */
+  /** Doc → commits to it under its current name, and how many only added lines. */
   growth: ReadonlyMap<string, { commits: number; appendOnly: number }>;
   churn: ReadonlyMap<string, ChurnSince>;
+  /** Paths with an object missing from the clone: their history signals are not computed. */
+  incomplete: readonly IncompleteHistory[];
+  /** The asked-about paths (unresolved backticked paths) that history shows existed here. */
+  existed: ReadonlySet<string>;
 }
 
 /** Follows a chain of renames from `path`; the last name, if it differs and is listed. */
@@ -40,18 +56,147 @@ export function renameTarget(
   return current !== path && isListed(current) ? current : undefined;
 }
 
+/** What the aggregation is about: the docs, the non-doc paths they reference, where the root is. */
+interface Subject {
+  docs: ReadonlyMap<string, Doc>;
+  referencedBy: ReadonlyMap<string, readonly string[]>;
+  /** The project root inside the repository ('' at the toplevel, else ending in `/`). */
+  prefix: string;
+  /** Paths to look out for in history (root-relative). */
+  wanted: ReadonlySet<string>;
+}
+
+/** One change to a doc under its current name: the blobs a line comparison reads. */
+interface DocVersion {
+  oldOid: string | undefined;
+  newOid: string | undefined;
+}
+
 /**
- * The one history pass, started early so that it overlaps the Markdown pass. Changes read
- * before the docs are known wait as small records; the history text itself is never held.
+ * Folds one pass's changes, newest commit first, into last commits, renames, the versions of
+ * each doc, and churn (in commits) to what each doc references since that doc's last commit.
+ */
+class Aggregate {
+  readonly renames = new Map<string, string>();
+  readonly lastCommit = new Map<string, number>();
+  /** Doc → its changes under its current name, newest first. */
+  readonly versions = new Map<string, DocVersion[]>();
+  readonly churn = new Map<string, ChurnSince>();
+  /** The wanted paths seen in history. */
+  readonly existed = new Set<string>();
+  /** Blob ids of added or deleted paths (what rename scoring reads), when asked for. */
+  readonly addedOrDeleted = new Map<string, Set<string>>();
+  private batch: HistoryChange[] = [];
+  private batchCommit = -1;
+  private readonly refAncestors = new Map<string, string[]>();
+
+  constructor(
+    private readonly subject: Subject,
+    private readonly collectAddedOrDeleted = false,
+  ) {}
+
+  /** Referenced paths among a changed path and its folders; cached per distinct path. */
+  private ancestorsOf(path: string): string[] {
+    let list = this.refAncestors.get(path);
+    if (list === undefined) {
+      list = [];
+      for (let p = path; ; p = dirOf(p)) {
+        if (this.subject.referencedBy.has(p)) list.push(p);
+        if (p === '') break;
+      }
+      this.refAncestors.set(path, list);
+    }
+    return list;
+  }
+
+  private flush(): void {
+    const { docs, referencedBy } = this.subject;
+    // Close the docs this commit touched first: a change in the same commit is not "since".
+    for (const c of this.batch) {
+      if (docs.has(c.path) && !this.lastCommit.has(c.path)) this.lastCommit.set(c.path, c.time);
+    }
+    for (const c of this.batch) {
+      for (const p of this.ancestorsOf(c.path)) {
+        for (const d of referencedBy.get(p)!) {
+          if (this.lastCommit.has(d)) continue;
+          let s = this.churn.get(d);
+          if (!s) {
+            s = { commits: 0, lastCommit: -1, paths: new Set() };
+            this.churn.set(d, s);
+          }
+          if (s.lastCommit !== c.commit) {
+            s.commits++;
+            s.lastCommit = c.commit;
+          }
+          s.paths.add(p);
+        }
+      }
+    }
+    this.batch = [];
+  }
+
+  add(change: HistoryChange): void {
+    const { prefix, docs } = this.subject;
+    let path = change.path;
+    let from = change.from;
+    if (prefix !== '') {
+      if (!path.startsWith(prefix)) return;
+      path = path.slice(prefix.length);
+      from = from?.startsWith(prefix) ? from.slice(prefix.length) : undefined;
+    }
+    if (from !== undefined && !this.renames.has(from)) this.renames.set(from, path);
+    if (this.subject.wanted.has(path)) this.existed.add(path);
+    if (from !== undefined && this.subject.wanted.has(from)) this.existed.add(from);
+    if (change.commit !== this.batchCommit) {
+      this.flush();
+      this.batchCommit = change.commit;
+    }
+    change.path = path;
+    this.batch.push(change);
+    if (docs.has(path)) {
+      const list = this.versions.get(path);
+      const version = { oldOid: change.oldOid, newOid: change.newOid };
+      if (list) list.push(version);
+      else this.versions.set(path, [version]);
+    }
+    if (this.collectAddedOrDeleted && (change.status === 'A' || change.status === 'D')) {
+      const oid = change.newOid ?? change.oldOid;
+      if (oid === undefined) return;
+      let set = this.addedOrDeleted.get(path);
+      if (!set) {
+        set = new Set();
+        this.addedOrDeleted.set(path, set);
+      }
+      set.add(oid);
+    }
+  }
+
+  finish(): void {
+    this.flush();
+  }
+}
+
+/**
+ * The history (docs/scanner-and-classifiers.md: one pass over the whole history; a missing object costs the paths it
+ * touches, never the whole pass). One `git log --raw -M` pass, started early so that it overlaps
+ * the Markdown pass, gives renames, last commits, each doc's versions and churn in commits; it
+ * reads no blob except to score a rename. Line counts are read only where a signal needs them:
+ * the versions of docs that may be append-only, through one `cat-file --batch`. If the pass
+ * meets a missing object, it is read again without rename detection (which reads no blob), and
+ * renames come from a rename pass that leaves out the unreadable paths.
  */
 export class HistoryReader {
   private readonly early: HistoryChange[] = [];
   private consume: ((change: HistoryChange) => void) | undefined;
   private readonly run: Promise<HistoryOutcome>;
 
-  constructor(toplevel: string, options: { deadline?: Deadline; signal?: AbortSignal }) {
+  constructor(
+    private readonly toplevel: string,
+    private readonly options: { deadline?: Deadline; signal?: AbortSignal },
+  ) {
     this.run = streamHistory(
       toplevel,
+      'changes',
       (change) => {
         if (this.consume) this.consume(change);
         else this.early.push(change);
@@ -65,95 +210,195 @@ export class HistoryReader {
     return this.early.length;
   }
 
-  /**
-   * Aggregates the whole stream for `docs` and the paths they reference. `prefix` is the
-   * project root's path inside the repository ('' at the toplevel, else ending in `/`).
-   */
+  /** Reads the rest of history for `docs` and the paths they reference. */
   async aggregate(
     docs: ReadonlyMap<string, Doc>,
     referencedBy: ReadonlyMap<string, readonly string[]>,
     prefix: string,
+    options: {
+      /** False where the history signals cannot fire anyway (a shallow clone). */
+      lineCounts?: boolean;
+      /** Paths to look out for: `existed` says which of them history shows. */
+      wanted?: ReadonlySet<string>;
+    } = {},
   ): Promise<{ outcome: HistoryOutcome; facts: Omit<HistoryFacts, 'complete'> }> {
-    const renames = new Map<string, string>();
-    const lastCommit = new Map<string, number>();
-    const growth = new Map<string, { commits: number; appendOnly: number }>();
-    const churn = new Map<string, ChurnSince>();
-    let batch: HistoryChange[] = [];
-    let batchCommit = -1;
-    // Referenced paths among a changed path and its folders; cached per distinct path.
-    const refAncestors = new Map<string, string[]>();
-    const ancestorsOf = (path: string): string[] => {
-      let list = refAncestors.get(path);
-      if (list === undefined) {
-        list = [];
-        for (let p = path; ; p = dirOf(p)) {
-          if (referencedBy.has(p)) list.push(p);
-          if (p === '') break;
-        }
-        refAncestors.set(path, list);
-      }
-      return list;
-    };
-    const flush = () => {
-      // Close the docs this commit touched first: a change in the same commit is not "since".
-      for (const c of batch) {
-        if (docs.has(c.path) && !lastCommit.has(c.path)) lastCommit.set(c.path, c.time);
-      }
-      for (const c of batch) {
-        const lines = (c.added ?? 0) + (c.deleted ?? 0);
-        for (const p of ancestorsOf(c.path)) {
-          for (const d of referencedBy.get(p)!) {
-            if (lastCommit.has(d)) continue;
-            let s = churn.get(d);
-            if (!s) {
-              s = { commits: 0, lines: 0, lastCommit: -1, paths: new Set() };
-              churn.set(d, s);
-            }
-            if (s.lastCommit !== c.commit) {
-              s.commits++;
-              s.lastCommit = c.commit;
-            }
-            s.lines += lines;
-            s.paths.add(p);
-          }
-        }
-      }
-      batch = [];
-    };
-    const onChange = (change: HistoryChange) => {
-      let path = change.path;
-      let from = change.from;
-      if (prefix !== '') {
-        if (!path.startsWith(prefix)) return;
-        path = path.slice(prefix.length);
-        from = from?.startsWith(prefix) ? from.slice(prefix.length) : undefined;
-      }
-      if (from !== undefined && !renames.has(from)) renames.set(from, path);
-      if (change.commit !== batchCommit) {
-        flush();
-        batchCommit = change.commit;
-      }
-      change.path = path;
-      batch.push(change);
-      if (docs.has(path)) {
-        // Growth counts commits to the doc under its current name.
-        let g = growth.get(path);
-        if (!g) {
-          g = { commits: 0, appendOnly: 0 };
-          growth.set(path, g);
-        }
-        g.commits++;
-        if (change.deleted === 0 && (change.added ?? 0) > 0) g.appendOnly++;
-      }
-    };
-    for (const change of this.early) onChange(change);
+    const subject: Subject = { docs, referencedBy, prefix, wanted: options.wanted ?? new Set() };
+    const wantLineCounts = options.lineCounts ?? true;
+    let changes = new Aggregate(subject);
+    for (const change of this.early) changes.add(change);
     this.early.length = 0;
-    this.consume = onChange;
-    const outcome = await this.run;
-    flush();
-    if (!outcome.ok) renames.clear();
-    return { outcome, facts: { renames, lastCommit, growth, churn } };
+    this.consume = (change) => changes.add(change);
+    let outcome = await this.run;
+    changes.finish();
+    const incomplete = new Map<string, string>();
+    if (!outcome.ok && outcome.missingObject !== undefined) {
+      const recovered = await this.withoutRenameScoring(subject, incomplete);
+      if (recovered) {
+        changes = recovered.changes;
+        outcome = recovered.outcome;
+      }
+    }
+    if (!outcome.ok) changes.renames.clear();
+    const growth =
+      outcome.ok && wantLineCounts ? await this.growthOf(subject, changes.versions, incomplete) : new Map();
+    return {
+      outcome,
+      facts: {
+        renames: changes.renames,
+        lastCommit: changes.lastCommit,
+        growth,
+        churn: changes.churn,
+        existed: changes.existed,
+        incomplete: [...incomplete]
+          .map(([path, reason]) => ({ path, reason }))
+          .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      },
+    };
   }
+
+  /** The pass again without rename scoring, then renames from a pass that skips unreadable paths. */
+  private async withoutRenameScoring(
+    subject: Subject,
+    incomplete: Map<string, string>,
+  ): Promise<{ changes: Aggregate; outcome: HistoryOutcome } | undefined> {
+    const changes = new Aggregate(subject, true);
+    const outcome = await streamHistory(
+      this.toplevel,
+      'changes-no-renames',
+      (c) => changes.add(c),
+      this.options,
+    );
+    changes.finish();
+    if (!outcome.ok) return undefined;
+    const missing = await missingObjects(
+      this.toplevel,
+      [...changes.addedOrDeleted.values()].flatMap((s) => [...s]),
+    );
+    const unreadable = new Map<string, string>();
+    for (const [path, oids] of changes.addedOrDeleted) {
+      const oid = [...oids].find((o) => missing?.has(o));
+      if (oid !== undefined) unreadable.set(path, oid);
+    }
+    changes.addedOrDeleted.clear();
+    for (const [path, oid] of unreadable) {
+      const at =
+        subject.prefix === '' || path.startsWith(subject.prefix)
+          ? path.slice(subject.prefix.length)
+          : undefined;
+      if (at !== undefined && at !== '')
+        incomplete.set(at, `object ${oid} is missing from this clone, so renames of this path are not known`);
+    }
+    const renames = new Aggregate(subject);
+    const renamePass = await streamHistory(this.toplevel, 'changes', (c) => renames.add(c), {
+      ...this.options,
+      diffFilter: 'R',
+      pathspecs: [...unreadable.keys()].map((p) => `:(exclude,literal)${p}`),
+    });
+    renames.finish();
+    if (renamePass.ok) for (const [from, to] of renames.renames) changes.renames.set(from, to);
+    return { changes, outcome };
+  }
+
+  /**
+   * Commits to each doc that may be append-only, and how many of them only added lines: the
+   * old version's lines are a subsequence of the new one's (what `--numstat` calls 0 deleted).
+   * Only docs with enough commits and lines are read; a doc with a missing version is incomplete.
+   */
+  private async growthOf(
+    subject: Subject,
+    versions: ReadonlyMap<string, DocVersion[]>,
+    incomplete: Map<string, string>,
+  ): Promise<Map<string, { commits: number; appendOnly: number }>> {
+    const growth = new Map<string, { commits: number; appendOnly: number }>();
+    const order: string[] = [];
+    const pairs: { doc: string; oldOid: string | undefined; newOid: string | undefined }[] = [];
+    for (const [doc, list] of versions) {
+      growth.set(doc, { commits: list.length, appendOnly: 0 });
+      const lines = subject.docs.get(doc)!.lines.length;
+      if (list.length < THRESHOLDS.appendMinCommits || lines < THRESHOLDS.appendMinLines) continue;
+      let last: string | undefined;
+      // Oldest first, so that each version is read once and compared with the one before it.
+      for (let i = list.length - 1; i >= 0; i--) {
+        const v = list[i]!;
+        if (v.oldOid !== undefined && v.oldOid !== last) order.push(v.oldOid);
+        if (v.newOid !== undefined) order.push(v.newOid);
+        last = v.newOid;
+        pairs.push({ doc, ...v });
+      }
+    }
+    if (pairs.length === 0) return growth;
+    let previous: { oid: string; lines: string[] } | undefined;
+    let current: { oid: string; lines: string[] } | undefined;
+    let next = 0;
+    const missingOf = new Map<string, string>();
+    const settle = () => {
+      // Compare every pair whose blobs are the last two read.
+      while (next < pairs.length) {
+        const pair = pairs[next]!;
+        const have = (oid: string | undefined) =>
+          oid === undefined
+            ? []
+            : oid === current?.oid
+              ? current.lines
+              : oid === previous?.oid
+                ? previous.lines
+                : undefined;
+        const before = have(pair.oldOid);
+        const after = have(pair.newOid);
+        if (before === undefined || after === undefined) return;
+        next++;
+        if (missingOf.has(pair.doc)) continue;
+        if (after.length > before.length && isSubsequence(before, after)) growth.get(pair.doc)!.appendOnly++;
+      }
+    };
+    const owner = new Map<string, string>();
+    for (const p of pairs) {
+      if (p.oldOid !== undefined && !owner.has(p.oldOid)) owner.set(p.oldOid, p.doc);
+      if (p.newOid !== undefined && !owner.has(p.newOid)) owner.set(p.newOid, p.doc);
+    }
+    const outcome = await readBlobs(
+      this.toplevel,
+      order,
+      (oid, bytes) => {
+        previous = current;
+        current = { oid, lines: bytes === undefined ? [] : splitLines(bytes.toString('utf8')) };
+        if (bytes === undefined) {
+          const doc = pairs[next]?.doc ?? owner.get(oid);
+          if (doc !== undefined && !missingOf.has(doc)) missingOf.set(doc, oid);
+        }
+        settle();
+      },
+      this.options,
+    );
+    for (const [doc, oid] of missingOf) {
+      incomplete.set(doc, `object ${oid} is missing from this clone, so its growth is not known`);
+    }
+    if (!outcome.ok) {
+      for (const p of pairs)
+        if (!incomplete.has(p.doc))
+          incomplete.set(p.doc, `its versions could not be read: ${outcome.reason}`);
+    }
+    return growth;
+  }
+}
+
+/** Lines with their terminators, as git compares them (a missing final newline is a difference). */
+function splitLines(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', start)) {
+    out.push(text.slice(start, i + 1));
+    start = i + 1;
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out;
+}
+
+/** True when `a` is a subsequence of `b`: `b` only adds lines to `a`. */
+function isSubsequence(a: readonly string[], b: readonly string[]): boolean {
+  let i = 0;
+  for (let j = 0; j < b.length && i < a.length; j++) if (a[i] === b[j]) i++;
+  return i === a.length;
 }
 
 /** History facts when no history was read. */
@@ -163,4 +408,6 @@ export const NO_HISTORY: HistoryFacts = {
   lastCommit: new Map(),
   growth: new Map(),
   churn: new Map(),
+  incomplete: [],
+  existed: new Set(),
 };

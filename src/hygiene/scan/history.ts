@@ -3,95 +3,225 @@ import type { Deadline } from '../../core/deadline.js';
 import { git } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 
-/** The explicit output cap for the one history pass (SPEC §1: larger caps for hygiene). */
+/** The explicit output cap for a history pass (hygiene reads whole histories, so its cap is larger than tidy's). */
 export const HISTORY_MAX_BYTES = 4 * 1024 * 1024 * 1024;
 
-/** One file change of one commit, as `git log --numstat -M -z` reports it. */
+/** One file change of one commit. */
 export interface HistoryChange {
   /** Commit time, seconds since the epoch. */
   time: number;
-  /** Index of the commit in the stream, newest first (0 = HEAD). */
+  /** Index of the commit in the stream, newest first (0 = the newest commit shown). */
   commit: number;
   path: string;
   /** Set for a rename: the path before it. */
   from?: string;
-  /** `undefined` for binary changes. */
-  added: number | undefined;
-  deleted: number | undefined;
+  /** git's status letter (A, M, D, R, …). */
+  status: string;
+  /** The blob before and after the change; undefined for the side that does not exist. */
+  oldOid?: string;
+  newOid?: string;
 }
 
-export type HistoryOutcome = { ok: true; commits: number } | { ok: false; reason: string };
+/**
+ * Both passes read paths, statuses and blob ids, never line counts (which would make git diff
+ * every blob of the history):
+ * - `changes`: `--raw -M`: reads a blob only to score an inexact rename;
+ * - `changes-no-renames`: `--raw --no-renames`: reads no blob at all, so no missing object stops it.
+ */
+export type HistoryPassKind = 'changes' | 'changes-no-renames';
+
+export type HistoryOutcome =
+  | { ok: true; commits: number }
+  /** `missingObject`: the object id git could not read, when that is why the pass stopped. */
+  | { ok: false; reason: string; missingObject?: string };
+
+export interface HistoryPassOptions {
+  deadline?: Deadline;
+  signal?: AbortSignal;
+  /** Toplevel-relative pathspecs (with magic) limiting the pass; read from stdin, so any number. */
+  pathspecs?: readonly string[];
+  /** Only these statuses (git's `--diff-filter`). */
+  diffFilter?: string;
+}
+
+const ARGS: Record<HistoryPassKind, string[]> = {
+  changes: ['--raw', '--no-abbrev', '-M'],
+  'changes-no-renames': ['--raw', '--no-abbrev', '--no-renames'],
+};
+const ZERO_OID = /^0+$/;
 
 /**
- * Streams the whole history once, newest commit first, calling `onChange` for every
- * file change. Parsing is incremental over NUL-separated fields, so memory does not
- * grow with the history; only the caller's aggregates do.
+ * Streams one history pass, newest commit first, calling `onChange` for every file change.
+ * Parsing is incremental over NUL-separated fields, so memory does not grow with the
+ * history; only the caller's aggregates do.
  */
 export async function streamHistory(
   root: string,
+  kind: HistoryPassKind,
   onChange: (change: HistoryChange) => void,
-  options: { deadline?: Deadline; signal?: AbortSignal } = {},
+  options: HistoryPassOptions = {},
 ): Promise<HistoryOutcome> {
   const decoder = new StringDecoder('utf8');
+  const parse = rawParser(onChange);
   let pending = '';
-  let commit = -1;
-  let time = 0;
-  // A rename's numstat field ends in a tab and is followed by two path fields.
-  let renameHead: { added: number | undefined; deleted: number | undefined } | undefined;
-  let renameFrom: string | undefined;
-
-  const field = (raw: string) => {
-    let text = raw;
-    if (renameHead !== undefined) {
-      if (renameFrom === undefined) {
-        renameFrom = text;
-        return;
-      }
-      onChange({ time, commit, path: text, from: renameFrom, ...renameHead });
-      renameHead = undefined;
-      renameFrom = undefined;
-      return;
-    }
-    if (text.startsWith('\n')) text = text.slice(1);
-    if (text.startsWith('\x01')) {
-      commit++;
-      time = Number(text.slice(1));
-      return;
-    }
-    if (text === '') return;
-    const tab1 = text.indexOf('\t');
-    const tab2 = tab1 === -1 ? -1 : text.indexOf('\t', tab1 + 1);
-    if (tab2 === -1) return;
-    const a = text.slice(0, tab1);
-    const d = text.slice(tab1 + 1, tab2);
-    const added = a === '-' ? undefined : Number(a);
-    const deleted = d === '-' ? undefined : Number(d);
-    const path = text.slice(tab2 + 1);
-    if (path === '') renameHead = { added, deleted };
-    else onChange({ time, commit, path, added, deleted });
-  };
-
-  const result = await git(['log', '-z', '--numstat', '-M', '--no-color', '--format=%x01%ct', 'HEAD', '--'], {
+  const args = ['log', '-z', ...ARGS[kind], '--no-color', '--format=%x01%ct'];
+  if (options.diffFilter) args.push(`--diff-filter=${options.diffFilter}`);
+  const limited = options.pathspecs !== undefined;
+  args.push(...(limited ? ['--stdin'] : ['HEAD', '--']));
+  const result = await git(args, {
     cwd: root,
     maxBytes: HISTORY_MAX_BYTES,
+    ...(limited ? { input: `HEAD\n--\n${options.pathspecs!.join('\n')}\n` } : {}),
     ...(options.deadline ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onStdout: (chunk) => {
       const text = pending + decoder.write(chunk);
       let start = 0;
       for (let end = text.indexOf('\0'); end !== -1; end = text.indexOf('\0', start)) {
-        field(text.slice(start, end));
+        parse.field(text.slice(start, end));
         start = end + 1;
       }
       pending = text.slice(start);
     },
   });
   if (result.kind !== 'exited' || result.code !== 0) {
-    return { ok: false, reason: describeOutcome(result, 'git log') };
+    const missing =
+      result.kind === 'exited'
+        ? /unable to read(?: sha1 file of .*?\()? ?([0-9a-f]{40,64})/.exec(result.stderr.toString('utf8'))
+        : null;
+    return {
+      ok: false,
+      reason: describeOutcome(result, 'git log'),
+      ...(missing ? { missingObject: missing[1]! } : {}),
+    };
   }
   const rest = pending + decoder.end();
-  if (rest !== '') field(rest);
-  return { ok: true, commits: commit + 1 };
+  if (rest !== '') parse.field(rest);
+  return { ok: true, commits: parse.commits() };
+}
+
+interface FieldParser {
+  field(raw: string): void;
+  commits(): number;
+}
+
+/** `--raw -z`: `:modes oids status` NUL path NUL (two paths for a rename or copy). */
+function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
+  let commit = -1;
+  let time = 0;
+  let head:
+    | { status: string; oldOid: string | undefined; newOid: string | undefined; paths: number }
+    | undefined;
+  let from: string | undefined;
+  return {
+    commits: () => commit + 1,
+    field(raw) {
+      let text = raw;
+      if (head !== undefined) {
+        if (head.paths === 2 && from === undefined) {
+          from = text;
+          return;
+        }
+        onChange({
+          time,
+          commit,
+          path: text,
+          status: head.status,
+          ...(from !== undefined ? { from } : {}),
+          ...(head.oldOid !== undefined ? { oldOid: head.oldOid } : {}),
+          ...(head.newOid !== undefined ? { newOid: head.newOid } : {}),
+        });
+        head = undefined;
+        from = undefined;
+        return;
+      }
+      if (text.startsWith('\n')) text = text.slice(1);
+      if (text.startsWith('\x01')) {
+        commit++;
+        time = Number(text.slice(1));
+        return;
+      }
+      if (!text.startsWith(':')) return;
+      const parts = text.split(' ');
+      const status = parts[4] ?? '';
+      const oldOid = parts[2] ?? '';
+      const newOid = parts[3] ?? '';
+      head = {
+        status: status.charAt(0),
+        oldOid: ZERO_OID.test(oldOid) ? undefined : oldOid,
+        newOid: ZERO_OID.test(newOid) ? undefined : newOid,
+        paths: status.startsWith('R') || status.startsWith('C') ? 2 : 1,
+      };
+    },
+  };
+}
+
+/** The objects among `oids` this clone does not have (one `git cat-file --batch-check`). */
+export async function missingObjects(
+  root: string,
+  oids: Iterable<string>,
+  deadline?: Deadline,
+): Promise<Set<string> | undefined> {
+  const list = [...new Set(oids)];
+  if (list.length === 0) return new Set();
+  const result = await git(['cat-file', '--batch-check=%(objectname)'], {
+    cwd: root,
+    input: `${list.join('\n')}\n`,
+    maxBytes: 128 * 1024 * 1024,
+    ...(deadline ? { deadline } : {}),
+  });
+  if (result.kind !== 'exited' || result.code !== 0) return undefined;
+  const missing = new Set<string>();
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    if (line.endsWith(' missing')) missing.add(line.slice(0, line.indexOf(' ')));
+  }
+  return missing;
+}
+
+/**
+ * Streams the contents of `oids`, in order, through one `git cat-file --batch`: `onBlob` gets
+ * each blob's bytes, or undefined when the clone lacks it. Memory holds one blob at a time.
+ */
+export async function readBlobs(
+  root: string,
+  oids: readonly string[],
+  onBlob: (oid: string, bytes: Buffer | undefined) => void,
+  options: { deadline?: Deadline; signal?: AbortSignal } = {},
+): Promise<HistoryOutcome> {
+  if (oids.length === 0) return { ok: true, commits: 0 };
+  let pending: Buffer = Buffer.alloc(0);
+  let body: { oid: string; size: number } | undefined;
+  const drain = () => {
+    for (;;) {
+      if (body) {
+        if (pending.length < body.size + 1) return;
+        onBlob(body.oid, pending.subarray(0, body.size));
+        pending = pending.subarray(body.size + 1);
+        body = undefined;
+        continue;
+      }
+      const eol = pending.indexOf(0x0a);
+      if (eol === -1) return;
+      const [oid = '', type = '', size = ''] = pending.subarray(0, eol).toString('utf8').split(' ');
+      pending = pending.subarray(eol + 1);
+      if (type === 'missing') onBlob(oid, undefined);
+      else body = { oid, size: Number(size) };
+    }
+  };
+  const result = await git(['cat-file', '--batch'], {
+    cwd: root,
+    input: `${oids.join('\n')}\n`,
+    maxBytes: HISTORY_MAX_BYTES,
+    ...(options.deadline ? { deadline: options.deadline } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    onStdout: (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      drain();
+    },
+  });
+  if (result.kind !== 'exited' || result.code !== 0)
+    return { ok: false, reason: describeOutcome(result, 'git cat-file') };
+  return { ok: true, commits: 0 };
 }
 
 /**

@@ -4,12 +4,14 @@ import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
-import { collectFacts, expandAgentContext } from './facts.js';
+import { AGENT_CONTEXT_GLOBS } from '../types.js';
+import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { scanLifecycle } from './lifecycle.js';
 import { readVersionFacts } from './manifests.js';
 import { cmp, toPosix } from './paths.js';
+import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
 import { ProjectWalk } from './walk.js';
 
@@ -30,6 +32,8 @@ export interface ScanOptions {
   nowMs?: number;
 }
 
+const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
+
 /** Reasons a history signal is unavailable that describe the repository, not a failure. */
 export const EXPECTED_UNAVAILABLE = {
   notRepo: 'not a git repository',
@@ -46,7 +50,7 @@ export function isPartialScan(artifact: ScanArtifact): boolean {
 
 /**
  * Scans the project's docs and agent-context files and returns the intermediate
- * artifact (SPEC §2.4): the shortlist, per-path signals and exclusions. Deterministic,
+ * artifact (docs/scanner-and-classifiers.md): the shortlist, per-path signals and exclusions. Deterministic,
  * no model. The stages: walk (listing, exclusions, one parse per doc) → shared facts
  * (agent context, every reference resolved once) → one history pass → each signal module.
  */
@@ -101,7 +105,10 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   else if (partialClone) markUnavailable(EXPECTED_UNAVAILABLE.partialClone);
   else {
     progress(`reading history (${history!.buffered} file changes already read)`);
-    const { outcome, facts: read } = await history!.aggregate(facts.docs, facts.referencedBy, prefix);
+    const { outcome, facts: read } = await history!.aggregate(facts.docs, facts.referencedBy, prefix, {
+      lineCounts: !repo?.isShallow,
+      wanted: unresolvedCodePaths(facts),
+    });
     const complete = outcome.ok && !repo?.isShallow;
     historyFacts = { ...read, complete };
     if (!outcome.ok) {
@@ -145,6 +152,11 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     ...(options.deadline ? { deadline: options.deadline } : {}),
   });
   const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
+  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
+  const files = walk.tree.files;
+  const agents = files.some((file) => isAgentContextFile(file))
+    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
+    : [];
   return {
     project_root: root,
     scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,
@@ -158,7 +170,21 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     ...(config.lifecycle.rules.length > 0
       ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
       : {}),
+    ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
+    agents,
   };
+}
+
+/** Where the unresolved backticked paths may point: history may show they existed here. */
+function unresolvedCodePaths(facts: ScanFacts): Set<string> {
+  const wanted = new Set<string>();
+  for (const [doc, refs] of facts.resolvedRefs) {
+    for (const { ref, r } of refs) {
+      if (ref.kind === 'code-path' && r && !r.exists)
+        for (const p of codePathCandidates(doc, ref.target)) wanted.add(p);
+    }
+  }
+  return wanted;
 }
 
 /** Paths in order; a path's signals by line, then name, source order within a line. */

@@ -66,32 +66,32 @@ const md = new MarkdownIt('default', { html: true, linkify: false });
 // also costs a URL parse per link.
 md.normalizeLink = (url: string) => url;
 md.normalizeLinkText = (text: string) => text;
-// Reference definitions vanish into env.references; wrap the rule to record where each was written.
+// Reference definitions vanish into env.references, which keeps only the first of each label;
+// wrap the rule to record every definition where it was written, duplicates included.
 // (markdown-it keeps its rules on `__rules__`, which its typings do not expose.)
 const referenceRule = (
   md.block.ruler as unknown as { __rules__: { name: string; fn: RuleBlock }[] }
 ).__rules__.find((rule) => rule.name === 'reference');
+const DEFINITION_LABEL = /^\[(?:\\.|[^\\\]])*\]:[ \t]*\n?[ \t]*/;
 if (referenceRule) {
   const original = referenceRule.fn;
   md.block.ruler.at(
     'reference',
     (state: StateBlock, startLine: number, endLine: number, silent: boolean) => {
-      const env = state.env as {
-        references?: Record<string, { href: string }>;
-        defs?: DefinitionHit[];
-        refCount?: number;
-      };
       const matched = original(state, startLine, endLine, silent);
-      if (matched && !silent && env.references) {
-        // Keys are only counted on a match (once per definition), never on every paragraph.
-        const keys = Object.keys(env.references);
-        if (keys.length > (env.refCount ?? 0)) {
-          env.refCount = keys.length;
-          const ref = env.references[keys[keys.length - 1]!];
-          if (ref) {
-            env.defs ??= [];
-            env.defs.push({ line0: startLine, endLine0: state.line, href: ref.href });
-          }
+      if (matched && !silent) {
+        const env = state.env as { defs?: DefinitionHit[] };
+        const text = state.src.slice(
+          state.bMarks[startLine]! + state.tShift[startLine]!,
+          state.eMarks[state.line - 1],
+        );
+        const label = DEFINITION_LABEL.exec(text);
+        const destination = label
+          ? md.helpers.parseLinkDestination(text, label[0].length, text.length)
+          : undefined;
+        if (destination?.ok) {
+          env.defs ??= [];
+          env.defs.push({ line0: startLine, endLine0: state.line, href: destination.str });
         }
       }
       return matched;
@@ -134,7 +134,13 @@ function readFrontmatter(lines: string[]): Frontmatter {
       }
     }
   }
-  const data = doc.toJS() as unknown;
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // e.g. Cursor's `globs: *.ts`, which YAML reads as an alias with no anchor.
+    return { data: undefined, keyLines, endLine: close + 1, error: (error as Error).message };
+  }
   return {
     data:
       data !== null && typeof data === 'object' && !Array.isArray(data)
@@ -178,7 +184,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     frontmatter.endLine > 0
       ? '\n'.repeat(frontmatter.endLine) + lines.slice(frontmatter.endLine).join('\n')
       : text;
-  const env: { references?: Record<string, unknown>; defs?: DefinitionHit[] } = {};
+  const env: { defs?: DefinitionHit[] } = {};
   const tokens = md.parse(source, env);
 
   const anchors = new Set<string>();
@@ -270,7 +276,8 @@ export function parseMarkdown(text: string): ParsedDoc {
 
   function scanInline(children: Token[], start0: number, end0: number): void {
     let cursor = start0;
-    const place = (written: string, kind: RefKind) => {
+    /** `label`: how the link text starts, to find the line of its `[` when the link spans lines. */
+    const place = (written: string, kind: RefKind, label: string) => {
       let target = written;
       let at = findLine(target, cursor, end0);
       if (at === -1) {
@@ -283,20 +290,26 @@ export function parseMarkdown(text: string): ParsedDoc {
       }
       // Not on the block's lines: the link came from a reference definition, checked there.
       if (at === -1) return;
+      const opener = `[${label}`;
+      let open = at;
+      while (open > cursor && !(lines[open] ?? '').includes(opener)) open--;
+      if (!(lines[open] ?? '').includes(opener)) open = at;
       cursor = at;
-      refs.push({ target, kind, line: at + 1 });
+      refs.push({ target, kind, line: open + 1 });
     };
-    for (const child of children) {
+    for (let c = 0; c < children.length; c++) {
+      const child = children[c]!;
       switch (child.type) {
         case 'link_open': {
           if (child.markup === 'autolink') break;
           const href = child.attrGet('href');
-          if (href) place(href, 'link');
+          const next = children[c + 1];
+          if (href) place(href, 'link', next?.type === 'text' ? labelStart(next.content) : '');
           break;
         }
         case 'image': {
           const src = child.attrGet('src');
-          if (src) place(src, 'image');
+          if (src) place(src, 'image', labelStart(child.content));
           break;
         }
         case 'html_inline':
@@ -350,6 +363,11 @@ export function parseMarkdown(text: string): ParsedDoc {
     codeLines,
     commentBlocks,
   };
+}
+
+/** The first characters of a link's text, as far as they are written verbatim on its first line. */
+function labelStart(text: string): string {
+  return (text.split('\n', 1)[0] ?? '').slice(0, 24);
 }
 
 function safeDecode(text: string): string {

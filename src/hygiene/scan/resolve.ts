@@ -7,6 +7,8 @@ export interface PathLookup {
   /** A file or folder at this root-relative path ('' is the root). */
   exists(path: string): boolean;
   isDir(path: string): boolean;
+  /** The README GitHub renders for a folder, if the tree knows it (a fragment into a folder is checked there). */
+  readmeOf?(dir: string): string | undefined;
 }
 
 /** The anchors (heading slugs, HTML ids) of a scanned Markdown doc; undefined when it is not one. */
@@ -36,8 +38,8 @@ const LINE_FRAGMENT = /^L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?$/;
 /**
  * Resolves a reference written in `docPath` against `tree`, as GitHub does: relative to the
  * doc's folder, or to the root for a leading `/`; a backticked code path is tried from the root
- * first. Returns undefined for what is not checked (external, empty, or a code path whose first
- * folder is not in this repository).
+ * first. Returns undefined for what is not checked (external or empty). Whether an unresolved
+ * code path is reported is the `broken_reference` signal's call (it may name another repository).
  */
 export function resolveReference(tree: PathLookup, docPath: string, ref: DocRef): Resolved | undefined {
   const written = ref.target.trim();
@@ -63,12 +65,6 @@ export function resolveReference(tree: PathLookup, docPath: string, ref: DocRef)
     if (r.exists) return r;
     first ??= r;
   }
-  if (first && ref.kind === 'code-path') {
-    // Only a path whose first folder exists is taken for a repo path (not an example or a URL path).
-    const top = first.path.split('/')[0]!;
-    const docTop = posix.join(dirOf(docPath), rawPath.split('/')[0]!);
-    if (!tree.isDir(top) && !tree.isDir(docTop)) return undefined;
-  }
   return first;
 }
 
@@ -76,16 +72,36 @@ export function resolveReference(tree: PathLookup, docPath: string, ref: DocRef)
  * Whether a resolved reference's fragment names an anchor of its target. Undefined when there
  * is nothing to check: no fragment, a line anchor, or a target that is not a scanned Markdown doc.
  */
-export function fragmentResolves(resolved: Resolved, anchorsOf: AnchorLookup): boolean | undefined {
+export function fragmentResolves(
+  resolved: Resolved,
+  anchorsOf: AnchorLookup,
+  tree?: PathLookup,
+): boolean | undefined {
   const { fragment } = resolved;
   if (fragment === undefined || fragment === '' || LINE_FRAGMENT.test(fragment)) return undefined;
-  if (!MARKDOWN_EXT.test(resolved.path)) return undefined;
-  const anchors = anchorsOf(resolved.path);
+  const target = fragmentTarget(resolved, tree);
+  if (target === undefined) return undefined;
+  const anchors = anchorsOf(target);
   if (!anchors) return undefined;
   const wanted = safeDecode(fragment)
     .toLowerCase()
     .replace(/^user-content-/, '');
   return anchors.has(wanted);
+}
+
+/** The doc whose headings a fragment names: the target, or the README GitHub renders for a folder. */
+export function fragmentTarget(resolved: Resolved, tree?: PathLookup): string | undefined {
+  if (MARKDOWN_EXT.test(resolved.path) && !tree?.isDir(resolved.path)) return resolved.path;
+  if (tree?.isDir(resolved.path)) return tree.readmeOf?.(resolved.path);
+  return undefined;
+}
+
+/** Where a backticked path may point: from the root, then from the doc's folder. */
+export function codePathCandidates(docPath: string, target: string): string[] {
+  const raw = safeDecode(target.replace(/[?#].*$/, ''));
+  if (raw.startsWith('/')) return [posix.normalize(raw.slice(1))];
+  if (raw.startsWith('./') || raw.startsWith('../')) return [posix.join(dirOf(docPath), raw)];
+  return [posix.normalize(raw), posix.join(dirOf(docPath), raw)].filter((p) => !p.startsWith('../'));
 }
 
 /**
@@ -99,14 +115,18 @@ export function checkReference(
   ref: DocRef,
 ): ReferenceCheck {
   const resolved = resolveReference(tree, docPath, ref);
-  return checkResolved(resolved, anchorsOf);
+  return checkResolved(resolved, anchorsOf, tree);
 }
 
 /** `checkReference` for a reference already resolved. */
-export function checkResolved(resolved: Resolved | undefined, anchorsOf: AnchorLookup): ReferenceCheck {
+export function checkResolved(
+  resolved: Resolved | undefined,
+  anchorsOf: AnchorLookup,
+  tree?: PathLookup,
+): ReferenceCheck {
   if (!resolved) return { status: 'not-checked' };
   if (!resolved.exists) return { status: 'missing-path', resolved };
-  if (fragmentResolves(resolved, anchorsOf) === false) return { status: 'missing-fragment', resolved };
+  if (fragmentResolves(resolved, anchorsOf, tree) === false) return { status: 'missing-fragment', resolved };
   return { status: 'resolves', resolved };
 }
 

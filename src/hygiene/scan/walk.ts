@@ -26,6 +26,7 @@ export class ProjectTree implements PathLookup {
   readonly dirSet: ReadonlySet<string>;
   /** File name → the listed paths with that name. */
   readonly byName: ReadonlyMap<string, readonly string[]>;
+  private readonly readmes = new Map<string, string>();
 
   constructor(
     readonly root: string,
@@ -43,6 +44,22 @@ export class ProjectTree implements PathLookup {
     this.fileSet = new Set(files);
     this.dirSet = dirs;
     this.byName = byName;
+    for (const file of files) {
+      if (!README.test(baseOf(file))) continue;
+      const dir = dirOf(file);
+      const known = this.readmes.get(dir);
+      // GitHub shows README.md first; among other spellings, the first in code-unit order.
+      if (
+        known === undefined ||
+        (baseOf(known) !== 'README.md' && (baseOf(file) === 'README.md' || file < known))
+      )
+        this.readmes.set(dir, file);
+    }
+  }
+
+  /** The README GitHub renders for `dir` ('' is the root). */
+  readmeOf(dir: string): string | undefined {
+    return this.readmes.get(dir);
   }
 
   isFile(path: string): boolean {
@@ -108,10 +125,11 @@ export interface WalkOptions {
   deadline?: Deadline;
 }
 
+const README = /^readme\.(?:md|markdown|mdx)$/i;
 const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases)(?:[-_.]|$)|\.log\.md$/i;
 
 /**
- * The listing and the exclusion pipeline (SPEC §2.4): which files are docs, which of them
+ * The listing and the exclusion pipeline (docs/scanner-and-classifiers.md): which files are docs, which of them
  * are in scope, and `readDocument`, which reads and parses one doc unless it is excluded.
  */
 export class ProjectWalk {

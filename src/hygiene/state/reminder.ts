@@ -1,5 +1,5 @@
 /**
- * The SessionStart reminder (SPEC §2.3): where the project is, whether to remind, and the
+ * The SessionStart reminder (docs/hygiene-state.md): where the project is, whether to remind, and the
  * one config key it reads. It runs at every agent session start, so this module imports
  * only node built-ins, the light error classes and the type-only contracts. A YAML parser is
  * loaded only when the answer depends on a `reminder.stale_after_days` written in

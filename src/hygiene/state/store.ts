@@ -8,6 +8,8 @@ import type { HygieneState } from '../types.js';
 /** The one line `check` tells the user to add to `.gitignore` (it never edits the file). */
 export const GITIGNORE_LINE = '.dochygiene/';
 export const STATE_DIR = '.dochygiene';
+/** The `.gitignore` written inside `.dochygiene/` when it is created: everything in it, itself included. */
+export const SELF_IGNORE = '# Written by SourceSteward (stw): its state is never committed.\n*\n';
 
 const STATE_FIELDS = [
   'last_check',
@@ -60,7 +62,7 @@ async function unlinkIfPresent(path: string): Promise<void> {
 type DirKind = 'absent' | 'directory' | 'unsafe';
 
 /**
- * The per-project store under `<root>/.dochygiene/` (SPEC §2.1): lifecycle timestamps in
+ * The per-project store under `<root>/.dochygiene/` (docs/hygiene-state.md): lifecycle timestamps in
  * `state.json` and the one report pair. Every write is atomic and lands only inside
  * `.dochygiene/` (created on first write); there is no global index and `.gitignore` is
  * never touched. Reads never write.
@@ -74,6 +76,7 @@ export class StateStore {
   readonly statePath: string;
   readonly reportJsonPath: string;
   readonly reportMdPath: string;
+  readonly gitignorePath: string;
   // Rollover scratch names (fixed, so that recovery after a crash can find them).
   private readonly stagedJson: string;
   private readonly stagedMd: string;
@@ -85,6 +88,7 @@ export class StateStore {
     this.statePath = join(this.dir, 'state.json');
     this.reportJsonPath = join(this.dir, 'report.json');
     this.reportMdPath = join(this.dir, 'report.md');
+    this.gitignorePath = join(this.dir, '.gitignore');
     this.stagedJson = join(this.dir, '.report.json.new');
     this.stagedMd = join(this.dir, '.report.md.new');
     this.previousJson = join(this.dir, '.report.json.prev');
@@ -114,14 +118,22 @@ export class StateStore {
     );
   }
 
-  /** Creates `.dochygiene/` if missing; refuses when it is anything but a real directory. */
+  /**
+   * Creates `.dochygiene/` if missing, with a `.gitignore` of `*` inside (as pytest and
+   * ruff do for their caches), so a routine `git add -A` never commits the tool's state
+   * and the user's own `.gitignore` is never touched. Refuses when `.dochygiene` is
+   * anything but a real directory.
+   */
   private async ensureSafeDir(): Promise<void> {
     if ((await this.dirKind()) === 'absent') {
+      let created = false;
       try {
         await mkdir(this.dir);
+        created = true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
+      if (created) await writeFileAtomic(this.gitignorePath, SELF_IGNORE);
     }
     // Checked after creating too: something may have appeared there in the meantime.
     if ((await this.dirKind()) !== 'directory') throw this.unsafe();
@@ -177,7 +189,7 @@ export class StateStore {
   }
 
   /**
-   * Replaces the report pair (rollover, SPEC §2.1): afterwards exactly one `report.json` +
+   * Replaces the report pair (rollover, docs/hygiene-state.md): afterwards exactly one `report.json` +
    * `report.md` exist and no scratch file remains.
    *
    * Sequence: hard-link the current pair to `.report.*.prev`; write and fsync the new pair
@@ -248,14 +260,20 @@ export class StateStore {
   }
 
   /**
-   * Whether git ignores `.dochygiene/` here: true/false in a work tree, undefined outside
-   * one (or when git cannot answer). `check` uses it to print `GITIGNORE_LINE` once.
+   * Whether git ignores what `.dochygiene/` holds here — by the user's rules or by its own
+   * `.gitignore` —: true/false in a work tree, undefined outside one (or when git cannot
+   * answer). `check` uses it to print `GITIGNORE_LINE` once.
    */
   async isIgnoredByGit(): Promise<boolean | undefined> {
     // Loaded here, not at the top: the SessionStart reminder reads state at every session
     // start and must not pay for the process runner it never uses.
-    const { git } = await import('../../core/git.js');
-    const result = await git(['check-ignore', '-q', '--', `${STATE_DIR}/`], { cwd: this.root });
+    const { excludesFileArgs, git, userExcludesFile } = await import('../../core/git.js');
+    // As `git status` sees it: the user's global excludes file counts. A path inside: the
+    // folder's own `.gitignore` applies to its contents, not to itself.
+    const excludes = excludesFileArgs(await userExcludesFile(this.root));
+    const result = await git([...excludes, 'check-ignore', '-q', '--', `${STATE_DIR}/report.json`], {
+      cwd: this.root,
+    });
     if (result.kind !== 'exited') return undefined;
     if (result.code === 0) return true;
     if (result.code === 1) return false;

@@ -92,6 +92,8 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
       'D\truns/2026-11-05/out.json',
     ]);
     assert.match(repo.git(['log', '-1', '--format=%B']), /^Lifecycle: 2 deleted \(runs ×2\)$/m);
+    // The subject counts the files the commit deletes, not the folders.
+    assert.equal(repo.git(['log', '-1', '--format=%s']), 'docs: hygiene cleanup (2 edits across 4 files)');
     assert.equal(existsSync(repo.path('runs/2026-11-01')), false);
     assert.equal(repo.git(['status', '--porcelain']), '');
   });
@@ -141,16 +143,45 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
     assert.equal(existsSync(repo.path('runs/2026-11-05/out.json')), true);
   });
 
-  it('a rule removed from the config since check skips its entries', async () => {
+  it('a rule removed from the config since check: the report is refused, nothing deleted', async () => {
     const repo = project();
     await check(repo);
     repo.commit('drop rules', { '.dochygiene.yml': '' }, { date: '2026-11-21T00:00:00Z' });
+    const result = await runCli(['hygiene', 'clean'], { cwd: repo.dir, env });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no lifecycle rule "runs" is configured/);
+    assert.equal(existsSync(repo.path('runs/2026-11-01/out.json')), true);
+  });
+
+  it('a rule whose lifetime changed since check skips its entries (rule-changed)', async () => {
+    const repo = project();
+    await check(repo);
+    repo.commit(
+      'keep runs',
+      { '.dochygiene.yml': RUNS_CONFIG.replace('lifetime: temporary', 'lifetime: keep') },
+      { date: '2026-11-21T00:00:00Z' },
+    );
     const result = await cleanJson(repo);
     assert.deepEqual(
       result.outcomes.map((o) => o[2]),
       ['rule-changed', 'rule-changed'],
     );
     assert.equal(existsSync(repo.path('runs/2026-11-01/out.json')), true);
+  });
+
+  it('an untracked file edited between check and clean is young again: kept (younger-than-cutoff)', async () => {
+    const repo = project();
+    repo.write({ 'scratch-notes.md': 'scratch\n' });
+    const old = new Date(Date.parse(NOW) - 10 * DAY);
+    utimesSync(repo.path('scratch-notes.md'), old, old);
+    const report = await check(repo);
+    const id = idOf(report, 'scratch-notes.md');
+    const recent = new Date(Date.parse(NOW) - DAY / 2);
+    writeFileSync(repo.path('scratch-notes.md'), 'scratch, still in use\n');
+    utimesSync(repo.path('scratch-notes.md'), recent, recent);
+    const result = await cleanJson(repo, ['--approve', id]);
+    assert.deepEqual(result.outcomes.at(-1), ['scratch-notes.md', 'skipped', 'younger-than-cutoff']);
+    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'scratch, still in use\n');
   });
 
   it('untracked: confirm; approved, removed from the disk in the same commit run', async () => {
@@ -252,6 +283,72 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
     );
     assert.equal(readFileSync(repo.path('runs/2026-11-01/out.json'), 'utf8'), 'my edit\n');
   });
+
+  it('hygiene apply refuses an untracked unit (no record to put it back from) and git-rms a clean one', async () => {
+    const repo = project();
+    repo.write({ 'scratch-notes.md': 'scratch\n' });
+    const old = new Date(Date.parse(NOW) - 10 * DAY);
+    utimesSync(repo.path('scratch-notes.md'), old, old);
+    const report = await check(repo);
+    const scratch = idOf(report, 'scratch-notes.md');
+    const run = idOf(report, 'runs/2026-11-01');
+    const head = repo.head();
+    const result = await runCliJson<{ files: { path: string; status: string; reason?: string }[] }>(
+      ['hygiene', 'apply', '--report', '.dochygiene/report.json', '--only', scratch, '--only', run],
+      { cwd: repo.dir, env },
+    );
+    assert.deepEqual(
+      result.json.files.map((f) => [f.path, f.status, f.reason ?? null]),
+      [
+        ['runs/2026-11-01', 'applied', null],
+        ['scratch-notes.md', 'skipped', 'untracked'],
+      ],
+    );
+    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'scratch\n');
+    assert.equal(repo.head(), head, 'apply commits nothing');
+    assert.deepEqual(repo.git(['diff', '--cached', '--name-status']).split('\n'), [
+      'D\truns/2026-11-01/log.txt',
+      'D\truns/2026-11-01/out.json',
+    ]);
+  });
+
+  const failAt = (wanted: string) => (path: string) => {
+    if (path === wanted) throw new Error('disk full (simulated)');
+  };
+  for (const [step, faults] of [
+    ['moving the third file aside', { beforeHold: failAt('runs/2026-11-05/log.txt') }],
+    ['removing the second unit from the index', { afterUnstage: failAt('runs/2026-11-05') }],
+    ['holding the untracked file, the last step', { afterHold: failAt('scratch-notes.md') }],
+  ] as const) {
+    it(`a failure while ${step} rolls back every deleted byte, the index and the checkpoint`, async () => {
+      const repo = project();
+      repo.write({ 'scratch-notes.md': 'scratch\n', 'README.md': '# Project, edited\n' });
+      const old = new Date(Date.parse(NOW) - 10 * DAY);
+      utimesSync(repo.path('scratch-notes.md'), old, old);
+      const report = await check(repo);
+      const before = { head: repo.head(), index: repo.git(['ls-files', '-s']), tree: snapshotTree(repo.dir) };
+      await assert.rejects(
+        clean({
+          cwd: repo.dir,
+          clock: fixedClock(NOW),
+          env: testEnv(),
+          approve: [idOf(report, 'scratch-notes.md')],
+          faults,
+        }),
+        /rolled back; nothing changed/,
+      );
+      assert.equal(repo.head(), before.head, 'the checkpoint is unwound');
+      assert.equal(repo.git(['ls-files', '-s']), before.index);
+      const after = snapshotTree(repo.dir);
+      for (const [path, bytes] of before.tree)
+        if (!path.startsWith('.dochygiene/')) assert.equal(after.get(path), bytes, path);
+      assert.equal(
+        existsSync(repo.path('.git/sourcesteward')),
+        false,
+        'no hold folder, lock or journal left',
+      );
+    });
+  }
 
   it('a dry run deletes nothing', async () => {
     const repo = project();

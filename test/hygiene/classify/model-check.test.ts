@@ -411,7 +411,10 @@ describe('check with a model classifier: failures keep the previous report', () 
   ];
   for (const [what, responder, code, message] of failures) {
     it(`${what}: a clear error, exit 1, the previous report kept`, async () => {
-      const repo = project('classifier: { provider: anthropic, timeout_s: 0.3 }\n');
+      // Only the hanging server needs a short per-request timeout; an answering one gets a
+      // generous one, so a slow machine never turns its error into a timeout.
+      const timeout = code === 'model-timeout' ? 0.3 : 60;
+      const repo = project(`classifier: { provider: anthropic, timeout_s: ${timeout} }\n`);
       const before = await previousReport(repo);
       const server = await stub(responder());
       const result = await runCliJson<CheckJson>(['hygiene', 'check'], {

@@ -332,6 +332,40 @@ describe('classifyWithRules', () => {
     );
   });
 
+  it('proposes no automatic edit on an agent-context file but a link fix (a freeze is left out)', () => {
+    const done: Signal = {
+      name: 'frontmatter_marker',
+      line: 2,
+      detail: 'done',
+      data: { marker: 'status', value: 'done' },
+    };
+    const skew: Signal = {
+      name: 'version_skew',
+      line: 4,
+      detail: 'skew',
+      data: { subject: 'node', stated: '18', actual: '20', manifest: 'package.json', match: 'Node 18' },
+    };
+    const link: Signal = {
+      name: 'broken_reference',
+      line: 5,
+      detail: 'broken',
+      data: { target: 'old.md', kind: 'link', suggested_target: 'new.md', suggested_by: 'rename-history' },
+    };
+    const text = '---\nstatus: done\n---\nUse Node 18.\nSee [x](old.md).\n';
+    const proposals = classify(
+      { 'AGENTS.md': [done, skew, link], 'docs/x.md': [done, skew] },
+      { 'AGENTS.md': text, 'docs/x.md': text },
+      { agentContext: ['AGENTS.md'] },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.category.subtype, p.exact_edit?.kind]),
+      [
+        ['AGENTS.md', 'dangling-reference', 'replace-text'],
+        ['docs/x.md', 'completed-in-place', 'insert-frontmatter'],
+      ],
+    );
+  });
+
   it('applies the documented precedence so no two proposals for a file conflict', () => {
     const broken = (line: number, target: string): Signal => ({
       name: 'broken_reference',

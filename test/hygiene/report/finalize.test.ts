@@ -151,7 +151,7 @@ describe('finalizeReport', () => {
       generatedAt: '2026-03-01T09:59:59Z',
       clock,
     });
-    assert.equal(report.schema_version, '1.0');
+    assert.equal(report.schema_version, '1.1');
     assert.equal(report.generated_at, '2026-03-01T09:59:59Z');
     assert.equal(report.scan.tokenizer, TOKENIZER_NAME);
     assert.equal(report.scan.category_filter, null);

@@ -18,6 +18,77 @@ import { EXPECTED_VIOLATIONS } from '../../helpers/report-fixtures.js';
 const REPORTS = join(FIXTURES, 'reports');
 const load = (name: string) => JSON.parse(readFileSync(join(REPORTS, name), 'utf8')) as Report;
 
+/** The 1.0 golden raised to 1.1, with one agent's context and one unresolved signal. */
+function report11(): Report {
+  const report = load('valid-all-kinds.json');
+  const path = report.shortlist[0]!;
+  report.schema_version = '1.1';
+  report.context = {
+    agents: [
+      {
+        agent: 'claude-code',
+        name: 'Claude Code',
+        startup: {
+          tokens: 120,
+          bytes: 500,
+          files: [
+            { path, tokens: 100, bytes: 400, rule: 'CLAUDE.md' },
+            { path: 'docs/style.md', tokens: 20, bytes: 100, rule: 'import', imported_by: path },
+          ],
+        },
+        on_demand: [
+          { path: 'pkg/CLAUDE.md', tokens: 7, when: 'reading files under pkg/', rule: '**/CLAUDE.md' },
+        ],
+        cut_off: [],
+        tokens_saved_per_session: 60,
+      },
+    ],
+  };
+  report.unresolved_signals = { [path]: [{ name: 'broken_reference', line: 3, detail: 'x', data: {} }] };
+  return report;
+}
+
+describe('report schema 1.1', () => {
+  it('accepts 1.0 and 1.1; 1.1 only adds the per-agent context and the signals with no entry', () => {
+    assert.deepEqual(validateReport(load('valid-all-kinds.json')), []);
+    assert.deepEqual(validateReport(report11()), []);
+    const old = load('valid-all-kinds.json');
+    (old as unknown as Record<string, unknown>)['context'] = report11().context;
+    assert.deepEqual(validateReport(old), ['context: unknown key']);
+    const future = { ...report11(), schema_version: '2.0' };
+    assert.deepEqual(validateReport(future), ['schema_version: must be one of "1.0", "1.1"']);
+  });
+
+  it('checks that per-agent totals add up, savings fit in them, and unresolved signals are shortlisted', () => {
+    const report = report11();
+    const agent = report.context!.agents[0]!;
+    agent.startup.tokens = 130;
+    agent.tokens_saved_per_session = 200;
+    report.unresolved_signals = { 'nowhere.md': [{ name: 'broken_reference', detail: 'x' }] };
+    assert.deepEqual(validateReport(report), [
+      'context.agents[0].startup.tokens: expected 120 (Σ files[].tokens), found 130',
+      'context.agents[0].tokens_saved_per_session: 200 is more than the 130 start-up tokens',
+      'unresolved_signals["nowhere.md"]: "nowhere.md" is not in shortlist',
+    ]);
+  });
+
+  it('ships both JSON Schema files in the package', () => {
+    const pkg = JSON.parse(readFileSync(join(schemaPath('..'), 'package.json'), 'utf8')) as {
+      files: string[];
+    };
+    assert.ok(pkg.files.includes('schemas'));
+    for (const [file, version] of [
+      ['report.schema.json', '1.0'],
+      ['report-1.1.schema.json', '1.1'],
+    ] as const) {
+      const schema = JSON.parse(readFileSync(schemaPath(file), 'utf8')) as {
+        properties: Record<string, unknown>;
+      };
+      assert.deepEqual(schema.properties['schema_version'], { const: version });
+    }
+  });
+});
+
 describe('validateReport', () => {
   it('accepts the golden report that covers every kind, a generative and a lifecycle entry', () => {
     const report = load('valid-all-kinds.json');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { schemaValidator } from '../../../src/core/schema.js';
@@ -61,9 +61,10 @@ describe('history pass', () => {
       assert.equal(moved?.data?.['suggested_target'], 'src/new.ts');
       counts.push(wrapper.calls().length);
     }
-    // rev-parse (CLI and scan), ls-files twice, config, one log: a constant, whatever the file count.
+    // rev-parse (CLI and scan), ls-files twice, config twice (partial clone, the user's excludes
+    // file), one log: a constant, whatever the file count.
     assert.equal(counts[0], counts[1]);
-    assert.ok(counts[0]! <= 6, `${counts[0]} git calls`);
+    assert.ok(counts[0]! <= 7, `${counts[0]} git calls`);
   });
 
   it('scans a shallow clone and lists the history signals as unavailable', async () => {
@@ -80,7 +81,7 @@ describe('history pass', () => {
       brief(signalsOf(artifact, 'docs/d0.md', 'broken_reference')).map((s) => s.data),
       [
         { target: 'gone0.md', kind: 'link' },
-        { target: 'src/old.ts', kind: 'code-path' },
+        { target: 'src/old.ts', kind: 'code-path', evidence: 'parent-folder' },
       ],
     );
   });
@@ -174,6 +175,83 @@ describe('history pass', () => {
       (s) => s.data?.['kind'] === 'code-path',
     );
     assert.equal(moved?.data?.['suggested_target'], undefined);
+    assert.deepEqual(schemaValidator('scan.schema.json')(result.json), []);
+  });
+});
+
+/** Deletes the loose object of `path` as of `rev`: a clone that lacks that blob. */
+function dropBlob(repo: TestRepo, rev: string, path: string): string {
+  const oid = repo.git(['rev-parse', `${rev}:${path}`]);
+  rmSync(join(repo.dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2)));
+  return oid;
+}
+
+describe('history with a missing object', () => {
+  it('costs the history of the doc whose blob is missing, not the whole pass (exit 0, complete)', async () => {
+    const repo = fixtureRepo({
+      'NOTES.md': '# Notes\n',
+      'OTHER.md': '# Other\n',
+      'docs/engine.md': '# Engine\n\nSee [engine.ts](../src/engine.ts).\n',
+      'src/engine.ts': 'export const v = 0;\n',
+    });
+    let notes = '# Notes\n';
+    let other = '# Other\n';
+    for (let i = 1; i <= 5; i++) {
+      for (let l = 0; l < 45; l++) {
+        notes += `- note ${i}.${l}\n`;
+        other += `- other ${i}.${l}\n`;
+      }
+      repo.commit(`notes ${i}`, { 'NOTES.md': notes, 'OTHER.md': other });
+    }
+    for (let i = 1; i <= 10; i++) repo.commit(`engine ${i}`, { 'src/engine.ts': `export const v = ${i};\n` });
+    const oid = dropBlob(repo, 'HEAD~12', 'NOTES.md');
+    const result = await runCliJson<ScanArtifact & { status: string }>(['hygiene', 'scan'], {
+      cwd: repo.dir,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json.status, 'complete');
+    assert.deepEqual(result.json.unavailable, []);
+    assert.deepEqual(result.json.history_incomplete, [
+      { path: 'NOTES.md', reason: `object ${oid} is missing from this clone, so its growth is not known` },
+    ]);
+    assert.deepEqual(signalsOf(result.json, 'NOTES.md', 'append_only_growth'), []);
+    // The other docs keep their history signals.
+    assert.equal(signalsOf(result.json, 'OTHER.md', 'append_only_growth').length, 1);
+    assert.equal(signalsOf(result.json, 'docs/engine.md', 'edit_recency_vs_churn').length, 1);
+    assert.deepEqual(schemaValidator('scan.schema.json')(result.json), []);
+  });
+
+  it('keeps renames when a blob that rename detection reads is missing', async () => {
+    const body = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n');
+    const repo = fixtureRepo({
+      'README.md': '# Project\n\nSee `src/old.ts` and `assets/old-logo.txt`.\n',
+      'src/old.ts': `${body}\n`,
+      'assets/old-logo.txt': `${body} logo\n`,
+    });
+    repo.move('move code', 'src/old.ts', 'src/new.ts');
+    repo.git(['mv', 'assets/old-logo.txt', 'assets/logo.txt']);
+    repo.commit('move and edit the logo', { 'assets/logo.txt': `${body} logo, edited\n` });
+    // The logo's rename is inexact: scoring it reads the old blob, which this clone lacks.
+    const oid = dropBlob(repo, 'HEAD~2', 'assets/old-logo.txt');
+    const result = await runCliJson<ScanArtifact & { status: string }>(['hygiene', 'scan'], {
+      cwd: repo.dir,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json.status, 'complete');
+    assert.deepEqual(result.json.history_incomplete, [
+      {
+        path: 'assets/old-logo.txt',
+        reason: `object ${oid} is missing from this clone, so renames of this path are not known`,
+      },
+    ]);
+    const refs = signalsOf(result.json, 'README.md', 'broken_reference');
+    assert.deepEqual(
+      refs.map((s) => [s.data?.['target'], s.data?.['suggested_path'], s.data?.['suggested_by']]),
+      [
+        ['src/old.ts', 'src/new.ts', 'rename-history'],
+        ['assets/old-logo.txt', undefined, undefined],
+      ],
+    );
     assert.deepEqual(schemaValidator('scan.schema.json')(result.json), []);
   });
 });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
 
 describe('parseMarkdown', () => {
-  it('finds each reference on the line where its target is written', () => {
+  it('finds each reference on its line; a link that spans lines on the line of its `[`', () => {
     const doc = parseMarkdown(
       [
         '---', // 1
@@ -26,7 +26,7 @@ describe('parseMarkdown', () => {
     assert.deepEqual(
       doc.refs.map((r) => [r.line, r.kind, r.target]),
       [
-        [8, 'link', 'wrapped.md'],
+        [7, 'link', 'wrapped.md'],
         [8, 'link', 'wrapped.md'],
         [10, 'link', 'quoted.md'],
         [14, 'definition', 'my file.md'],
@@ -104,5 +104,12 @@ describe('parseMarkdown', () => {
     assert.equal(doc.frontmatter.data, undefined);
     assert.ok(doc.frontmatter.error);
     assert.deepEqual(doc.refs, []);
+  });
+
+  it('survives a YAML alias with no anchor (Cursor writes `globs: *.ts`)', () => {
+    const doc = parseMarkdown('---\nglobs: *.ts\n---\n# Rule\n');
+    assert.equal(doc.frontmatter.data, undefined);
+    assert.match(doc.frontmatter.error ?? '', /alias/i);
+    assert.equal(doc.frontmatter.endLine, 3);
   });
 });

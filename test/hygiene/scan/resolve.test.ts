@@ -50,15 +50,25 @@ describe('reference resolution', () => {
     assert.equal(status('README.md', 'src/main.ts#L10-L12'), 'resolves');
   });
 
-  it('takes a code path for a repository path only when its first folder exists', () => {
-    assert.equal(
-      checkReference(tree, anchorsOf, 'README.md', link('src/gone.ts', 'code-path')).status,
-      'missing-path',
-    );
-    assert.equal(
-      checkReference(tree, anchorsOf, 'README.md', link('hack/x.sh', 'code-path')).status,
-      'not-checked',
-    );
+  it('resolves a code path from the root, then from the doc folder', () => {
+    const status = (doc: string, target: string) =>
+      checkReference(tree, anchorsOf, doc, link(target, 'code-path')).status;
+    assert.equal(status('docs/guide.md', 'api/index.md'), 'resolves');
+    assert.equal(status('README.md', 'src/main.ts'), 'resolves');
+    // Whether a missing one is reported is the signal's call (it may name another repository).
+    assert.equal(status('README.md', 'hack/x.sh'), 'missing-path');
+  });
+
+  it('checks a fragment into a folder against the README GitHub renders there', () => {
+    const withReadme: PathLookup = {
+      ...tree,
+      readmeOf: (dir) => (dir === 'docs' ? 'docs/guide.md' : undefined),
+    };
+    const status = (target: string) =>
+      checkReference(withReadme, anchorsOf, 'README.md', link(target)).status;
+    assert.equal(status('docs#set-up'), 'resolves');
+    assert.equal(status('/docs/#nowhere'), 'missing-fragment');
+    assert.equal(status('docs/api#anything'), 'resolves', 'a folder without a README is not checked');
   });
 
   it('writes a new path the way the original target was written', () => {

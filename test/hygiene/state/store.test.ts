@@ -44,7 +44,7 @@ describe('StateStore state', () => {
       last_reminded: '2026-11-02T08:00:00Z',
     });
     assert.deepEqual(listDir(root), ['.dochygiene']);
-    assert.deepEqual(listDir(store.dir), ['state.json'], 'no temp file is left behind');
+    assert.deepEqual(listDir(store.dir), ['.gitignore', 'state.json'], 'no temp file is left behind');
     await assert.rejects(store.stamp('last_check', 'yesterday'), TypeError);
   });
 
@@ -121,7 +121,7 @@ describe('StateStore report rollover', () => {
     assert.equal(await store.hasReport(), false);
     await store.writeReport('{"n":1}\n', '# one\n');
     await store.writeReport('{"n":2}\n', '# two\n');
-    assert.deepEqual(listDir(store.dir), ['report.json', 'report.md']);
+    assert.deepEqual(listDir(store.dir), ['.gitignore', 'report.json', 'report.md']);
     assert.deepEqual(pair(store), ['{"n":2}\n', '# two\n']);
     assert.equal(await store.hasReport(), true);
     assert.deepEqual(await store.readReport(), { n: 2 });
@@ -142,7 +142,7 @@ describe('StateStore report rollover', () => {
         /disk full/,
       );
       assert.deepEqual(pair(store), ['{"n":1}\n', '# one\n']);
-      assert.deepEqual(listDir(store.dir), ['report.json', 'report.md']);
+      assert.deepEqual(listDir(store.dir), ['.gitignore', 'report.json', 'report.md']);
     });
   }
 
@@ -155,7 +155,7 @@ describe('StateStore report rollover', () => {
         },
       }),
     );
-    assert.deepEqual(listDir(store.dir), []);
+    assert.deepEqual(listDir(store.dir), ['.gitignore']);
     assert.equal(await store.hasReport(), false);
   });
 
@@ -175,7 +175,7 @@ describe('StateStore report rollover', () => {
     assert.equal(readFileSync(store.reportMdPath, 'utf8'), '# two\n');
     await store.recover();
     assert.deepEqual(pair(store), ['{"n":1}\n', '# one\n']);
-    assert.deepEqual(listDir(store.dir), ['report.json', 'report.md']);
+    assert.deepEqual(listDir(store.dir), ['.gitignore', 'report.json', 'report.md']);
   });
 
   it('a crash before the renames: nothing visible changed; the next write recovers and rolls over', async () => {
@@ -193,7 +193,7 @@ describe('StateStore report rollover', () => {
     // The next write recovers first, then rolls over normally.
     await store.writeReport('{"n":3}\n', '# three\n');
     assert.deepEqual(pair(store), ['{"n":3}\n', '# three\n']);
-    assert.deepEqual(listDir(store.dir), ['report.json', 'report.md']);
+    assert.deepEqual(listDir(store.dir), ['.gitignore', 'report.json', 'report.md']);
   });
 
   it('a crash after the commit point (backups left behind): recovery keeps the new pair', async () => {
@@ -204,7 +204,7 @@ describe('StateStore report rollover', () => {
     writeFileSync(join(store.dir, '.report.md.prev'), '# one\n');
     await store.recover();
     assert.deepEqual(pair(store), ['{"n":2}\n', '# two\n']);
-    assert.deepEqual(listDir(store.dir), ['report.json', 'report.md']);
+    assert.deepEqual(listDir(store.dir), ['.gitignore', 'report.json', 'report.md']);
   });
 });
 

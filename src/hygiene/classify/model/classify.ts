@@ -1,5 +1,5 @@
 /**
- * The model classifiers (SPEC §2.6, seed check design D3): each signal-bearing candidate
+ * The model classifiers (docs/scanner-and-classifiers.md): each signal-bearing candidate
  * — never a zero-signal file — is sent with its scanner signals to the model, one request
  * per file, behind the prompt file `prompts/classify.md`. The answer is constrained to the
  * proposals schema and checked as `--proposals` input is (`answers.ts`). An answer with

@@ -7,7 +7,9 @@ export const appendOnlyGrowth: SignalModule = {
   description: `${THRESHOLDS.appendMinCommits}+ commits, ${THRESHOLDS.appendMinRatio * 100}% of them only appending, and ${THRESHOLDS.appendMinLines}+ lines`,
   needs: ['history'],
   collect({ facts, history }, emit) {
+    const incomplete = new Set(history.incomplete.map((h) => h.path));
     for (const [path, g] of history.growth) {
+      if (incomplete.has(path)) continue;
       const doc = facts.docs.get(path)!;
       const lines = doc.text.endsWith('\n') ? doc.lines.length - 1 : doc.lines.length;
       const ratio = g.commits === 0 ? 0 : g.appendOnly / g.commits;

@@ -24,7 +24,7 @@ export interface SignalInput {
 export type EmitSignal = (path: string, signal: Omit<Signal, 'name'>) => void;
 
 /**
- * One scanner signal (SPEC §2.4): its contract name, what it reads, and the function from
+ * One scanner signal (docs/scanner-and-classifiers.md): its contract name, what it reads, and the function from
  * those to signals. A new signal is a new module listed in `signals/index.ts`.
  */
 export interface SignalModule {

@@ -149,8 +149,69 @@ describe('broken_reference', () => {
       { line: 3, data: { target: 'docs/gone.md', kind: 'import' } },
     ]);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/style.md', 'broken_reference')), [
-      { line: 3, data: { target: 'src/legacy.ts', kind: 'code-path' } },
+      { line: 3, data: { target: 'src/legacy.ts', kind: 'code-path', evidence: 'agent-context' } },
     ]);
     assert.deepEqual(artifact.agent_context, ['CLAUDE.md', 'docs/style.md']);
+  });
+});
+
+describe('broken_reference: definitions, folders, wrapped links, code paths', () => {
+  it('checks every reference definition, duplicates included, each at its own line', async () => {
+    const repo = fixtureRepo({
+      'README.md':
+        '# Project\n\nSee [the guide][g].\n\n[g]: docs/guide.md\n[g]: docs/gone.md\n[h]: docs/also-gone.md\n',
+      'docs/guide.md': '# Guide\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'README.md', 'broken_reference')), [
+      { line: 6, data: { target: 'docs/gone.md', kind: 'definition' } },
+      { line: 7, data: { target: 'docs/also-gone.md', kind: 'definition' } },
+    ]);
+  });
+
+  it('checks a fragment into a folder against that folder’s README, as GitHub renders it', async () => {
+    const repo = fixtureRepo({
+      'README.md': '# Project\n\n[leads](/sig-x#leads), [chairs](sig-x/#chairs), [none](sig-y#any)\n',
+      'sig-x/README.md': '# SIG X\n\n## Leads\n',
+      'sig-y/notes.txt': 'no readme here\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const signals = signalsOf(artifact, 'README.md', 'broken_reference');
+    assert.deepEqual(brief(signals), [{ line: 3, data: { target: 'sig-x/#chairs', kind: 'fragment' } }]);
+    assert.match(signals[0]!.detail, /matches no heading in "sig-x\/README\.md"/);
+  });
+
+  it('reports a link that spans lines at the line of its [', async () => {
+    const repo = fixtureRepo({
+      'README.md': '# Project\n\nRead [the guide that is\nlong](docs/gone.md) today.\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'README.md', 'broken_reference')), [
+      { line: 3, data: { target: 'docs/gone.md', kind: 'link' } },
+    ]);
+  });
+
+  it('reports backticked paths as code-path evidence: all in agent context, elsewhere only when meant here', async () => {
+    const repo = fixtureRepo({
+      'AGENTS.md': '# Agents\n\nRun `hack/verify-all.sh` and `tools/lint.sh`.\n',
+      'docs/guide.md': [
+        '# Guide',
+        '',
+        'Other repositories: `hack/update-gofmt.sh`, `text/0000-my-feature.md`.', // 3: no such folders here
+        'Ours: `tools/gone.sh` (folder exists) and `scripts/old.sh` (existed once).', // 4
+        '',
+      ].join('\n'),
+      'tools/lint.sh': 'echo lint\n',
+      'scripts/old.sh': 'echo old\n',
+    });
+    repo.remove('drop the scripts folder', ['scripts/old.sh']);
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'AGENTS.md', 'broken_reference')), [
+      { line: 3, data: { target: 'hack/verify-all.sh', kind: 'code-path', evidence: 'agent-context' } },
+    ]);
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
+      { line: 4, data: { target: 'tools/gone.sh', kind: 'code-path', evidence: 'parent-folder' } },
+      { line: 4, data: { target: 'scripts/old.sh', kind: 'code-path', evidence: 'history' } },
+    ]);
   });
 });

@@ -16,7 +16,6 @@ describe('edit_recency_vs_churn', () => {
         data: {
           last_commit: '2026-01-01T00:00:00Z',
           commits_since: 10,
-          lines_churned: 20,
           referenced_paths: ['src/engine.ts'],
         },
       },

@@ -1,0 +1,35 @@
+import type { Entry } from '../types.js';
+
+/**
+ * What an entry's edit really does, in words derived from `exact_edit` alone. Listings
+ * show this, never only the report's free-text `op`: a report is input, and its words
+ * could say "fix a link" over an edit that rewrites something else.
+ */
+export function describeEdit(entry: Entry): string {
+  const edit = entry.exact_edit;
+  if (entry.op_type === 'generative' || edit === undefined)
+    return `rewrite the whole file with model-written text (${entry.category.subtype})`;
+  const lines =
+    edit.anchor === undefined
+      ? ''
+      : edit.anchor.start_line === edit.anchor.end_line
+        ? `line ${edit.anchor.start_line}`
+        : `lines ${edit.anchor.start_line}–${edit.anchor.end_line}`;
+  const q = (text: string | undefined) => JSON.stringify(text ?? '');
+  switch (edit.kind) {
+    case 'delete-range':
+      return `delete ${lines} (the file itself if that is every line)`;
+    case 'replace-text':
+      return `replace ${q(edit.match)} with ${q(edit.replacement)} on ${lines}`;
+    case 'dedupe':
+      return `replace ${lines} with a link to ${q(edit.canonical_ref)}`;
+    case 'move-to-archive':
+      return `move the file to ${q(edit.dest_path)} (git mv)`;
+    case 'insert-frontmatter':
+      return `set frontmatter ${edit.key ?? ''}: ${edit.value ?? ''}`;
+    case 'delete-path':
+      return `delete ${edit.recursive ? 'the folder' : 'the file'}`;
+    default:
+      return `${String(edit.kind)} ${lines}`.trim();
+  }
+}

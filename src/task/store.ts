@@ -1,0 +1,249 @@
+/**
+ * Task records in the private store: `DIR/tasks/<task_id>.json` (the creation plan,
+ * written once, exclusive, fsynced, with an integrity hash) and `DIR/tasks/<task_id>.jsonl`
+ * (the creation journal, one fsynced JSON line per step). Read strictly: a record that
+ * fails its checks refuses, it is never repaired or guessed at.
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RefusalError } from '../core/errors.js';
+import { Journal, readJournal, writeFileExclusive } from '../core/fs-atomic.js';
+import {
+  isValidTaskId,
+  type StoredTaskRecord,
+  TASK_RECORD_FORMAT,
+  type TaskCreatedFacts,
+  type TaskCreationPlan,
+  type TaskJournalRecord,
+} from './types.js';
+
+const MAX_TASK_RECORD_BYTES = 1_048_576;
+const MAX_TASK_JOURNAL_BYTES = 1_048_576;
+
+export function taskIntegrity(task: TaskCreationPlan): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(task), 'utf8').digest('hex')}`;
+}
+
+export function tasksDir(stateDir: string): string {
+  return join(stateDir, 'tasks');
+}
+
+export function taskRecordPath(stateDir: string, taskId: string): string {
+  return join(tasksDir(stateDir), `${taskId}.json`);
+}
+
+export function taskJournalPath(stateDir: string, taskId: string): string {
+  return join(tasksDir(stateDir), `${taskId}.jsonl`);
+}
+
+async function realDirOrAbsent(path: string): Promise<boolean> {
+  try {
+    const info = await lstat(path);
+    if (info.isSymbolicLink() || !info.isDirectory())
+      throw new RefusalError('state-dir-symlink', `${JSON.stringify(path)} is not a real directory`);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** Writes the creation plan once; refuses `task-exists` when the id is taken. */
+export async function writeTaskRecord(stateDir: string, task: TaskCreationPlan): Promise<string> {
+  const dir = tasksDir(stateDir);
+  if (!(await realDirOrAbsent(dir))) await mkdir(dir, { mode: 0o700 });
+  const record: StoredTaskRecord = {
+    record_format: TASK_RECORD_FORMAT,
+    task,
+    integrity: taskIntegrity(task),
+  };
+  const path = taskRecordPath(stateDir, task.task_id);
+  try {
+    await writeFileExclusive(path, `${JSON.stringify(record, null, 2)}\n`, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new RefusalError(
+        'task-exists',
+        `task ${task.task_id} is already recorded in ${JSON.stringify(path)}`,
+      );
+    throw error;
+  }
+  return path;
+}
+
+/** Opens the creation journal for appending (created on first use). */
+export function openTaskJournal(stateDir: string, taskId: string): Promise<Journal> {
+  return Journal.open(taskJournalPath(stateDir, taskId));
+}
+
+async function readBounded(path: string, limit: number, what: string): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP')
+      throw new RefusalError('tampered-task', `${what} ${JSON.stringify(path)} is a symbolic link`);
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile())
+      throw new RefusalError('tampered-task', `${what} ${JSON.stringify(path)} is not a file`);
+    if (info.size > limit)
+      throw new RefusalError(
+        'bound-exceeded',
+        `${what} ${JSON.stringify(path)} is larger than ${limit} bytes`,
+      );
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The shape checks of a creation plan (the integrity hash ties it to what create wrote). */
+function checkTaskShape(task: unknown, taskId: string): asserts task is TaskCreationPlan {
+  const bad = (why: string) => new RefusalError('tampered-task', `task record ${taskId} ${why}`);
+  if (!isObject(task)) throw bad('has no task');
+  for (const key of ['task_id', 'owner', 'created_at', 'branch', 'start_oid', 'destination', 'lock_reason'])
+    if (typeof task[key] !== 'string') throw bad(`lacks ${key}`);
+  if (!isObject(task['source']) || !isObject(task['base'])) throw bad('lacks its source or base');
+  const source = task['source'];
+  if (!isObject(source['common_dir_identity']) || typeof source['common_dir'] !== 'string')
+    throw bad('lacks its source identity');
+  if (task['task_id'] !== taskId) throw bad('carries a different task_id');
+}
+
+export interface LoadedTask {
+  path: string;
+  task: TaskCreationPlan;
+  /** The record's verified integrity value. */
+  integrity: string;
+  journal: {
+    path: string;
+    records: TaskJournalRecord[];
+    /** intent → created → completed, in that order, for this task: creation finished. */
+    complete: boolean;
+    /** The facts recorded once the worktree existed; undefined when creation did not get that far. */
+    created: TaskCreatedFacts | undefined;
+    /** Why the journal does not prove a completed creation; null when it does. */
+    problem: string | null;
+  };
+}
+
+function foldTaskJournal(records: unknown[], taskId: string): LoadedTask['journal'] {
+  const typed: TaskJournalRecord[] = [];
+  let created: TaskCreatedFacts | undefined;
+  let problem: string | null = null;
+  const expected = ['intent', 'created', 'completed'];
+  records.forEach((raw, index) => {
+    if (problem !== null) return;
+    if (!isObject(raw) || raw['task_id'] !== taskId || typeof raw['type'] !== 'string') {
+      problem = `line ${index + 1} is not a record of task ${taskId}`;
+      return;
+    }
+    const record = raw as unknown as TaskJournalRecord;
+    typed.push(record);
+    if (record.type === 'failed') {
+      problem = `creation failed: ${record.message}`;
+      return;
+    }
+    if (record.type !== expected[index]) {
+      problem = `line ${index + 1} is ${record.type}, expected ${expected[index] ?? 'nothing'}`;
+      return;
+    }
+    if (record.type === 'created') {
+      const facts = record as unknown as Record<string, unknown>;
+      if (!isObject(facts['registration']) || !isObject(facts['destination_identity'])) {
+        problem = 'the created record lacks the registration or destination identity';
+        return;
+      }
+      created = {
+        destination_identity: record.destination_identity,
+        parent_identity: record.parent_identity,
+        registration: record.registration,
+        head: record.head,
+      };
+    }
+  });
+  if (problem === null && typed.length < expected.length)
+    problem =
+      typed.length === 0
+        ? 'the creation journal is empty or missing'
+        : `the creation journal stops after ${typed[typed.length - 1]!.type}: creation did not complete`;
+  return { path: '', records: typed, complete: problem === null, created, problem };
+}
+
+/**
+ * Loads one task: the creation plan (integrity-checked) and its journal. Refuses
+ * `unknown-task` when the store does not know the id, `tampered-task` when a record
+ * fails its checks. An incomplete journal is returned as such, not refused: the caller
+ * decides (retirement refuses it as incomplete ownership; `task list` shows it).
+ */
+export async function loadTask(stateDir: string, taskId: string): Promise<LoadedTask> {
+  if (!isValidTaskId(taskId))
+    throw new RefusalError('invalid-id', `--task ${JSON.stringify(taskId)} is not a valid task id`);
+  const dir = tasksDir(stateDir);
+  if (!(await realDirOrAbsent(dir)))
+    throw new RefusalError('unknown-task', `the store ${JSON.stringify(stateDir)} records no task ${taskId}`);
+  const path = taskRecordPath(stateDir, taskId);
+  const text = await readBounded(path, MAX_TASK_RECORD_BYTES, 'task record');
+  if (text === undefined)
+    throw new RefusalError('unknown-task', `the store ${JSON.stringify(stateDir)} records no task ${taskId}`);
+  let record: Partial<StoredTaskRecord>;
+  try {
+    record = JSON.parse(text) as Partial<StoredTaskRecord>;
+  } catch {
+    throw new RefusalError('tampered-task', `task record ${taskId} is not valid JSON`);
+  }
+  if (!isObject(record) || record.record_format !== TASK_RECORD_FORMAT)
+    throw new RefusalError('tampered-task', `task record ${taskId} has an unknown record_format`);
+  checkTaskShape(record.task, taskId);
+  if (record.integrity !== taskIntegrity(record.task))
+    throw new RefusalError('tampered-task', `task record ${taskId} fails its integrity check`);
+
+  const journalPath = taskJournalPath(stateDir, taskId);
+  const journalText = await readBounded(journalPath, MAX_TASK_JOURNAL_BYTES, 'task journal');
+  let records: unknown[] = [];
+  let torn = false;
+  if (journalText !== undefined) {
+    try {
+      const contents = await readJournal(journalPath);
+      records = contents.records;
+      torn = contents.tornTail !== undefined;
+    } catch {
+      throw new RefusalError(
+        'tampered-task',
+        `task journal ${JSON.stringify(journalPath)} is not valid JSON lines`,
+      );
+    }
+  }
+  const journal = foldTaskJournal(records, taskId);
+  journal.path = journalPath;
+  if (torn && journal.complete) {
+    journal.complete = false;
+    journal.problem = 'the creation journal ends in a torn line';
+  }
+  return { path, task: record.task, integrity: record.integrity, journal };
+}
+
+/** Every recorded task id, sorted (at most `limit`; more refuses `bound-exceeded`). */
+export async function listTaskIds(stateDir: string, limit: number): Promise<string[]> {
+  const dir = tasksDir(stateDir);
+  if (!(await realDirOrAbsent(dir))) return [];
+  const ids = (await readdir(dir))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length))
+    .filter(isValidTaskId)
+    .sort();
+  if (ids.length > limit)
+    throw new RefusalError('bound-exceeded', `the store records ${ids.length} tasks; the bound is ${limit}`);
+  return ids;
+}

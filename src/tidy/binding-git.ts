@@ -1,0 +1,57 @@
+/**
+ * A Git repository's identity for binding stored plans (docs/tidy.md, "Stored plans"):
+ * the common git dir's real path, its device and inode, and the root commits of the
+ * base's history. A repository recloned or replaced at the same path has a new inode; a
+ * different repository has different roots.
+ */
+import type { BigIntStats } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { isFullOid } from '../core/git.js';
+import { type GitCallContext, observeGitOk } from './observe-git.js';
+import { IncompleteObservationError, type RepositoryBinding } from './types.js';
+
+export async function readGitBinding(
+  commonDir: string,
+  baseOid: string,
+  ctx: GitCallContext,
+): Promise<RepositoryBinding> {
+  let real: string;
+  let info: BigIntStats;
+  try {
+    real = await realpath(commonDir);
+    info = await stat(real, { bigint: true });
+  } catch (error) {
+    throw new IncompleteObservationError(
+      'git-failed',
+      `the git dir ${JSON.stringify(commonDir)} could not be read: ${(error as Error).message}`,
+    );
+  }
+  const text = await observeGitOk(
+    ['rev-list', '--max-parents=0', baseOid, '--'],
+    ctx,
+    'git rev-list --max-parents=0',
+  );
+  const roots = text.split('\n').filter((line) => line !== '');
+  if (roots.length === 0 || !roots.every((oid) => isFullOid(oid)))
+    throw new IncompleteObservationError(
+      'malformed-output',
+      'git rev-list --max-parents=0: unexpected output (root commits)',
+    );
+  return {
+    metadata_dir: real,
+    device: info.dev.toString(),
+    inode: info.ino.toString(),
+    root_commits: [...new Set(roots)].sort(),
+  };
+}
+
+/** The first way `now` differs from the plan's binding, or null when it is the same repository. */
+export function bindingMismatch(planned: RepositoryBinding, now: RepositoryBinding): string | null {
+  if (planned.metadata_dir !== now.metadata_dir)
+    return `its git dir is now ${JSON.stringify(now.metadata_dir)}, not ${JSON.stringify(planned.metadata_dir)}`;
+  if (planned.device !== now.device || planned.inode !== now.inode)
+    return 'its git dir was replaced (another device or inode): it is not the repository the plan was made for';
+  if (JSON.stringify(planned.root_commits) !== JSON.stringify(now.root_commits))
+    return "the base's root commits differ: it is not the repository the plan was made for";
+  return null;
+}

@@ -1,0 +1,776 @@
+/**
+ * Retirement apply (schema v2, docs/tasks.md): executes the reviewed effects of one
+ * stored retirement plan in order — pin the branch's commit, remove the verified files,
+ * remove the lock task create wrote, remove the registration — each preceded by a full
+ * recheck (ownership, integration, registration, the manifest or its removal) and a
+ * durable journal intent, and followed by an inspection that decides what happened.
+ * Interrupted or uncertain removals are `partial` and need manual review: no rollback,
+ * no blind retry. Returns exactly what happened; never prints.
+ */
+import { existsSync } from 'node:fs';
+import { type Clock, formatInstant, systemClock } from '../../core/clock.js';
+import { checkDirectoryChain, sameId } from '../../core/confined-fs.js';
+import { Deadline } from '../../core/deadline.js';
+import { isStwError, OperationalError, RefusalError, StwError } from '../../core/errors.js';
+import type { Journal } from '../../core/fs-atomic.js';
+import { toolVersion } from '../../core/package.js';
+import { type LoadedTask, loadTask } from '../../task/store.js';
+import { restoreCommand } from '../effects-git.js';
+import { ApplyLock, discardTornTail, journalPath, openJournal, tornTailRecord } from '../journal.js';
+import { checkStateDir, checkStateDirPrivate } from '../store.js';
+import {
+  DEFAULT_APPLY_BOUNDS,
+  IncompleteObservationError,
+  type NativeInspection,
+  type RetirementBackend,
+  type RetirementNativeContext,
+  recoveryRefFor,
+  type TidyBounds,
+} from '../types.js';
+import { gitRetirementBackend } from './backend-git.js';
+import { ADMIN_ALLOWED, retirementBlockers } from './decide.js';
+import { type EffectJournalState, loadRetirementJournal, type RetirementJournalRecord } from './journal.js';
+import {
+  manifestDifference,
+  type RetainedEntry,
+  removeManifest,
+  sameManifest,
+  walkManifest,
+} from './manifest.js';
+import { observeRetirement, type RetirementObservation } from './observe-git.js';
+import { checkOwnership, checkSource } from './plan.js';
+import { readRetirementRecord } from './store.js';
+import type { RetirementEffect, RetirementEffectType, RetirementRecord, TidyPlanV2 } from './types.js';
+
+export type RetirementApplyStatus = 'complete' | 'refused' | 'partial' | 'failed' | 'cancelled';
+export type RetirementEffectOutcome =
+  | 'done'
+  | 'already-done'
+  | 'partial'
+  | 'refused'
+  | 'failed'
+  | 'not-attempted';
+
+export interface RetirementEffectResult {
+  effect_id: number;
+  type: RetirementEffectType;
+  outcome: RetirementEffectOutcome;
+  reason: string | null;
+  message: string | null;
+  verified: boolean;
+  recovered: boolean;
+  /** remove-files: entries removed in this run; null for other effects. */
+  removed: number | null;
+  /** remove-files: entries kept (unexpected, changed, or not reached). */
+  retained: RetainedEntry[];
+}
+
+export interface RetirementApplyResult {
+  schema_version: 2;
+  status: RetirementApplyStatus;
+  plan_id: string;
+  started_at: string;
+  tool_version: string;
+  task: { task_id: string; owner: string; destination: string; branch: string } | null;
+  repository: string | null;
+  journal: string | null;
+  effects: RetirementEffectResult[];
+  /** The branch pin; `present` says whether it exists after this run. */
+  recovery: { ref: string; oid: string; present: boolean; restore_command: string } | null;
+  limitations: string[];
+  interruption: { cause: 'deadline' | 'signal'; before_effect_id: number | null } | null;
+  refusal: { code: string; message: string; details?: Record<string, unknown> } | null;
+  failure: { code: string; message: string } | null;
+}
+
+/** Protocol boundaries where the test-only checkpoint runs (crash injection). */
+export type RetirementStep =
+  | 'after-intent'
+  | 'after-effect'
+  | 'after-outcome'
+  | 'after-verified'
+  | 'after-entry';
+export const RETIREMENT_STEPS: readonly RetirementStep[] = [
+  'after-intent',
+  'after-effect',
+  'after-outcome',
+  'after-verified',
+  'after-entry',
+];
+
+export interface RetirementApplyOptions {
+  planId: string;
+  stateDir: string;
+  authorize: boolean;
+  clock?: Clock;
+  signal?: AbortSignal;
+  bounds?: TidyBounds;
+  backend?: RetirementBackend;
+  onProgress?: (event: {
+    effect_id: number;
+    type: RetirementEffectType;
+    outcome: RetirementEffectOutcome;
+  }) => void;
+  /** TEST-ONLY: called at each protocol boundary (`after-entry`: after each removed file). */
+  checkpoint?: (step: RetirementStep, effectId: number) => void | Promise<void>;
+}
+
+export const RETIREMENT_APPLY_LIMITATIONS: readonly string[] = [
+  "the recovery ref keeps the task branch's commit; untracked and ignored content is not backed up",
+  'there is no automatic rollback: removed files and the registration are not restored',
+  'an interrupted or uncertain removal is partial and needs manual review; it is never retried blindly',
+  'the task branch stays; delete it with an ordinary tidy plan --ref once it is integrated',
+  'recovery refs stay after success; review them before removing any',
+  'checks are samples, not a lock on the filesystem: each entry is verified just before removal, but ABA races cannot all be ruled out',
+];
+
+const JOURNAL_MAX_BYTES = 1_048_576;
+const INSPECTION_GRACE_MS = 10_000;
+
+function emptyResult(planId: string, startedAt: string): RetirementApplyResult {
+  return {
+    schema_version: 2,
+    status: 'refused',
+    plan_id: planId.length <= 128 ? planId : `${planId.slice(0, 128)}…`,
+    started_at: startedAt,
+    tool_version: toolVersion(),
+    task: null,
+    repository: null,
+    journal: null,
+    effects: [],
+    recovery: null,
+    limitations: [...RETIREMENT_APPLY_LIMITATIONS],
+    interruption: null,
+    refusal: null,
+    failure: null,
+  };
+}
+
+function refuse(result: RetirementApplyResult, error: StwError): RetirementApplyResult {
+  result.status = 'refused';
+  result.refusal = {
+    code: error.code,
+    message: error.message,
+    ...(error.details ? { details: error.details } : {}),
+  };
+  return result;
+}
+
+const EFFECT_ORDER: readonly RetirementEffectType[] = [
+  'pin-recovery-ref',
+  'remove-files',
+  'remove-own-lock',
+  'remove-registration',
+];
+
+/** The effects must be exactly what the planner writes for this record: ids in order, types in order, the plan's own pin. */
+function checkEffects(plan: TidyPlanV2, record: RetirementRecord): void {
+  const bad = (why: string) => new RefusalError('tampered-plan', `plan record ${plan.plan_id} ${why}`);
+  let last = -1;
+  record.effects.forEach((effect, index) => {
+    const order = EFFECT_ORDER.indexOf(effect.type);
+    if (effect.effect_id !== index + 1 || order <= last)
+      throw bad(`has an unexpected effect at position ${index + 1}`);
+    last = order;
+  });
+  const types = record.effects.map((effect) => effect.type);
+  if (
+    types[0] !== 'pin-recovery-ref' ||
+    !types.includes('remove-files') ||
+    types[types.length - 1] !== 'remove-registration'
+  )
+    throw bad('lacks the pin, files or registration effect');
+  const pin = record.effects[0]!;
+  if (pin.recovery_ref !== recoveryRefFor(plan.plan_id, 1) || pin.oid !== record.target.tip_oid)
+    throw bad('names an unexpected recovery ref');
+  const files = record.effects.find((effect) => effect.type === 'remove-files')!;
+  if (files.root !== record.target.destination || record.selection.remove_files !== record.target.destination)
+    throw bad('removes files other than the recorded destination');
+}
+
+/** Applies one stored retirement plan. Refusals and stale proofs come back in the result; only bugs throw. */
+export async function applyRetirement(options: RetirementApplyOptions): Promise<RetirementApplyResult> {
+  const clock = options.clock ?? systemClock;
+  const now = () => formatInstant(clock.now());
+  const result = emptyResult(options.planId, now());
+  if (!options.authorize)
+    return refuse(
+      result,
+      new RefusalError(
+        'authorization-required',
+        'tidy apply changes the repository only with --authorize; review the stored plan first',
+      ),
+    );
+  const bounds = options.bounds ?? { ...DEFAULT_APPLY_BOUNDS };
+  const deadline = Deadline.after(bounds.deadlineMs);
+  let plan: TidyPlanV2;
+  let record: RetirementRecord;
+  let loaded: LoadedTask;
+  try {
+    await checkStateDirPrivate(options.stateDir);
+    plan = (await readRetirementRecord(options.stateDir, options.planId, bounds.maxRecordBytes)).plan;
+    record = plan.retirement!;
+    result.task = {
+      task_id: record.task.task_id,
+      owner: record.task.owner,
+      destination: record.target.destination,
+      branch: record.target.branch,
+    };
+    result.repository = plan.repository?.path ?? null;
+    if (record.decision !== 'retire') {
+      const first = record.blockers[0];
+      throw new RefusalError(
+        'plan-retains',
+        `plan ${plan.plan_id} retains task ${record.task.task_id}${first === undefined ? '' : `: ${first.code}${first.path === null ? '' : ` ${first.path}`}: ${first.message}`}`,
+        { blockers: record.blockers },
+      );
+    }
+    checkEffects(plan, record);
+    await checkStateDir(options.stateDir, [
+      plan.repository?.toplevel ?? '',
+      plan.repository?.git_dir ?? '',
+      plan.repository?.common_dir ?? '',
+      record.target.destination,
+    ]);
+    loaded = await loadTask(options.stateDir, record.task.task_id);
+  } catch (error) {
+    if (isStwError(error)) return refuse(result, error);
+    if ((error as NodeJS.ErrnoException).code !== undefined)
+      return refuse(result, new RefusalError('state-dir-unreadable', (error as Error).message));
+    throw error;
+  }
+  const pin = record.effects[0]!;
+  result.recovery = {
+    ref: pin.recovery_ref!,
+    oid: pin.oid!,
+    present: false,
+    restore_command: restoreCommand(record.target.branch, pin.recovery_ref!),
+  };
+  result.effects = record.effects.map((effect) => ({
+    effect_id: effect.effect_id,
+    type: effect.type,
+    outcome: 'not-attempted',
+    reason: null,
+    message: null,
+    verified: false,
+    recovered: false,
+    removed: effect.type === 'remove-files' ? 0 : null,
+    retained: [],
+  }));
+  let lock: ApplyLock;
+  try {
+    lock = await ApplyLock.acquire(options.stateDir, plan.plan_id);
+  } catch (error) {
+    if (isStwError(error)) return refuse(result, error);
+    throw error;
+  }
+  const run = new RetirementRun(plan, record, loaded, result, options, bounds, deadline, now);
+  const path = journalPath(options.stateDir, plan.plan_id);
+  try {
+    await run.execute(path);
+  } finally {
+    run.journal?.close();
+    lock.release();
+  }
+  result.journal = existsSync(path) ? path : null;
+  return result;
+}
+
+type Recheck =
+  | { ok: true }
+  | { ok: false; code: string; message: string }
+  | { ok: 'interrupted'; cause: 'deadline' | 'signal' };
+
+class RetirementRun {
+  journal: Journal | undefined;
+  private states = new Map<number, EffectJournalState>();
+  private readonly backend: RetirementBackend;
+
+  constructor(
+    private readonly plan: TidyPlanV2,
+    private readonly record: RetirementRecord,
+    private loaded: LoadedTask,
+    private readonly result: RetirementApplyResult,
+    private readonly options: RetirementApplyOptions,
+    private readonly bounds: TidyBounds,
+    private readonly deadline: Deadline,
+    private readonly now: () => string,
+  ) {
+    this.backend = options.backend ?? gitRetirementBackend;
+  }
+
+  private native(grace = false): RetirementNativeContext {
+    return {
+      cwd: this.plan.repository!.path,
+      deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : this.deadline,
+      maxBytes: this.bounds.maxOutputBytes,
+    };
+  }
+
+  private async append(record: RetirementJournalRecord): Promise<void> {
+    this.journal ??= await openJournal(this.options.stateDir, this.plan.plan_id);
+    this.journal.append(record);
+  }
+
+  private async checkpoint(step: RetirementStep, effectId: number): Promise<void> {
+    await this.options.checkpoint?.(step, effectId);
+  }
+
+  private settle(index: number, fields: Partial<RetirementEffectResult>): void {
+    const effect = this.result.effects[index]!;
+    Object.assign(effect, fields);
+    this.options.onProgress?.({ effect_id: effect.effect_id, type: effect.type, outcome: effect.outcome });
+  }
+
+  private stopped(): 'deadline' | 'signal' | undefined {
+    if (this.options.signal?.aborted) return 'signal';
+    if (this.deadline.isExpired) return 'deadline';
+    return undefined;
+  }
+
+  async execute(path: string): Promise<void> {
+    try {
+      const loaded = await loadRetirementJournal(path, this.record.effects, JOURNAL_MAX_BYTES);
+      this.states = loaded.states;
+      if (loaded.tornTail !== undefined) {
+        await discardTornTail(path, loaded.tornTail);
+        await this.append(tornTailRecord(loaded.tornTail, this.now()) as RetirementJournalRecord);
+      }
+    } catch (error) {
+      if (!isStwError(error)) throw error;
+      this.result.refusal = { code: error.code, message: error.message };
+      this.markRemaining(0, 'plan-refused', error.message);
+      await this.finish();
+      return;
+    }
+    for (const [index, effect] of this.record.effects.entries()) {
+      const cause = this.stopped();
+      if (cause !== undefined) {
+        this.result.interruption = { cause, before_effect_id: effect.effect_id };
+        this.markRemaining(
+          index,
+          cause === 'signal' ? 'cancelled' : 'deadline',
+          cause === 'signal'
+            ? 'stopped by a signal before this effect'
+            : 'the deadline passed before this effect',
+        );
+        break;
+      }
+      let next: 'next' | 'stop';
+      try {
+        next = await this.runEffect(index, effect, this.states.get(effect.effect_id)!);
+      } catch (error) {
+        if (!(error instanceof OperationalError) && (error as NodeJS.ErrnoException).code === undefined)
+          throw error;
+        const message = (error as Error).message;
+        this.result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
+        this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
+        next = 'stop';
+      }
+      if (next === 'stop') {
+        this.markRemaining(index + 1, 'not-attempted', 'an earlier effect did not complete');
+        break;
+      }
+    }
+    await this.finish();
+  }
+
+  private markRemaining(from: number, reason: string, message: string): void {
+    for (const [index, effect] of this.result.effects.entries()) {
+      if (index < from || effect.outcome !== 'not-attempted') continue;
+      const state = this.states.get(effect.effect_id);
+      if (state?.phase === 'verified') {
+        effect.outcome = 'already-done';
+        effect.message = `done and verified by an earlier run; not re-checked in this run (${reason})`;
+      } else {
+        effect.reason = reason;
+        effect.message = message;
+      }
+    }
+  }
+
+  private async finish(): Promise<void> {
+    const outcomes = this.result.effects.map((effect) => effect.outcome);
+    const doneCount = outcomes.filter((o) => o === 'done' || o === 'already-done').length;
+    const anyEffect = doneCount > 0 || outcomes.includes('partial');
+    if (this.result.interruption !== null) this.result.status = anyEffect ? 'partial' : 'cancelled';
+    else if (doneCount === outcomes.length && outcomes.length > 0) this.result.status = 'complete';
+    else if (anyEffect) this.result.status = 'partial';
+    else this.result.status = outcomes.includes('failed') ? 'failed' : 'refused';
+    if (this.result.recovery !== null) {
+      try {
+        const found = await this.backend.inspectPin(
+          this.result.recovery.ref,
+          this.result.recovery.oid,
+          this.native(true),
+        );
+        this.result.recovery.present = found.state === 'done';
+      } catch {
+        this.result.recovery.present = false;
+      }
+    }
+  }
+
+  /** What the world shows for one effect now. */
+  private async inspect(effect: RetirementEffect): Promise<NativeInspection> {
+    const ctx = this.native(true);
+    const adminDir = this.record.registration.recorded.admin_dir;
+    switch (effect.type) {
+      case 'pin-recovery-ref':
+        return this.backend.inspectPin(effect.recovery_ref!, effect.oid!, ctx);
+      case 'remove-files':
+        return this.inspectFiles();
+      case 'remove-own-lock':
+        return this.backend.inspectLock(adminDir, effect.lock!, ctx);
+      case 'remove-registration':
+        return this.backend.inspectRegistration(this.record.target.destination, adminDir, ctx);
+    }
+  }
+
+  /** Files: gone from the recorded parent (done), all there exactly as planned (not-done), or anything else. */
+  private async inspectFiles(): Promise<NativeInspection> {
+    const target = this.record.target;
+    const chain = await checkDirectoryChain(target.destination);
+    if (chain.problem !== null) return { state: 'inconsistent', detail: chain.problem };
+    if (!chain.exists) return { state: 'done', detail: `${target.destination} is gone` };
+    const walk = await walkManifest(target.destination, this.record.source.object_format, {
+      maxEntries: this.record.manifest.max_entries,
+      maxFileBytes: this.record.manifest.max_file_bytes,
+    });
+    if (
+      walk.complete &&
+      walk.problems.length === 0 &&
+      sameManifest(this.record.manifest.entries, walk.entries)
+    )
+      return { state: 'not-done', detail: 'every manifest entry is present and unchanged' };
+    const difference =
+      manifestDifference(this.record.manifest.entries, walk.entries) ??
+      walk.problems[0]?.message ??
+      'changed';
+    return { state: 'inconsistent', detail: `the destination differs from the manifest: ${difference}` };
+  }
+
+  private async runEffect(
+    index: number,
+    effect: RetirementEffect,
+    state: EffectJournalState,
+  ): Promise<'next' | 'stop'> {
+    const id = effect.effect_id;
+    if (state.phase === 'verified') {
+      const found = await this.inspect(effect);
+      if (found.state === 'done') {
+        this.settle(index, { outcome: 'already-done', verified: true });
+        return 'next';
+      }
+      this.settle(index, {
+        outcome: 'failed',
+        reason: 'postcondition-changed',
+        message: `recorded as done, but now: ${found.detail}`,
+      });
+      return 'stop';
+    }
+    if (state.phase === 'settled' && state.last?.result === 'done') return this.verify(index, effect, true);
+    if (state.phase === 'settled' && state.last?.result === 'partial') {
+      this.settle(index, {
+        outcome: 'partial',
+        reason: 'manual-review-required',
+        message:
+          'an earlier run removed part of the files and kept the rest; review the destination by hand (never retried)',
+      });
+      return 'stop';
+    }
+    if (state.phase === 'open') {
+      // Interrupted after its intent: ask the world, never retry blindly.
+      const found = await this.inspect(effect);
+      if (found.state === 'done') {
+        await this.append({
+          type: 'outcome',
+          effect_id: id,
+          result: 'done',
+          recovered: true,
+          at: this.now(),
+        });
+        await this.checkpoint('after-outcome', id);
+        return this.verify(index, effect, true);
+      }
+      if (found.state === 'inconsistent') {
+        await this.append({
+          type: 'outcome',
+          effect_id: id,
+          result: 'partial',
+          reason: 'interrupted',
+          recovered: true,
+          at: this.now(),
+        });
+        this.settle(index, {
+          outcome: 'partial',
+          reason: 'manual-review-required',
+          message: `an earlier run was interrupted during this effect and now ${found.detail}`,
+          recovered: true,
+        });
+        return 'stop';
+      }
+      await this.append({
+        type: 'outcome',
+        effect_id: id,
+        result: 'not-done',
+        reason: 'interrupted-before-effect',
+        recovered: true,
+        at: this.now(),
+      });
+    }
+
+    const check = await this.recheck(effect);
+    if (check.ok === 'interrupted') {
+      this.result.interruption = { cause: check.cause, before_effect_id: id };
+      this.settle(index, {
+        reason: check.cause === 'signal' ? 'cancelled' : 'deadline',
+        message: 'stopped before this effect',
+      });
+      return 'stop';
+    }
+    if (check.ok !== true) {
+      this.result.refusal = { code: check.code, message: check.message };
+      this.settle(index, { outcome: 'refused', reason: check.code, message: check.message });
+      return 'stop';
+    }
+    const before = await this.inspect(effect);
+    if (before.state !== 'not-done') {
+      this.settle(index, {
+        outcome: 'refused',
+        reason: 'manual-review-required',
+        message: `before the effect: ${before.detail}`,
+      });
+      return 'stop';
+    }
+    await this.append({ type: 'intent', effect_id: id, effect: effect.type, at: this.now() });
+    await this.checkpoint('after-intent', id);
+    return this.perform(index, effect);
+  }
+
+  /** The effect itself, then the inspection that decides what happened. */
+  private async perform(index: number, effect: RetirementEffect): Promise<'next' | 'stop'> {
+    const id = effect.effect_id;
+    const ctx = this.native();
+    const adminDir = this.record.registration.recorded.admin_dir;
+    let note: string | null = null;
+    let removal: Awaited<ReturnType<typeof removeManifest>> | undefined;
+    switch (effect.type) {
+      case 'pin-recovery-ref':
+        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, ctx);
+        break;
+      case 'remove-files':
+        removal = await removeManifest(this.record.target.destination, this.record.manifest.entries, {
+          format: this.record.source.object_format,
+          maxFileBytes: this.record.manifest.max_file_bytes,
+          parentId: this.record.target.parent_identity,
+          isStopped: () => this.stopped() !== undefined,
+          afterEntry: () => this.checkpoint('after-entry', id),
+        });
+        break;
+      case 'remove-own-lock':
+        note = await this.backend.removeOwnLock(this.record.target.destination, adminDir, effect.lock!, ctx);
+        break;
+      case 'remove-registration':
+        note = await this.backend.removeRegistration(this.record.target.destination, adminDir, ctx);
+        break;
+    }
+    await this.checkpoint('after-effect', id);
+    const after = await this.inspect(effect);
+    if (after.state === 'done') {
+      await this.append({
+        type: 'outcome',
+        effect_id: id,
+        result: 'done',
+        ...(removal ? { removed: removal.removed } : {}),
+        at: this.now(),
+      });
+      await this.checkpoint('after-outcome', id);
+      if (removal) this.result.effects[index]!.removed = removal.removed.length;
+      return this.verify(index, effect, false);
+    }
+    if (after.state === 'not-done' && (removal === undefined || removal.removed.length === 0)) {
+      await this.append({
+        type: 'outcome',
+        effect_id: id,
+        result: 'failed',
+        reason: 'effect-failed',
+        at: this.now(),
+      });
+      this.settle(index, {
+        outcome: 'failed',
+        reason: 'effect-failed',
+        message: note ?? removal?.retained[0]?.why ?? after.detail,
+        retained: removal?.retained ?? [],
+      });
+      return 'stop';
+    }
+    // Some of it happened: record exactly what, and stop for a person to review.
+    await this.append({
+      type: 'outcome',
+      effect_id: id,
+      result: 'partial',
+      reason: removal?.interrupted ? 'interrupted' : 'entries-kept',
+      ...(removal ? { removed: removal.removed, retained: removal.retained } : {}),
+      at: this.now(),
+    });
+    if (removal?.interrupted && this.stopped() !== undefined)
+      this.result.interruption = { cause: this.stopped()!, before_effect_id: null };
+    this.settle(index, {
+      outcome: 'partial',
+      reason: 'manual-review-required',
+      message: `${removal?.interrupted ? 'interrupted during removal' : 'kept entries that no longer match the manifest'}; now ${after.detail}`,
+      removed: removal?.removed.length ?? null,
+      retained: removal?.retained ?? [],
+    });
+    return 'stop';
+  }
+
+  private async verify(
+    index: number,
+    effect: RetirementEffect,
+    recovered: boolean,
+  ): Promise<'next' | 'stop'> {
+    const found = await this.inspect(effect);
+    if (found.state !== 'done') {
+      this.settle(index, {
+        outcome: 'failed',
+        reason: 'postcondition-failed',
+        message: found.detail,
+        recovered,
+      });
+      return 'stop';
+    }
+    await this.append({ type: 'verified', effect_id: effect.effect_id, at: this.now() });
+    this.settle(index, { outcome: 'done', verified: true, recovered });
+    await this.checkpoint('after-verified', effect.effect_id);
+    return 'next';
+  }
+
+  /** Ownership, integration, registration and the files (present as planned, or gone) again. */
+  private async recheck(effect: RetirementEffect): Promise<Recheck> {
+    const record = this.record;
+    let obs: RetirementObservation;
+    try {
+      const loaded = await loadTask(this.options.stateDir, record.task.task_id);
+      if (loaded.integrity !== record.task.record_integrity)
+        return {
+          ok: false,
+          code: 'ownership-changed',
+          message: `task ${record.task.task_id}'s record changed since planning`,
+        };
+      checkOwnership(loaded, record.task.owner);
+      this.loaded = loaded;
+      obs = await observeRetirement(loaded, this.plan.repository!.path, this.plan.base.selector, {
+        deadline: this.deadline,
+        bounds: this.bounds,
+        signal: this.options.signal,
+      });
+      checkSource(loaded, obs);
+    } catch (error) {
+      if (
+        error instanceof IncompleteObservationError &&
+        (error.code === 'cancelled' || error.code === 'deadline')
+      )
+        return { ok: 'interrupted', cause: error.code === 'cancelled' ? 'signal' : 'deadline' };
+      if (isStwError(error))
+        return {
+          ok: false,
+          code: error instanceof RefusalError ? error.code : 'evidence-incomplete',
+          message: error.message,
+        };
+      throw error;
+    }
+    if (obs.base.oid !== this.plan.base.oid)
+      return {
+        ok: false,
+        code: 'base-moved',
+        message: `base ${this.plan.base.selector} is now at ${obs.base.oid}, not the planned ${this.plan.base.oid}`,
+      };
+    if (obs.branchOid !== record.target.tip_oid || obs.ancestor.value !== true)
+      return {
+        ok: false,
+        code: 'stale-proof',
+        message: `${record.target.branch} is now at ${obs.branchOid ?? 'nothing'} (planned ${record.target.tip_oid}); integration must be proved again`,
+      };
+    if (effect.type !== 'pin-recovery-ref') {
+      const pin = this.record.effects[0]!;
+      const found = await this.backend.inspectPin(pin.recovery_ref!, pin.oid!, this.native());
+      if (found.state !== 'done')
+        return {
+          ok: false,
+          code: 'manual-review-required',
+          message: `the recovery pin is not in place: ${found.detail}`,
+        };
+    }
+    if (effect.type === 'pin-recovery-ref' || effect.type === 'remove-files') return this.recheckPresent(obs);
+    return this.recheckRemoved(obs, effect);
+  }
+
+  /** Before the pin and the files: nothing blocks, and the manifest is exactly the planned one. */
+  private recheckPresent(obs: RetirementObservation): Recheck {
+    const record = this.record;
+    const blockers = retirementBlockers(
+      this.loaded,
+      obs,
+      { removeRegistration: true, removeFiles: record.selection.remove_files },
+      this.bounds.maxEntries,
+    );
+    const first = blockers[0];
+    if (first !== undefined)
+      return {
+        ok: false,
+        code: 'stale-proof',
+        message: `${first.code}${first.path === null ? '' : ` ${first.path}`}: ${first.message}`,
+      };
+    const entries = obs.manifest?.entries ?? [];
+    if (!sameManifest(record.manifest.entries, entries))
+      return {
+        ok: false,
+        code: 'stale-proof',
+        message: `the destination differs from the planned manifest: ${manifestDifference(record.manifest.entries, entries) ?? 'changed'}`,
+      };
+    if (JSON.stringify(obs.registration) !== JSON.stringify(record.registration.observed))
+      return { ok: false, code: 'stale-proof', message: 'the registration differs from the plan' };
+    return { ok: true };
+  }
+
+  /** After the files: the destination gone from its parent, the registration still exactly ours. */
+  private recheckRemoved(obs: RetirementObservation, effect: RetirementEffect): Recheck {
+    const record = this.record;
+    const recorded = record.registration.recorded;
+    if (obs.destination.exists || obs.destination.problem !== null)
+      return { ok: false, code: 'stale-proof', message: `${record.target.destination} exists again` };
+    if (obs.parentIdentity === null || !sameId(obs.parentIdentity, record.target.parent_identity))
+      return { ok: false, code: 'stale-proof', message: "the destination's parent folder was replaced" };
+    if (obs.adminIdentity === null || !sameId(obs.adminIdentity, recorded.admin_dir_identity))
+      return {
+        ok: false,
+        code: 'stale-proof',
+        message: `the admin dir ${recorded.admin_dir} is not the recorded one`,
+      };
+    const unexpected = (obs.adminEntries ?? []).filter((name) => !ADMIN_ALLOWED.has(name));
+    if (unexpected.length > 0)
+      return {
+        ok: false,
+        code: 'stale-proof',
+        message: `unexpected worktree metadata appeared: ${recorded.admin_dir}/${unexpected[0]}`,
+      };
+    if (obs.listed === undefined || obs.listed.branch !== record.target.branch)
+      return { ok: false, code: 'stale-proof', message: 'git no longer lists the task worktree as planned' };
+    const lock = obs.listed.locked;
+    if (effect.type === 'remove-own-lock' && lock !== effect.lock)
+      return {
+        ok: false,
+        code: 'lock-not-owned',
+        message: `the worktree lock is not the one task create wrote (${recorded.admin_dir}/locked)`,
+      };
+    if (effect.type === 'remove-registration' && lock !== undefined)
+      return {
+        ok: false,
+        code: 'lock-not-owned',
+        message: `the worktree is locked again (${recorded.admin_dir}/locked); only the lock task create wrote is ever removed`,
+      };
+    return { ok: true };
+  }
+}

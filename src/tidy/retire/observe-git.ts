@@ -1,0 +1,299 @@
+/**
+ * What a Git retirement plan (and apply's recheck) observes for one owned task: the
+ * source repository and its identity, the base and the task branch's integration, the
+ * destination's physical identity, its registration (the `.git` file, the admin dir, the
+ * lock, git's worktree list), the full physical manifest, git's view of the worktree
+ * (status including ignored files, HEAD tree, index flags, sparse checkout) and visible
+ * activity. Read-only; bounded calls under one deadline.
+ */
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import {
+  checkDirectoryChain,
+  idOf,
+  isConfinementAvailable,
+  type PhysicalId,
+} from '../../core/confined-fs.js';
+import { type IndexFlags, parseIndexFlags, splitNul, type WorktreeRecord } from '../../core/git.js';
+import { readGitRegistration } from '../../task/create.js';
+import type { LoadedTask } from '../../task/store.js';
+import type { TaskRegistration } from '../../task/types.js';
+import { readRefOids } from '../effects-git.js';
+import {
+  discoverGitLayout,
+  type GitCallContext,
+  type GitLayout,
+  observeGitOk,
+  observeGitRaw,
+  type ResolvedBase,
+  readGitVersion,
+  readWorktrees,
+  resolveBase,
+  settleAll,
+} from '../observe-git.js';
+import type { ObserveContext } from '../types.js';
+import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from './manifest.js';
+
+export interface StatusEntry {
+  /** The two porcelain v1 status letters, e.g. "??", "!!", " M", "UU". */
+  code: string;
+  path: string;
+}
+
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+}
+
+/** git's view of the worktree, read only when the destination is the registered task worktree. */
+export interface WorktreeView {
+  status: StatusEntry[];
+  /** HEAD's tree, recursively: path → mode/type/oid. */
+  tree: Map<string, TreeEntry>;
+  indexFlags: Map<string, IndexFlags>;
+  sparse: boolean;
+}
+
+export interface RetirementObservation {
+  layout: GitLayout;
+  gitVersion: string | null;
+  base: ResolvedBase;
+  commonDirIdentity: PhysicalId | null;
+  worktrees: WorktreeRecord[];
+  /** git's entry for the destination path; undefined when git lists none. */
+  listed: WorktreeRecord | undefined;
+  branchOid: string | null;
+  ancestor: { value: boolean | null; note: string | null };
+  destination: { exists: boolean; identity: PhysicalId | null; problem: string | null };
+  parentIdentity: PhysicalId | null;
+  registration: TaskRegistration | null;
+  registrationProblem: string | null;
+  /** Relative names in the recorded admin dir (logs/HEAD style); null when it is absent or unreadable. */
+  adminEntries: string[] | null;
+  /** The recorded admin dir's identity now; null when it is absent. */
+  adminIdentity: PhysicalId | null;
+  manifest: ManifestWalk | null;
+  view: WorktreeView | null;
+  viewProblem: string | null;
+  /** Processes whose working directory lies in the destination (pid, cwd). */
+  activity: { pid: number; cwd: string }[];
+  /** This process's working directory lies in the destination. */
+  cwdInside: boolean;
+  confinement: boolean;
+}
+
+export function isWithin(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+function errnoOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/** Porcelain v1 `-z` status: `XY path`, with the source path following renames and copies. */
+export function parseStatus(output: Buffer): StatusEntry[] {
+  const fields = splitNul(output);
+  const entries: StatusEntry[] = [];
+  for (let index = 0; index < fields.length; index += 1) {
+    const field = fields[index]!;
+    const code = field.slice(0, 2);
+    entries.push({ code, path: field.slice(3) });
+    if (code[0] === 'R' || code[0] === 'C') index += 1;
+  }
+  return entries;
+}
+
+/** `ls-tree -r -z`: `<mode> SP <type> SP <oid> TAB <path>`. */
+export function parseTree(output: Buffer): Map<string, TreeEntry> {
+  const tree = new Map<string, TreeEntry>();
+  for (const record of splitNul(output)) {
+    const tab = record.indexOf('\t');
+    const [mode, type, oid] = record.slice(0, tab).split(' ');
+    if (tab < 0 || mode === undefined || type === undefined || oid === undefined)
+      throw new Error('git ls-tree: unexpected output');
+    tree.set(record.slice(tab + 1), { mode, type, oid });
+  }
+  return tree;
+}
+
+async function readWorktreeView(destination: string, ctx: GitCallContext): Promise<WorktreeView> {
+  const here: GitCallContext = { ...ctx, cwd: destination };
+  const status = await observeGitRaw(
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignored=matching', '--no-renames'],
+    here,
+    'git status',
+  );
+  if (status.code !== 0) throw new Error(`git status exited ${status.code}`);
+  const [tree, flags, sparse] = await settleAll([
+    observeGitOk(['ls-tree', '-r', '-z', '--full-tree', 'HEAD'], here, 'git ls-tree'),
+    observeGitOk(['ls-files', '-v', '-z'], here, 'git ls-files -v'),
+    observeGitRaw(['config', '--type=bool', '--get', 'core.sparseCheckout'], here, 'git config'),
+  ]);
+  return {
+    status: parseStatus(status.stdout),
+    tree: parseTree(Buffer.from(tree, 'utf8')),
+    indexFlags: parseIndexFlags(flags),
+    sparse: sparse.code === 0 && sparse.stdout.toString('utf8').trim() === 'true',
+  };
+}
+
+/** Every name in the admin dir, one level into subdirectories (logs/HEAD), sorted. */
+async function readAdminEntries(adminDir: string, limit: number): Promise<string[] | null> {
+  let names: string[];
+  try {
+    names = (await readdir(adminDir)).sort();
+  } catch {
+    return null;
+  }
+  const out: string[] = [];
+  for (const name of names.slice(0, limit)) {
+    const info = await lstat(join(adminDir, name)).catch(() => undefined);
+    if (info?.isDirectory()) {
+      const inner = await readdir(join(adminDir, name)).catch(() => ['?']);
+      for (const child of inner.sort()) out.push(`${name}/${child}`);
+      if (inner.length === 0) out.push(`${name}/`);
+    } else out.push(info?.isSymbolicLink() ? `${name}@` : name);
+  }
+  return out;
+}
+
+/** Processes (other than this one) whose working directory is inside `dir`, where /proc shows it. */
+async function visibleActivity(dir: string, limit: number): Promise<{ pid: number; cwd: string }[]> {
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  const found: { pid: number; cwd: string }[] = [];
+  for (const pid of pids.slice(0, 65_536)) {
+    if (Number(pid) === process.pid) continue;
+    let cwd: string;
+    try {
+      cwd = await readlink(`/proc/${pid}/cwd`);
+    } catch {
+      continue; // gone, or not ours to see
+    }
+    const clean = cwd.endsWith(' (deleted)') ? cwd.slice(0, -' (deleted)'.length) : cwd;
+    if (isWithin(dir, clean)) found.push({ pid: Number(pid), cwd: clean });
+    if (found.length >= limit) break;
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}
+
+async function ancestry(
+  tip: string | null,
+  base: ResolvedBase,
+  layout: GitLayout,
+  ctx: GitCallContext,
+): Promise<RetirementObservation['ancestor']> {
+  if (tip === null) return { value: null, note: 'the task branch does not exist' };
+  if (tip === base.oid) return { value: true, note: null };
+  if (layout.isShallow) return { value: null, note: 'shallow repository: ancestry cannot be proved' };
+  const result = await observeGitRaw(
+    ['merge-base', '--is-ancestor', tip, base.oid],
+    ctx,
+    'git merge-base --is-ancestor',
+  );
+  if (result.code === 0) return { value: true, note: null };
+  if (result.code === 1) return { value: false, note: null };
+  return { value: null, note: `git merge-base exited ${result.code}` };
+}
+
+/** Observes one task for retirement (plan) or its recheck (apply). */
+export async function observeRetirement(
+  loaded: LoadedTask,
+  sourcePath: string,
+  baseSelector: string,
+  ctx: ObserveContext & { counter?: { calls: number } },
+): Promise<RetirementObservation> {
+  const task = loaded.task;
+  const recorded = loaded.journal.created;
+  const layout = await discoverGitLayout(sourcePath, ctx);
+  const call: GitCallContext = { ...ctx, cwd: layout.path };
+  const [gitVersion, base, worktrees] = await settleAll([
+    readGitVersion(call),
+    resolveBase(baseSelector, layout.objectFormat, call),
+    readWorktrees(call),
+  ]);
+  const commonDirIdentity = await lstat(layout.commonDir, { bigint: true }).then(idOf, () => null);
+  const branchOid =
+    (
+      await readRefOids([task.branch], {
+        cwd: layout.path,
+        deadline: ctx.deadline,
+        maxBytes: ctx.bounds.maxOutputBytes,
+      })
+    ).get(task.branch) ?? null;
+  const ancestor = await ancestry(branchOid, base, layout, call);
+  const chain = await checkDirectoryChain(task.destination);
+  const parent = await checkDirectoryChain(dirname(task.destination));
+  const listed = worktrees.find((worktree) => worktree.path === task.destination);
+
+  let registration: TaskRegistration | null = null;
+  let registrationProblem: string | null = null;
+  if (chain.exists && chain.problem === null) {
+    try {
+      registration = await readGitRegistration(task.destination, ctx.bounds.maxTextBytes + 16);
+    } catch (error) {
+      registrationProblem = errnoOf(error);
+    }
+  }
+  const adminDir = recorded?.registration.admin_dir;
+  const adminEntries =
+    adminDir === undefined ? null : await readAdminEntries(adminDir, ctx.bounds.maxEntries);
+  const adminIdentity =
+    adminDir === undefined ? null : await lstat(adminDir, { bigint: true }).then(idOf, () => null);
+  const confinement = await isConfinementAvailable();
+  const isStopped = () => ctx.deadline.isExpired || ctx.signal?.aborted === true;
+  const manifest =
+    chain.exists && chain.problem === null && confinement
+      ? await walkManifest(
+          task.destination,
+          layout.objectFormat,
+          { maxEntries: ctx.bounds.maxEntries, maxFileBytes: MAX_MANIFEST_FILE_BYTES },
+          isStopped,
+        )
+      : null;
+
+  // git runs inside the destination only when it is the recorded registration: a `.git`
+  // file pointing elsewhere must not make us read (or trust) another repository.
+  let view: WorktreeView | null = null;
+  let viewProblem: string | null = null;
+  const isRecordedRegistration =
+    registration !== null &&
+    recorded !== undefined &&
+    registration.dotgit === recorded.registration.dotgit &&
+    registration.admin_dir === recorded.registration.admin_dir;
+  if (isRecordedRegistration) {
+    try {
+      view = await readWorktreeView(task.destination, call);
+    } catch (error) {
+      viewProblem = (error as Error).message;
+    }
+  }
+  return {
+    layout,
+    gitVersion,
+    base,
+    commonDirIdentity,
+    worktrees,
+    listed,
+    branchOid,
+    ancestor,
+    destination: { exists: chain.exists, identity: chain.id, problem: chain.problem },
+    parentIdentity: parent.id,
+    registration,
+    registrationProblem,
+    adminEntries,
+    adminIdentity,
+    manifest,
+    view,
+    viewProblem,
+    activity: chain.exists ? await visibleActivity(task.destination, 16) : [],
+    cwdInside: isWithin(task.destination, process.cwd()),
+    confinement,
+  };
+}
