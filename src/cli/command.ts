@@ -8,7 +8,7 @@ export interface CommandContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   streams: Streams;
-  /** True when stdin is a terminal (interactive prompts are allowed only then). */
+  /** True when stdin and stderr are terminals: prompts (drawn on stderr) are allowed only then. */
   isInteractive: boolean;
   /** The clock every "now" reading goes through (`STW_NOW` pins it). */
   clock: Clock;

@@ -29,6 +29,7 @@ const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
 function statusFor(error: StwError): string {
   if (error.exitCode === 2) return 'usage-error';
+  if (error.exitCode === 130) return 'interrupted';
   return error.name === 'RefusalError' ? 'refused' : 'failed';
 }
 
@@ -80,7 +81,8 @@ export async function main(
       cwd: process.cwd(),
       env,
       streams,
-      isInteractive: process.stdin.isTTY === true && streams.stdout.isTTY === true,
+      // Prompts are drawn on stderr, so a piped stdout (`| tee log`) still gets one.
+      isInteractive: process.stdin.isTTY === true && streams.stderr.isTTY === true,
       clock: command.isHook ? deferredClockFromEnv(env) : clockFromEnv(env),
       signal,
       stdin: process.stdin,

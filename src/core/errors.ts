@@ -5,7 +5,7 @@
  * its stack.
  */
 export abstract class StwError extends Error {
-  abstract readonly exitCode: 1 | 2;
+  abstract readonly exitCode: 1 | 2 | 130;
   readonly code: string;
   /** Optional structured facts that `--json` output carries alongside the message. */
   readonly details: Record<string, unknown> | undefined;
@@ -54,12 +54,17 @@ export class OperationalError extends StwError {
   readonly exitCode = 1 as const;
 }
 
+/** The user interrupted (Ctrl-C at a prompt) before anything changed. Exit 130, as a shell reports SIGINT. */
+export class InterruptedError extends StwError {
+  readonly exitCode = 130 as const;
+}
+
 export function isStwError(error: unknown): error is StwError {
   return error instanceof StwError;
 }
 
 /** The single mapping from an outcome to a process exit code. */
-export function exitCodeFor(error: unknown): 0 | 1 | 2 {
+export function exitCodeFor(error: unknown): 0 | 1 | 2 | 130 {
   if (error === undefined || error === null) return 0;
   if (isStwError(error)) return error.exitCode;
   return 1;

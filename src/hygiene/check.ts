@@ -1,5 +1,6 @@
 /**
- * `check` (docs/report-schema.md, "How check writes it"): scan → classify (rules, or a proposals file) → finalize →
+ * `check` (docs/report-schema.md, "How check writes it"): scan → classify (rules, a
+ * proposals file or a model) → prove link fixes → finalize →
  * validate on a scratch path outside `.dochygiene/` → only then write the report pair
  * (rollover) and stamp `last_check` with the envelope instant. An invalid report is never
  * written and the previous pair stays as it was.
@@ -10,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
-import { ConfigError, OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { quote } from '../core/quote.js';
 import { placementProblem, readGitlinks } from './apply/placement.js';
+import { gatherClassifierFacts } from './classify/facts.js';
 import { proposeLifecycleDeletions } from './classify/lifecycle.js';
 import {
   classifyWithModel,
@@ -32,13 +34,15 @@ import {
 import { classifyWithRules } from './classify/rules.js';
 import { loadConfig } from './config.js';
 import { resolveProjectRoot } from './project.js';
+import { readDocWorld } from './references.js';
 import { finalizeReport } from './report/finalize.js';
 import { renderLifecycleSection } from './report/lifecycle-md.js';
-import { renderReportMarkdown } from './report/report-md.js';
+import { proveLinkFixes } from './report/prove.js';
+import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scan } from './scan/index.js';
 import { GITIGNORE_LINE, StateStore } from './state/store.js';
-import type { Proposal, Report } from './types.js';
+import type { Proposal, Report, ScanArtifact, Signal } from './types.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -77,7 +81,14 @@ export interface AgentSummary {
 }
 
 export interface CheckSummary {
+  /** Entries in the report. */
   candidates: number;
+  /** Files with at least one entry. */
+  files_with_entries: number;
+  /** Signals no entry carries, and the files they are on (listed in report.md). */
+  signals_without_entry: number;
+  files_with_unfixed_signals: number;
+  /** Files with no entry and no unfixed signal. */
   cleared: number;
   auto: number;
   confirm: number;
@@ -121,13 +132,18 @@ export async function readProposalsFile(path: string): Promise<Proposal[]> {
   return parseProposals(value);
 }
 
-/** Candidate and tier counts of a report, as `check` prints them. */
-export function summarizeReport(report: Report): CheckSummary {
-  const candidates = new Set(report.entries.map((entry) => entry.path));
+/** Entry, tier and file counts of a report (and of the signals no entry carries), as `check` prints them. */
+export function summarizeReport(report: Report, unfixed: ScanArtifact['signals'] = {}): CheckSummary {
+  const withEntries = new Set(report.entries.map((entry) => entry.path));
+  const unfixedPaths = Object.keys(unfixed).filter((path) => (unfixed[path] ?? []).length > 0);
+  const notCleared = new Set([...withEntries, ...unfixedPaths]);
   const auto = report.entries.filter((entry) => entry.safety_tier === 'auto').length;
   return {
     candidates: report.entries.length,
-    cleared: report.shortlist.filter((path) => !candidates.has(path)).length,
+    files_with_entries: withEntries.size,
+    signals_without_entry: unfixedPaths.reduce((n, path) => n + (unfixed[path] ?? []).length, 0),
+    files_with_unfixed_signals: unfixedPaths.length,
+    cleared: report.shortlist.filter((path) => !notCleared.has(path)).length,
     auto,
     confirm: report.entries.length - auto,
     tokens_saved_per_session: report.totals?.tokens_saved_per_session ?? 0,
@@ -241,10 +257,20 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     isSafeRelativePath(path) &&
     (existsSync(join(artifact.project_root, path)) ||
       placementProblem(artifact.project_root, path, gitlinks) !== undefined);
+  const declined: Record<string, { signal: Signal; reason: string }[]> = {};
+  const onDeclined = (path: string, signal: Signal, reason: string) => {
+    const list = declined[path] ?? [];
+    list.push({ signal, reason });
+    declined[path] = list;
+  };
   let model: CheckResult['model'];
   let classified: Proposal[];
   if (supplied !== undefined) classified = supplied;
-  else if (settings === undefined) classified = classifyWithRules(artifact, config, readText, exists);
+  else if (settings === undefined)
+    classified = classifyWithRules(artifact, config, readText, exists, {
+      ...(await gatherClassifierFacts(artifact, readText, options.deadline)),
+      onDeclined,
+    });
   else {
     const candidates = modelCandidates(artifact, readText);
     options.onNotice?.(describeRequests(candidates, settings));
@@ -273,10 +299,16 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const deletions = proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path));
   // A file its lifecycle rule deletes gets no edit as well: the two could never share it.
   const deleted = new Set([...named, ...deletions.map((p) => p.path)]);
-  const proposals = [
+  const withDeletions = [
     ...classified.filter((p) => p.exact_edit?.kind === 'delete-path' || !deleted.has(p.path)),
     ...deletions,
   ];
+  // Every link fix, whoever proposed it (rules, a proposals file, a model), is proved —
+  // applied in memory and re-resolved — before it can be an auto entry.
+  const world = await readDocWorld(root, config, options.deadline);
+  const proposals = proveLinkFixes(world, withDeletions, (proposal, why) => {
+    for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
+  });
 
   const report = await finalizeReport({
     artifact,
@@ -290,14 +322,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   const json = `${JSON.stringify(report, null, 2)}\n`;
   await validateOnScratch(json, artifact.project_root);
-  // Signals on files that got no proposal at all (not merely filtered out by --category).
-  const proposed = new Set(proposals.map((proposal) => proposal.path));
-  const unresolved = Object.fromEntries(
-    Object.entries(artifact.signals).filter(([path]) => !proposed.has(path)),
-  );
+  // Every signal no proposal carries is listed (also on files that got a fix for another);
+  // files whose proposals the category filter dropped are named apart.
+  const kept = new Set(report.entries.map((entry) => entry.path));
+  const unfixed = signalsWithoutEntry(artifact.signals, proposals);
   const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
   const md =
-    renderReportMarkdown(report, unresolved) +
+    renderReportMarkdown(report, {
+      unfixed,
+      declined,
+      filteredOut: [...new Set(proposals.map((p) => p.path))].filter((path) => !kept.has(path)),
+    }) +
     droppedSection(model?.dropped_proposals ?? []) +
     (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
@@ -323,7 +358,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     ...(ignored === false ? { gitignoreLine: GITIGNORE_LINE } : {}),
     partial: isPartialScan(artifact),
     classifier: supplied !== undefined ? 'proposals-file' : (settings?.provider.name ?? 'rules'),
-    summary: summarizeReport(report),
+    summary: summarizeReport(report, unfixed),
     ...(model !== undefined ? { model } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };

@@ -354,13 +354,50 @@ export interface Report {
 }
 
 /**
- * The evidence behind an entry: judged when it rests on a lifecycle `served_when` judgment,
- * or on an `extract` step (what is durable enough to keep is a judgment too).
+ * The evidence behind an entry (docs/report-schema.md: judged evidence → confirm). An auto entry lands
+ * unread, so evidence counts as deterministic only where code proves the edit:
+ * - a `replace-text` is a link fix (every signal a `broken_reference`), which `check`
+ *   applies in memory and re-resolves before it proposes it; any other text replacement
+ *   is judged;
+ * - an `insert-frontmatter` (a freeze) is proved by a `status:` the author wrote in the
+ *   frontmatter; an in-body status line or a ticked checklist is read by a heuristic, so
+ *   judged;
+ * - a `move-to-archive` is proved by a frontmatter marker (superseded_by, archived, a
+ *   status); a move on an in-body status line or an older-looking name is judged;
+ * - a `dedupe` is always judged: which copy is canonical is a judgment;
+ * - a lifecycle `served_when` is a judgment, and so is an `extract` step (what is durable
+ *   enough to keep).
  */
-export function entryEvidence(entry: Pick<Entry, 'lifecycle'>): Evidence {
-  return entry.lifecycle?.served_when !== undefined || entry.lifecycle?.extract !== undefined
-    ? 'judged'
-    : 'deterministic';
+export function entryEvidence(entry: Pick<Entry, 'lifecycle' | 'exact_edit' | 'signals'>): Evidence {
+  if (entry.lifecycle?.served_when !== undefined || entry.lifecycle?.extract !== undefined) return 'judged';
+  const signals = Array.isArray(entry.signals) ? entry.signals : [];
+  switch (entry.exact_edit?.kind) {
+    case 'dedupe':
+      return 'judged';
+    case 'replace-text':
+      return signals.length > 0 && signals.every((signal) => signal?.name === 'broken_reference')
+        ? 'deterministic'
+        : 'judged';
+    case 'move-to-archive':
+      // A move breaks every link from outside the repository, so it rests only on what the
+      // author wrote in the frontmatter (superseded_by, archived, a status); an in-body
+      // status line or an older-looking name is read by a heuristic.
+      return signals.some(
+        (signal) =>
+          signal?.name === 'frontmatter_marker' &&
+          ['status', 'superseded_by', 'archived'].includes(String(signal.data?.['marker'])),
+      )
+        ? 'deterministic'
+        : 'judged';
+    case 'insert-frontmatter':
+      return signals.some(
+        (signal) => signal?.name === 'frontmatter_marker' && signal.data?.['marker'] === 'status',
+      )
+        ? 'deterministic'
+        : 'judged';
+    default:
+      return 'deterministic';
+  }
 }
 
 // ── Classifier proposals (docs/scanner-and-classifiers.md) ───────────────────────────────────────────

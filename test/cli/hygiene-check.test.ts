@@ -30,7 +30,7 @@ describe('stw hygiene check', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
-      /^Checked 4 docs: 2 candidates \(1 auto, 1 need confirmation\), 2 cleared\.\nReport: /,
+      /^Checked 4 docs: 2 entries in 2 files \(1 auto, 1 need confirmation\); 1 signal with no proposed fix in 1 file; 2 files cleared\.\n/,
     );
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));
@@ -61,6 +61,9 @@ describe('stw hygiene check', () => {
     assert.equal(again.json['generated_at'], '2026-03-02T00:00:00Z');
     assert.deepEqual(again.json['summary'], {
       candidates: 2,
+      files_with_entries: 2,
+      signals_without_entry: 1,
+      files_with_unfixed_signals: 1,
       cleared: 2,
       auto: 1,
       confirm: 1,
@@ -289,6 +292,57 @@ describe('stw hygiene finalize', () => {
       assert.match(result.stderr, pattern);
       assert.equal((result.json['error'] as { code: string }).code, 'invalid-proposals');
       assert.equal(existsSync(out), false);
+    }
+  });
+
+  it('proves every link fix as check does: a fix that resolves is auto, one that does not is dropped and named', async () => {
+    const linked = makeRepo();
+    try {
+      linked.commit('docs', {
+        'README.md': '# R\n\nSee [setup](docs/old.md#setup).\n',
+        'docs/a.md': '# A\n\nSee [setup](old.md#setup).\n',
+        'docs/setup.md': '# Setup\n\n## Setup\n',
+      });
+      const scanned = await runCli(['hygiene', 'scan', '--json'], { cwd: linked.dir, env });
+      assert.equal(scanned.code, 0, scanned.stderr);
+      const scan = join(scratch, 'linked-scan.json');
+      writeFileSync(scan, scanned.stdout);
+      const fix = (path: string, match: string, replacement: string) => ({
+        path,
+        category: { class: 'stale', subtype: 'dangling-reference' },
+        signals: [{ name: 'broken_reference', line: 3, detail: 'broken' }],
+        op: 'Fix the link.',
+        op_type: 'deterministic',
+        exact_edit: { kind: 'replace-text', anchor: { start_line: 3, end_line: 3 }, match, replacement },
+        confidence: 0.9,
+      });
+      const proposalsFile = join(scratch, 'linked-proposals.json');
+      writeFileSync(
+        proposalsFile,
+        JSON.stringify([
+          fix('README.md', '](docs/old.md#setup', '](docs/setup.md#setup'),
+          fix('docs/a.md', '](old.md#setup', '](setup.md#install'),
+        ]),
+      );
+      const result = await runCliJson(['hygiene', 'finalize', '--scan', scan, '--proposals', proposalsFile], {
+        cwd: linked.dir,
+        env,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      const report = result.json['report'] as { entries: { path: string; safety_tier: string }[] };
+      assert.deepEqual(
+        report.entries.map((e) => [e.path, e.safety_tier]),
+        [['README.md', 'auto']],
+      );
+      assert.deepEqual(result.json['unproved'], [
+        { path: 'docs/a.md', reason: 'the new target setup.md#install does not resolve' },
+      ]);
+      assert.match(
+        result.stderr,
+        /dropped an unproved link fix in docs\/a\.md: the new target setup\.md#install does not resolve/,
+      );
+    } finally {
+      linked.cleanup();
     }
   });
 

@@ -83,8 +83,10 @@ describe('stw hygiene clean: commits behave like git commit (built CLI)', () => 
     assert.equal(refused.code, 1);
     assert.match(
       refused.stderr,
-      /^stw: cleanup failed and was rolled back; nothing changed \(git commit exited 1/,
+      /^stw: cleanup failed and was rolled back; nothing changed \(git commit exited 1/m,
     );
+    // What it was about to apply was listed first (nothing but auto entries: no list to tick).
+    assert.match(refused.stderr, /^Applying 1 entry \(1 auto, 0 confirm\) in 1 file:\n/);
     assert.match(refused.stderr, /^ {2}\| markdownlint: docs\/guide\.md:2 MD013 line too long$/m);
     assert.equal(repo.head(), head);
     assert.equal(read(repo, 'docs/guide.md'), PLAN_AND_GUIDE['docs/guide.md']);

@@ -11,6 +11,7 @@ import {
   GENERATIVE_FLAGS,
   KIND_TABLE,
   type Report,
+  type Signal,
 } from '../../src/hygiene/types.js';
 
 /** Report fixtures with real sha256s, so the applier's guard is exercised as it is in use. */
@@ -31,6 +32,25 @@ export interface EntrySpec {
   /** Text the sha256 is computed from; default: the file's bytes under `root`. */
   text?: string | Buffer;
   category?: Category;
+  /** Default: the signal that makes the kind's evidence deterministic (see `entryEvidence`). */
+  signals?: Signal[];
+}
+
+/** A link fix rests on a broken reference; a move and a freeze on a frontmatter marker. */
+function defaultSignals(kind: EditKind | 'generative'): Signal[] {
+  if (kind === 'replace-text')
+    return [{ name: 'broken_reference', line: 1, detail: 'link target does not resolve', data: {} }];
+  if (kind === 'move-to-archive')
+    return [
+      {
+        name: 'frontmatter_marker',
+        detail: 'superseded_by: next.md',
+        data: { marker: 'superseded_by', value: 'next.md' },
+      },
+    ];
+  if (kind === 'insert-frontmatter')
+    return [{ name: 'frontmatter_marker', detail: 'frontmatter status: done', data: { marker: 'status' } }];
+  return [];
 }
 
 const CATEGORY: Record<EditKind | 'generative', Category> = {
@@ -49,7 +69,7 @@ export function makeEntry(root: string | undefined, spec: EntrySpec): Entry {
     id: spec.id,
     path: spec.path,
     category: spec.category ?? CATEGORY[spec.kind],
-    signals: [],
+    signals: spec.signals ?? defaultSignals(spec.kind),
     op: `${spec.kind} ${spec.path}`,
     token_estimate: { raw_tokens: 10, injection_frequency: 0, weighted_tokens: 0 },
     confidence: 0.9,

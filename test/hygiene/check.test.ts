@@ -89,6 +89,9 @@ describe('runCheck', () => {
     assert.ok(first.summary.tokens_saved_per_session > 300);
     assert.deepEqual(first.summary, {
       candidates: 5,
+      files_with_entries: 5,
+      signals_without_entry: 1,
+      files_with_unfixed_signals: 1,
       cleared: 4,
       auto: 3,
       confirm: 2,
@@ -192,7 +195,7 @@ describe('runCheck', () => {
     assert.deepEqual(result.report.shortlist, ['README.md']);
     assert.deepEqual(validateReport(JSON.parse(readFileSync(result.reportJsonPath, 'utf8'))), []);
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
-    assert.match(readFileSync(result.reportMdPath, 'utf8'), /## Cleared \(1\)/);
+    assert.match(readFileSync(result.reportMdPath, 'utf8'), /## Cleared \(1 file\)/);
   });
 
   it('prints the .gitignore line once for a .dochygiene/ made without its own .gitignore (an older release)', async () => {
@@ -266,6 +269,46 @@ describe('runCheck', () => {
     );
     assert.deepEqual(readFileSync(result.reportJsonPath), before);
     assert.equal((await new StateStore(repo.dir).read()).last_check, NOW);
+  });
+
+  it("proves a proposals file's link fix as it proves the rules': one that does not resolve is dropped and its signal listed", async () => {
+    const repo = track(fixtureRepo());
+    const file = join(makeTempDir(), 'proposals.json');
+    const linkFix = (replacement: string) => [
+      {
+        path: 'docs/guide.md',
+        category: { class: 'stale', subtype: 'dangling-reference' },
+        // The scanner's signal, as the Claude Code skill copies it from the scan artifact.
+        signals: [
+          {
+            name: 'broken_reference',
+            line: 3,
+            detail: 'link target "setup.md" does not resolve; moved to "docs/getting-started/setup.md"?',
+          },
+        ],
+        op: 'Point the setup link at its new place.',
+        op_type: 'deterministic',
+        exact_edit: {
+          kind: 'replace-text',
+          anchor: { start_line: 3, end_line: 3 },
+          match: '(setup.md)',
+          replacement,
+        },
+        confidence: 0.9,
+      },
+    ];
+    writeFileSync(file, JSON.stringify(linkFix('(getting-started/setup.md)')));
+    const proved = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), proposalsFile: file });
+    assert.deepEqual(
+      proved.report.entries.map((e) => [e.path, e.exact_edit?.kind, e.safety_tier]),
+      [['docs/guide.md', 'replace-text', 'auto']],
+    );
+    writeFileSync(file, JSON.stringify(linkFix('(getting-started/set-up.md)')));
+    const dropped = await runCheck({ cwd: repo.dir, clock: fixedClock(LATER), proposalsFile: file });
+    assert.deepEqual(dropped.report.entries, []);
+    assert.equal(dropped.summary.signals_without_entry >= 1, true);
+    const md = readFileSync(dropped.reportMdPath, 'utf8');
+    assert.match(md, /`docs\/guide\.md`\n {2}- `broken_reference` \(line 3\)[^\n]*no link fix: /);
   });
 
   it('writes nothing when cancelled', async () => {

@@ -74,7 +74,14 @@ export async function run(ctx: CommandContext): Promise<number> {
         `  ${style.dim('held'.padEnd(9))} ${quote(entry.path)} (${quote(id)}: confirm tier; name it with --only to apply)`,
       );
     }
-    if (result.files.length === 0 && result.needs_approval.length === 0) lines.push('  nothing to apply');
+    for (const id of result.needs_model) {
+      const entry = report.entries.find((e) => e.id === id)!;
+      lines.push(
+        `  ${style.dim('held'.padEnd(9))} ${quote(entry.path)} (${quote(id)}: generative; apply takes no distilled text: use stw hygiene clean)`,
+      );
+    }
+    if (result.files.length === 0 && result.needs_approval.length === 0 && result.needs_model.length === 0)
+      lines.push('  nothing to apply');
     if (result.stage.length > 0) lines.push(`to stage: ${result.stage.map(quote).join(' ')}`);
     if (result.staged_by_move.length > 0)
       lines.push(`staged by git mv: ${result.staged_by_move.map(quote).join(' ')}`);

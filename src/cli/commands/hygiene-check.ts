@@ -9,11 +9,18 @@ import { rootScopes } from '../scope.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** "; N signals with no proposed fix in M files", when there are any. */
+export function unfixedClause(summary: CheckResult['summary']): string {
+  return summary.signals_without_entry > 0
+    ? `; ${plural(summary.signals_without_entry, 'signal')} with no proposed fix in ${plural(summary.files_with_unfixed_signals, 'file')}`
+    : '';
+}
+
 /** The human summary; the scope line appears only when the user narrowed the check. */
 export function renderCheckSummary(result: CheckResult, narrowed: boolean): string {
   const { report, summary } = result;
   const lines = [
-    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'candidate')} (${summary.auto} auto, ${summary.confirm} need confirmation), ${summary.cleared} cleared.`,
+    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'entry', 'entries')} in ${plural(summary.files_with_entries, 'file')} (${summary.auto} auto, ${summary.confirm} need confirmation)${unfixedClause(summary)}; ${plural(summary.cleared, 'file')} cleared.`,
   ];
   if (summary.agents.length > 0) {
     lines.push('Agent context at start-up (≈ tokens; saved per session if all are applied):');

@@ -1,21 +1,14 @@
 import { resolve } from 'node:path';
-import { OperationalError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import {
-  type CleanPlan,
-  type CleanResult,
-  clean,
-  type PlanCleanOptions,
-  type PlannedEntry,
-  planClean,
-} from '../../hygiene/apply/clean.js';
+import { type CleanPlan, type CleanResult, clean, planClean } from '../../hygiene/apply/clean.js';
 import { type GenerativeSources, openGenerativeSources } from '../../hygiene/apply/generative.js';
 import type { InterruptedRunReport } from '../../hygiene/apply/recovery.js';
 import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { crashFaultsFromEnv } from '../crash-points.js';
+import { describeEntry, GateCancelled, type GateFlags, gatePlan, renderApplyList } from '../gate.js';
 
 const crashFaults = (env: NodeJS.ProcessEnv) => {
   const faults = crashFaultsFromEnv(env);
@@ -25,6 +18,7 @@ const crashFaults = (env: NodeJS.ProcessEnv) => {
 export const GATE_OPTIONS = {
   approve: { type: 'string', multiple: true },
   reject: { type: 'string', multiple: true },
+  yes: { type: 'boolean' },
   generated: { type: 'string' },
   classifier: { type: 'string' },
   model: { type: 'string' },
@@ -58,88 +52,12 @@ export function renderDistillUsage(usage: ReturnType<GenerativeSources['usage']>
   return `Model: ${usage.provider} ${quote(usage.model)}: ${usage.requests} request${usage.requests === 1 ? '' : 's'}, ${usage.input_tokens} input + ${usage.output_tokens} output tokens${retries}.`;
 }
 
-/** One line of the batch list: id · path · category · op · ≈tokens · why, irreversible ones marked. */
-function describeEntry(entry: PlannedEntry, style: Style): string {
-  const mark = entry.irreversible ? style.red('IRREVERSIBLE ') : '';
-  const tier = entry.tier === 'confirm' ? 'confirm' : 'auto';
-  const why = entry.why ? ` — ${escapeText(entry.why)}` : '';
-  // The edit as derived from exact_edit, never only the report's own words (`op`).
-  return `${mark}[${tier}] ${escapeText(entry.id)} ${quote(entry.path)} · ${entry.category} · ${entry.kind}: ${escapeText(entry.edit)} · ≈${entry.raw_tokens} tokens${why}`;
-}
-
-/**
- * The gate on a terminal: one batch list of every entry that would apply or needs
- * approval, all pre-selected, each one de-selectable. Returns the ids kept.
- */
-export async function askGate(
-  ctx: CommandContext,
-  entries: PlannedEntry[],
-  input?: NodeJS.ReadableStream,
-): Promise<string[]> {
-  const { default: checkbox } = await import('@inquirer/checkbox');
-  const style = new Output(false, ctx.streams, ctx.env).errStyle;
-  // The list goes to stderr so that stdout keeps only the result (one JSON document under --json).
-  return checkbox(
-    {
-      message: 'Apply these docs hygiene fixes as one commit? (space toggles, enter confirms)',
-      choices: entries.map((entry) => ({
-        name: describeEntry(entry, style),
-        value: entry.id,
-        checked: true,
-      })),
-      pageSize: 20,
-    },
-    { output: ctx.streams.stderr, signal: ctx.signal, ...(input ? { input } : {}) },
-  );
-}
-
-export type GatePrompt = (ctx: CommandContext, entries: PlannedEntry[]) => Promise<string[]>;
-
-/**
- * The gate (docs/hygiene-clean.md, step 2): off a terminal the flags decide; on a terminal the batch
- * list does, and the plan is remade with the user's choices as approvals and rejections.
- */
-export async function gatePlan(
-  ctx: CommandContext,
-  plan: CleanPlan,
-  options: PlanCleanOptions,
-  dryRun: boolean,
-  prompt: GatePrompt = askGate,
-): Promise<CleanPlan> {
-  if (!ctx.isInteractive || dryRun) return plan;
-  const offered = plan.entries.filter((e) => e.decision === 'approved' || e.decision === 'needs-approval');
-  if (offered.length === 0) return plan;
-  let kept: string[];
-  try {
-    kept = await prompt(ctx, offered);
-  } catch (error) {
-    throw new OperationalError('cancelled', `cancelled; nothing changed (${(error as Error).message})`);
-  }
-  const keep = new Set(kept);
-  const approve = offered.filter((e) => keep.has(e.id) && e.tier === 'confirm').map((e) => e.id);
-  const reject = offered.filter((e) => !keep.has(e.id)).map((e) => e.id);
-  return planClean({
-    ...options,
-    approve: [...new Set([...(options.approve ?? []), ...approve])].filter((id) => !reject.includes(id)),
-    reject: [...new Set([...(options.reject ?? []), ...reject])],
-  });
-}
-
-/** `planClean`, then the gate. */
-export async function gatedPlan(
-  ctx: CommandContext,
-  options: PlanCleanOptions,
-  dryRun: boolean,
-  prompt: GatePrompt = askGate,
-): Promise<CleanPlan> {
-  return gatePlan(ctx, await planClean(options), options, dryRun, prompt);
-}
-
 const OUTCOME_LABEL: Record<CleanResult['entries'][number]['outcome'], string> = {
   applied: 'applied',
   unchanged: 'unchanged',
   skipped: 'skipped',
   'needs-approval': 'needs approval',
+  'needs-model': 'needs a model',
   rejected: 'rejected',
   'would-apply': 'would apply',
 };
@@ -170,11 +88,13 @@ export function renderClean(result: CleanResult, style: Style): string {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
       entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
-    // A rejected rewrite says why, so the distiller (a person or a skill) can try again.
+    // A rejected rewrite says why, so the distiller (a person or a skill) can try again; a
+    // skipped entry names what it would have broken.
     const detail =
-      entry.reason === 'distill-rejected' || entry.reason === 'content-changed-since-distill'
+      entry.detail ??
+      (entry.reason === 'distill-rejected' || entry.reason === 'content-changed-since-distill'
         ? result.files.find((file) => file.entries.includes(entry.id))?.detail
-        : undefined;
+        : undefined);
     const reason = entry.reason ? ` (${entry.reason}${detail ? `: ${escapeText(detail)}` : ''})` : '';
     lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
   }
@@ -185,9 +105,13 @@ export function renderClean(result: CleanResult, style: Style): string {
     );
   if (result.counts.skipped > 0)
     lines.push(`${result.counts.skipped} skipped: re-run 'stw hygiene check' to re-analyse them.`);
-  if (result.files.some((file) => file.moved_to !== undefined))
+  if (result.counts.needs_model > 0)
     lines.push(
-      "Moved files may leave links pointing at their old place; the next 'stw hygiene check' finds them.",
+      `${result.counts.needs_model} generative entr${result.counts.needs_model === 1 ? 'y needs' : 'ies need'} a model to write the new text (no model is configured and no --generated text names ${result.counts.needs_model === 1 ? 'it' : 'them'}), so ${result.counts.needs_model === 1 ? 'it was' : 'they were'} not offered.`,
+    );
+  for (const r of result.link_rewrites ?? [])
+    lines.push(
+      `  ${style.dim('link moved'.padEnd(14))} ${quote(r.path)} line ${r.line}: ${quote(r.from)} → ${quote(r.to)} (with ${escapeText(r.for_entry)})`,
     );
   if (result.last_clean !== undefined) lines.push(`last_clean: ${result.last_clean}`);
   for (const warning of result.warnings ?? []) lines.push(`warning: ${escapeText(warning)}`);
@@ -218,11 +142,37 @@ export function renderInterrupted(run: InterruptedRunReport): string {
 export const cleanExitCode = (result: CleanResult) =>
   result.status === 'partial' || result.warnings !== undefined ? 1 : 0;
 
+export function gateFlags(values: { yes?: boolean; 'dry-run'?: boolean }): GateFlags {
+  return { dryRun: values['dry-run'] === true, yes: values.yes === true };
+}
+
+/**
+ * Prints what is about to be applied, when the batch list was not shown (off a terminal,
+ * or `--yes`): even an all-auto cleanup is announced before it commits.
+ */
+export function announcer(
+  ctx: CommandContext,
+  out: Output,
+  flags: GateFlags,
+): ((plan: CleanPlan) => void) | undefined {
+  if (flags.dryRun || (ctx.isInteractive && !flags.yes)) return undefined;
+  return (plan) => out.diag(renderApplyList(plan, out.errStyle));
+}
+
+export const withAnnouncer = (announce: ((plan: CleanPlan) => void) | undefined) =>
+  announce === undefined ? {} : { onBeforeChanges: announce };
+
+/** What --json and the terminal get when the user cancels at the gate. */
+export function renderCancelled(out: Output, root: string): number {
+  out.result({ status: 'cancelled', root }, () => 'Cancelled at the gate: nothing was changed.');
+  return 0;
+}
+
 /** `stw hygiene clean`: gate, checkpoint, apply, one commit. */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene clean', GATE_OPTIONS, 0);
   const out = new Output(values.json === true, ctx.streams, ctx.env);
-  const dryRun = values['dry-run'] === true;
+  const flags = gateFlags(values);
   const sources = await openSources(ctx, values, out);
   const options = {
     cwd: ctx.cwd,
@@ -232,15 +182,22 @@ export async function run(ctx: CommandContext): Promise<number> {
   };
   const planned = await planClean(options);
   sources.checkPlan(planned);
-  const plan = await gatePlan(ctx, planned, options, dryRun);
+  let plan: CleanPlan;
+  try {
+    plan = await gatePlan(ctx, planned, options, flags);
+  } catch (error) {
+    if (error instanceof GateCancelled) return renderCancelled(out, ctx.cwd);
+    throw error;
+  }
   const result = await clean({
     ...options,
     plan,
-    dryRun,
+    dryRun: flags.dryRun,
     noVerify: values['no-verify'] === true,
     clock: ctx.clock,
     env: ctx.env,
     signal: ctx.signal,
+    ...withAnnouncer(announcer(ctx, out, flags)),
     prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
     ...crashFaults(ctx.env),
   });

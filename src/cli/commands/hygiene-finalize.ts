@@ -7,6 +7,7 @@ import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { readProposalsFile, summarizeReport } from '../../hygiene/check.js';
 import { finalizeReport } from '../../hygiene/report/finalize.js';
+import { proveLinkFixesIn, type UnprovedFix } from '../../hygiene/report/prove.js';
 import { validateReport } from '../../hygiene/report/validate.js';
 import type { ScanArtifact } from '../../hygiene/types.js';
 import { parseCommandArgs } from '../args.js';
@@ -54,6 +55,9 @@ async function readScanArtifact(path: string, cwd: string): Promise<ScanArtifact
   return { ...artifact, project_root: resolve(cwd, artifact.project_root) };
 }
 
+const describeUnproved = (item: UnprovedFix) =>
+  `dropped an unproved link fix in ${quote(item.path)}: ${item.reason}`;
+
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene finalize', {
     scan: { type: 'string' },
@@ -70,9 +74,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   // Both inputs are parsed, and every proposal checked, before anything is read or hashed.
   const proposals = await readProposalsFile(resolve(ctx.cwd, values.proposals));
   const artifact = await readScanArtifact(resolve(ctx.cwd, values.scan), ctx.cwd);
+  // Every link fix is proved (applied in memory, re-resolved) before it can be an entry.
+  const proved = await proveLinkFixesIn(artifact.project_root, proposals);
+  for (const item of proved.unproved) output.diag(`stw: ${describeUnproved(item)}`);
   const report = await finalizeReport({
     artifact,
-    proposals,
+    proposals: proved.proposals,
     generatedAt: formatInstant(ctx.clock.now()),
     clock: ctx.clock,
   });
@@ -87,14 +94,15 @@ export async function run(ctx: CommandContext): Promise<number> {
   const json = `${JSON.stringify(report, null, 2)}\n`;
   const summary = summarizeReport(report);
   if (values.out === undefined) {
-    if (values.json === true) output.result({ status: 'complete', out: null, summary, report }, () => '');
+    if (values.json === true)
+      output.result({ status: 'complete', out: null, summary, unproved: proved.unproved, report }, () => '');
     else ctx.streams.stdout.write(json);
     return 0;
   }
   const outPath = resolve(ctx.cwd, values.out);
   await writeFileAtomic(outPath, json);
   output.result(
-    { status: 'complete', out: outPath, summary },
+    { status: 'complete', out: outPath, summary, unproved: proved.unproved },
     () =>
       `Wrote a report with ${summary.candidates} entr${summary.candidates === 1 ? 'y' : 'ies'} (${summary.auto} auto, ${summary.confirm} need confirmation; ≈${summary.tokens_saved_per_session} tokens saved per agent session) to ${quote(outPath)}.`,
   );

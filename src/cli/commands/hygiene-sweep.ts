@@ -4,15 +4,19 @@ import { sweep } from '../../hygiene/apply/sweep.js';
 import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { GateCancelled, gatePlan } from '../gate.js';
 import { rootScopes } from '../scope.js';
-import { renderModelUsage } from './hygiene-check.js';
+import { renderModelUsage, unfixedClause } from './hygiene-check.js';
 import {
+  announcer,
   cleanExitCode,
   GATE_OPTIONS,
-  gatePlan,
+  gateFlags,
   openSources,
+  renderCancelled,
   renderClean,
   renderDistillUsage,
+  withAnnouncer,
 } from './hygiene-clean.js';
 
 /** `stw hygiene sweep`: check, then clean behind the same gate; one commit. */
@@ -24,7 +28,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     0,
   );
   const out = new Output(values.json === true, ctx.streams, ctx.env);
-  const dryRun = values['dry-run'] === true;
+  const flags = gateFlags(values);
+  const dryRun = flags.dryRun;
   const sources = await openSources(ctx, values, out);
   const options = {
     cwd: ctx.cwd,
@@ -33,26 +38,34 @@ export async function run(ctx: CommandContext): Promise<number> {
     generative: sources.plan,
   };
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
-  const result = await sweep({
-    ...options,
-    ...(scopes.length > 0 ? { scopes } : {}),
-    ...(values.category !== undefined ? { category: values.category } : {}),
-    ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
-    ...(values.model !== undefined ? { model: values.model } : {}),
-    modelRetry: retryPolicyFromEnv(ctx.env),
-    onNotice: (message) => out.diag(`stw: ${message}`),
-    dryRun,
-    noVerify: values['no-verify'] === true,
-    clock: ctx.clock,
-    env: ctx.env,
-    signal: ctx.signal,
-    gate: (plan) => {
-      sources.checkPlan(plan);
-      return gatePlan(ctx, plan, options, dryRun);
-    },
-    prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
-    onProgress: (message) => out.progress(message),
-  });
+  let result: Awaited<ReturnType<typeof sweep>>;
+  try {
+    result = await sweep({
+      ...options,
+      ...(scopes.length > 0 ? { scopes } : {}),
+      ...(values.category !== undefined ? { category: values.category } : {}),
+      ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      modelRetry: retryPolicyFromEnv(ctx.env),
+      onNotice: (message) => out.diag(`stw: ${message}`),
+      dryRun,
+      noVerify: values['no-verify'] === true,
+      clock: ctx.clock,
+      env: ctx.env,
+      signal: ctx.signal,
+      gate: (plan) => {
+        sources.checkPlan(plan);
+        return gatePlan(ctx, plan, options, flags);
+      },
+      ...withAnnouncer(announcer(ctx, out, flags)),
+      prepareRewrites: (entries, isDryRun) => sources.prepare(entries, isDryRun),
+      onProgress: (message) => out.progress(message),
+    });
+  } catch (error) {
+    // The check's report stays; only the cleanup was declined.
+    if (error instanceof GateCancelled) return renderCancelled(out, ctx.cwd);
+    throw error;
+  }
   const usage = sources.usage();
   const { check, clean } = result;
   const json = {
@@ -71,7 +84,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   out.result(json, (style) => {
     const s = check.summary;
     const lines = [
-      `Checked: ${s.candidates} candidate${s.candidates === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm}), ${s.cleared} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
+      `Checked: ${s.candidates} entr${s.candidates === 1 ? 'y' : 'ies'} in ${s.files_with_entries} file${s.files_with_entries === 1 ? '' : 's'} (auto ${s.auto}, confirm ${s.confirm})${unfixedClause(s)}; ${s.cleared} file${s.cleared === 1 ? '' : 's'} cleared${check.partial ? ' — history unavailable, some signals missing' : ''}`,
     ];
     const classified = renderModelUsage(check);
     if (classified !== undefined) lines.push(classified);

@@ -23,6 +23,7 @@ import {
 import { describeEdit } from './describe-edit.js';
 import type { PreparedRewrite } from './generative.js';
 import { commitDates, expectOk, headOid, outputOf, readGit, userGit } from './git-steps.js';
+import { type GuardedPlan, guardCleanPlan, type LinkRewrite } from './keep-references.js';
 import { holdDirFor, type LifecycleApplyContext } from './lifecycle.js';
 import {
   acquireRunLock,
@@ -50,7 +51,12 @@ export type GateDecision =
   /** named in `--reject`. */
   | 'rejected'
   /** approved, but cannot be applied in this release or this tree. */
-  | 'skipped';
+  | 'skipped'
+  /**
+   * A generative rewrite with no model to write it (none is configured and no generated
+   * text was given): never offered, counted apart, and not a failure of the run.
+   */
+  | 'needs-model';
 
 export interface PlannedEntry {
   id: string;
@@ -66,10 +72,19 @@ export interface PlannedEntry {
   raw_tokens: number;
   why?: string;
   decision: GateDecision;
+  /** What a `skipped` entry's reason refers to (e.g. the reference it would break). */
+  detail?: string;
+  /**
+   * Ticked when the batch list opens (and what `--yes` accepts): auto and reversible
+   * confirm entries are; irreversible ones (delete-range, whole-file deletes) are not.
+   */
+  default_selected: boolean;
   /**
    * Why a `skipped` entry is skipped: `untracked`, `hidden-from-status` (marked
    * assume-unchanged or skip-worktree, so git cannot see or checkpoint a local edit in it),
-   * `no-model`. A lifecycle `delete-path` is judged at apply time on the unit's facts then.
+   * `would-break-reference` (applying it would break a reference that resolves now;
+   * `detail` names it). A lifecycle `delete-path` is judged at apply time on the unit's
+   * facts then.
    */
   reason?: string;
 }
@@ -92,7 +107,7 @@ export interface PlanCleanOptions {
   reject?: readonly string[];
   /**
    * Where generative entries' new text can come from: ids with `--generated` text, and
-   * whether a model is configured. An entry with neither is skipped `no-model`.
+   * whether a model is configured. An entry with neither is `needs-model`.
    */
   generative?: { texts: ReadonlySet<string>; model: boolean };
   deadline?: Deadline;
@@ -296,10 +311,21 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
       irreversible: entry.is_destructive && !entry.is_reversible,
       raw_tokens: entry.token_estimate.raw_tokens,
       decision: 'approved',
+      default_selected: entry.safety_tier === 'auto' || !(entry.is_destructive && !entry.is_reversible),
     };
     if (entry.why !== undefined) planned.why = entry.why;
     if (rejected.has(entry.id)) planned.decision = 'rejected';
-    else if (entry.safety_tier === 'confirm' && !approved.has(entry.id)) planned.decision = 'needs-approval';
+    // A generative entry with no model configured and no `--generated` text for it cannot
+    // run: it is not offered, and counted apart.
+    else if (
+      kind === 'generative' &&
+      options.generative?.model !== true &&
+      options.generative?.texts.has(entry.id) !== true
+    ) {
+      planned.decision = 'needs-model';
+      planned.default_selected = false;
+    } else if (entry.safety_tier === 'confirm' && !approved.has(entry.id))
+      planned.decision = 'needs-approval';
     else if (kind === 'delete-path') {
       // A unit (file or folder) judged again on the facts at apply time (docs/lifecycle.md).
     } else if (!tracked.has(entry.path)) {
@@ -308,13 +334,6 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     } else if (hidden.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'hidden-from-status';
-    } else if (
-      kind === 'generative' &&
-      options.generative?.model !== true &&
-      options.generative?.texts.has(entry.id) !== true
-    ) {
-      planned.decision = 'skipped';
-      planned.reason = 'no-model';
     }
     return planned;
   });
@@ -353,6 +372,8 @@ export interface CleanOptions extends PlanCleanOptions {
   prepareRewrites?: (entries: Entry[], dryRun: boolean) => Promise<ReadonlyMap<string, PreparedRewrite>>;
   /** Test-only failure injection. */
   faults?: CleanFaults;
+  /** Called once the pre-flight checks passed, before the first change (e.g. to list what will apply). */
+  onBeforeChanges?: (plan: CleanPlan) => void;
   /** Skip the user's pre-commit and commit-msg hooks on the cleanup commit, as `git commit --no-verify` does. */
   noVerify?: boolean;
   /** The repository's run lock, already held by the caller (`sweep`); default: `clean` takes it. */
@@ -367,7 +388,14 @@ export interface HeldLock {
 
 export interface CleanEntryOutcome extends PlannedEntry {
   /** The final word: applied, unchanged (already in place), skipped, or the gate's decision. */
-  outcome: 'applied' | 'unchanged' | 'skipped' | 'needs-approval' | 'rejected' | 'would-apply';
+  outcome:
+    | 'applied'
+    | 'unchanged'
+    | 'skipped'
+    | 'needs-approval'
+    | 'needs-model'
+    | 'rejected'
+    | 'would-apply';
 }
 
 export interface CleanResult {
@@ -402,19 +430,30 @@ export interface CleanResult {
   message?: string;
   /** The cleanup commit's committer time, stamped as `last_clean`. */
   last_clean?: string;
-  counts: { applied: number; skipped: number; needs_approval: number; rejected: number };
+  /** Inbound links rewritten (or, in a dry run, to be rewritten) to follow a moved file. */
+  link_rewrites?: LinkRewrite[];
+  /** Entries (not files) by outcome; `needs_model`: generative entries no model could write. */
+  counts: {
+    applied: number;
+    skipped: number;
+    needs_approval: number;
+    needs_model: number;
+    rejected: number;
+  };
 }
 
-// Labels in the commit message, in the order docs/hygiene-clean.md gives them.
+// Labels in the commit message, in the order docs/hygiene-clean.md gives them. A dedupe is
+// always confirm (choosing the canonical copy is a judgment), so it is counted with the
+// confirmed entries.
 const AUTO_LABELS: [string, (entry: Entry) => boolean][] = [
   ['move-to-archive', (e) => kindOf(e) === 'move-to-archive'],
   ['replace-text', (e) => kindOf(e) === 'replace-text'],
-  ['dedupe', (e) => kindOf(e) === 'dedupe'],
   ['freeze', (e) => kindOf(e) === 'insert-frontmatter'],
   ['delete', (e) => kindOf(e) === 'delete-path'],
 ];
 const CONFIRMED_LABELS: [string, (entry: Entry) => boolean][] = [
   ['delete-range', (e) => kindOf(e) === 'delete-range'],
+  ['dedupe', (e) => kindOf(e) === 'dedupe'],
   ['distill', (e) => kindOf(e) === 'generative' && e.category.subtype === 'distill'],
   ['split', (e) => kindOf(e) === 'generative' && e.category.subtype === 'split'],
 ];
@@ -456,6 +495,7 @@ function countOutcomes(entries: readonly CleanEntryOutcome[]): CleanResult['coun
     applied: count('applied') + count('unchanged'),
     skipped: count('skipped'),
     needs_approval: count('needs-approval'),
+    needs_model: count('needs-model'),
     rejected: count('rejected'),
   };
 }
@@ -469,7 +509,8 @@ function countOutcomes(entries: readonly CleanEntryOutcome[]): CleanResult['coun
 export async function clean(options: CleanOptions): Promise<CleanResult> {
   const deadline = options.deadline ?? Deadline.none();
   const planned = options.plan ?? (await planClean(options));
-  if (options.dryRun) return dryRunClean(await recheckHidden(planned, deadline), options, deadline);
+  if (options.dryRun)
+    return dryRunClean(await guarded(await recheckHidden(planned, deadline), deadline), options, deadline);
   const own =
     options.lock === undefined
       ? await acquireRunLock(planned.root, 'clean', options.clock, options.env, deadline)
@@ -487,8 +528,10 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
             deadline,
           })
         : planned;
-    const plan = await recheckHidden(current, deadline);
-    const removed = await removeStaleTemps(plan.root, [...new Set(plan.report.entries.map((e) => e.path))]);
+    const plan = await guarded(await recheckHidden(current, deadline), deadline);
+    const removed = await removeStaleTemps(plan.plan.root, [
+      ...new Set(plan.report.entries.map((e) => e.path)),
+    ]);
     const result = await cleanLocked(plan, options, deadline, held.lock);
     if (held.interrupted !== undefined) result.interrupted_run = held.interrupted;
     if (removed.length > 0) result.removed_temp_files = removed;
@@ -498,14 +541,30 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   }
 }
 
+/**
+ * The reference invariant (keep-references.ts): approved entries that would break a
+ * reference that resolves now are skipped, and a move takes its inbound links with it (extra
+ * entries in the report handed to the applier).
+ */
+async function guarded(plan: CleanPlan, deadline: Deadline): Promise<GuardedPlan> {
+  if (plan.apply.length === 0) return { plan, report: plan.report, apply: plan.apply, rewrites: [] };
+  return guardCleanPlan(plan, deadline);
+}
+
 const gateOutcome = (entry: PlannedEntry): CleanEntryOutcome['outcome'] =>
-  entry.decision === 'approved'
-    ? 'would-apply'
-    : entry.decision === 'skipped'
-      ? 'skipped'
-      : entry.decision === 'rejected'
-        ? 'rejected'
-        : 'needs-approval';
+  entry.decision === 'approved' ? 'would-apply' : entry.decision;
+
+/** The ids of `applied` that are the plan's own entries (a link rewrite belongs to its move). */
+const ownApplied = (applied: ApplyResult, plan: CleanPlan): string[] => {
+  const own = new Set(plan.report.entries.map((entry) => entry.id));
+  return applied.entries.filter((e) => e.status === 'applied' && own.has(e.id)).map((e) => e.id);
+};
+
+/** The link rewrites whose entries ran. */
+const ranRewrites = (applied: ApplyResult, rewrites: readonly LinkRewrite[]): LinkRewrite[] => {
+  const ran = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
+  return rewrites.filter((rewrite) => ran.has(rewrite.id));
+};
 
 /** The approved generative entries of a plan, in plan order. */
 function approvedGenerative(plan: CleanPlan): Entry[] {
@@ -513,7 +572,12 @@ function approvedGenerative(plan: CleanPlan): Entry[] {
   return plan.apply.map((id) => byId.get(id)!).filter((entry) => entry.op_type === 'generative');
 }
 
-async function dryRunClean(plan: CleanPlan, options: CleanOptions, deadline: Deadline): Promise<CleanResult> {
+async function dryRunClean(
+  guard: GuardedPlan,
+  options: CleanOptions,
+  deadline: Deadline,
+): Promise<CleanResult> {
+  const { plan } = guard;
   const base = { root: plan.root, report_generated_at: plan.report.generated_at };
   if (plan.apply.length === 0) {
     const entries = plan.entries.map((entry) => ({ ...entry, outcome: gateOutcome(entry) }));
@@ -523,8 +587,8 @@ async function dryRunClean(plan: CleanPlan, options: CleanOptions, deadline: Dea
   const rewrites = await options.prepareRewrites?.(approvedGenerative(plan), true);
   const simulated = await applyReport({
     root: plan.root,
-    report: plan.report,
-    only: plan.apply,
+    report: guard.report,
+    only: guard.apply,
     deadline,
     env: options.env,
     dryRun: true,
@@ -538,7 +602,14 @@ async function dryRunClean(plan: CleanPlan, options: CleanOptions, deadline: Dea
     ...(rewrites !== undefined ? { rewrites } : {}),
   });
   const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
-  return { status: 'dry-run', ...base, entries, files: simulated.files, counts: countOutcomes(entries) };
+  return {
+    status: 'dry-run',
+    ...base,
+    entries,
+    files: simulated.files,
+    counts: countOutcomes(entries),
+    link_rewrites: guard.rewrites,
+  };
 }
 
 /** Whether tracked work (outside `.dochygiene/`) or tracked tool state in the index needs a checkpoint. */
@@ -569,11 +640,12 @@ async function pendingChanges(
 }
 
 async function cleanLocked(
-  plan: CleanPlan,
+  guard: GuardedPlan,
   options: CleanOptions,
   deadline: Deadline,
   lock: RunLock | undefined,
 ): Promise<CleanResult> {
+  const { plan } = guard;
   const { root, report } = plan;
   const { env } = options;
   const byId = new Map(report.entries.map((entry) => [entry.id, entry]));
@@ -589,6 +661,7 @@ async function cleanLocked(
   await checkIdentity(root, env, deadline);
   // Distil before the first change: a failed or cancelled model request leaves everything as it was.
   const rewrites = await options.prepareRewrites?.(approvedGenerative(plan), false);
+  options.onBeforeChanges?.(plan);
   const dates = commitDates(env, options.clock);
   const pending = await pendingChanges(root, deadline);
   const recorder = await startRun(root, repo, deadline, lock, formatInstant(options.clock.now()));
@@ -609,8 +682,8 @@ async function cleanLocked(
     await options.faults?.afterCheckpoint?.();
     applied = await applyReport({
       root,
-      report,
-      only: plan.apply,
+      report: guard.report,
+      only: guard.apply,
       deadline,
       env,
       onEdit: (edit) => recorder.note({ type: 'edit', ...edit }),
@@ -667,7 +740,7 @@ async function cleanLocked(
       applied.files.filter((file) => file.status === 'applied' && !units.has(file.path)).length +
       applied.staged_by_rm.length;
     message = cleanupMessage(
-      applied.entries.filter((e) => e.status === 'applied').map((e) => byId.get(e.id)!),
+      ownApplied(applied, plan).map((id) => byId.get(id)!),
       committedFiles,
       counts.skipped,
     );
@@ -687,6 +760,7 @@ async function cleanLocked(
     message,
     hooks_ran: options.noVerify !== true,
     counts,
+    link_rewrites: ranRewrites(applied, guard.rewrites),
   };
   if (record.wip !== undefined) result.wip_commit = record.wip;
   if (record.staged !== undefined) result.staged_ref = record.staged.ref;

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
 import { git, readIndexFlags, splitNul } from '../../core/git.js';
 import { loadConfig } from '../config.js';
+import { readDocWorld } from '../references.js';
 import type { Entry } from '../types.js';
 import {
   type ApplyOptions,
@@ -12,17 +13,20 @@ import {
   isSafeRelativePath,
   selectEntries,
 } from './applier.js';
+import { keepReferencesResolving, type LinkRewrite } from './keep-references.js';
 import { acquireRunLock, type InterruptedRunReport } from './recovery.js';
 import type { SkipReason } from './text-edits.js';
 
 /**
  * The gate for `stw hygiene apply` (docs/hygiene-clean.md: nothing relaxes it). Without
  * `only`, auto entries apply and confirm entries are held for approval; naming an entry
- * in `only` is the approval. Either way, entries on files git does not track — or tracks
- * but hides from `git status` (assume-unchanged, skip-worktree) — are skipped, as `clean`
- * skips them, and so are files whose worktree differs from HEAD (`uncommitted-changes`):
- * the applier makes no checkpoint, so only a file whose every byte git already holds in a
- * commit may be edited. The run holds the repository's run lock, as `clean` does.
+ * in `only` is the approval. Generative entries are held apart as needing a model: apply
+ * takes no distilled text (`clean` does). Either way, entries on files git does not track
+ * — or tracks but hides from `git status` (assume-unchanged, skip-worktree) — are skipped,
+ * as `clean` skips them, and so are files whose worktree differs from HEAD
+ * (`uncommitted-changes`): the applier makes no checkpoint, so only a file whose every
+ * byte git already holds in a commit may be edited. The run holds the repository's run
+ * lock, as `clean` does.
  * A lifecycle `delete-path` is judged on its unit's facts now (docs/lifecycle.md): with
  * no checkpoint and no record here, only a unit git holds unchanged in HEAD is deleted.
  */
@@ -35,6 +39,13 @@ export interface GatedApplyOptions extends ApplyOptions {
 export interface GatedApplyResult extends ApplyResult {
   /** Confirm-tier ids that were not named with `only`: left untouched (not a failure). */
   needs_approval: string[];
+  /**
+   * Generative ids: apply takes no model or distilled text to write them, so they are
+   * never applied here, named or not (`clean` applies them). Counted apart; not a failure.
+   */
+  needs_model: string[];
+  /** Inbound links rewritten to follow a moved file. */
+  link_rewrites: LinkRewrite[];
   /** An earlier run that was killed before it finished, and what this run did about it. */
   interrupted_run?: InterruptedRunReport;
 }
@@ -86,7 +97,9 @@ export async function applyGated(options: GatedApplyOptions): Promise<GatedApply
 
 async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
-  const selected = selectEntries(options.report, options.only);
+  const all = selectEntries(options.report, options.only);
+  const needsModel = all.filter((entry) => kindOf(entry) === 'generative');
+  const selected = all.filter((entry) => kindOf(entry) !== 'generative');
   const named = options.only !== undefined;
   const needsApproval = named ? [] : selected.filter((entry) => entry.safety_tier !== 'auto');
   const approved = named ? selected : selected.filter((entry) => entry.safety_tier === 'auto');
@@ -129,13 +142,23 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
   }
 
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
-  const { lifecycle } = await loadConfig(options.root);
+  // The reference invariant, as clean runs it: nothing that would break a resolving reference,
+  // and a move's inbound links move with it.
+  const config = await loadConfig(options.root);
+  const world = await readDocWorld(options.root, config, deadline);
+  const kept = keepReferencesResolving(world, options.report, toApply);
+  for (const entry of approved) {
+    const detail = kept.would_break.get(entry.id);
+    if (detail !== undefined && !held.has(entry.path))
+      held.set(entry.path, { reason: 'would-break-reference', detail });
+  }
   const result = await applyReport({
     ...options,
-    only: toApply,
+    report: kept.report,
+    only: kept.apply.filter((id) => !kept.would_break.has(id)),
     lifecycle: {
-      rules: lifecycle.rules,
-      ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
+      rules: config.lifecycle.rules,
+      ...(config.lifecycle.vault_command ? { vaultCommand: config.lifecycle.vault_command } : {}),
       ...(options.env ? { env: options.env } : {}),
       nowMs,
       approved: new Set(named ? toApply : []),
@@ -154,7 +177,7 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
       entries.push({ id: entry.id, path, kind: kindOf(entry), status: 'skipped', reason });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const order = new Map(options.report.entries.map((entry, index) => [entry.id, index]));
+  const order = new Map(kept.report.entries.map((entry, index) => [entry.id, index]));
   entries.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const status =
     result.status === 'failed'
@@ -164,5 +187,13 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
         : files.length === 0
           ? 'nothing'
           : 'applied';
-  return { ...result, status, files, entries, needs_approval: needsApproval.map((entry) => entry.id) };
+  return {
+    ...result,
+    status,
+    files,
+    entries,
+    needs_approval: needsApproval.map((entry) => entry.id),
+    needs_model: needsModel.map((entry) => entry.id),
+    link_rewrites: kept.rewrites,
+  };
 }

@@ -39,7 +39,8 @@ export type SkipReason =
   | 'destination-outside-root'
   | 'destination-not-a-folder'
   | 'uncommitted-changes'
-  | 'not-attempted';
+  | 'not-attempted'
+  | 'would-break-reference';
 
 export type TextEditResult =
   | {

@@ -15,6 +15,8 @@ import {
 } from '../types.js';
 
 /** Fields only the report builder may author (docs/report-schema.md, "Guarded fields"). */
+/** A heading's slug as a canonical_ref fragment: letters, digits, - and _ in any script. */
+export const HEADING_FRAGMENT = /^[\p{L}\p{N}_-]+$/u;
 const GUARDED_TOP = [
   'expected_sha256',
   'safety_tier',
@@ -119,9 +121,12 @@ function crossFieldViolations(p: Proposal, at: string): string[] {
   }
   if (edit.canonical_ref !== undefined) {
     const [target = '', fragment] = edit.canonical_ref.split('#', 2);
-    if (!isSafeRelativePath(target) || (fragment !== undefined && !/^L\d+(-L\d+)?$/.test(fragment))) {
+    if (
+      !isSafeRelativePath(target) ||
+      (fragment !== undefined && !/^L\d+(-L\d+)?$/.test(fragment) && !HEADING_FRAGMENT.test(fragment))
+    ) {
       out.push(
-        `${at}.exact_edit.canonical_ref: must be a project-relative path, optionally with #Lstart-Lend`,
+        `${at}.exact_edit.canonical_ref: must be a project-relative path, optionally with #Lstart-Lend or #heading-slug`,
       );
     }
   }

@@ -33,6 +33,7 @@ import {
   type Signal,
   SUPERSEDED_STATUSES,
 } from '../types.js';
+import { type DedupeFacts, decideDedupe, readPairs } from './dedupe.js';
 import { findProposalConflicts, isSafeRelativePath } from './proposals.js';
 
 /** Reads a project-relative file's text; `undefined` (or a throw) when it cannot be read. */
@@ -65,6 +66,8 @@ function isCompletedMarker(signal: Signal): boolean {
   if (marker === 'status' || marker === 'body-status') return COMPLETED_STATUSES.has(markerValue(signal));
   return false;
 }
+
+const isTasksComplete = (signal: Signal) => str(signal.data?.['marker']) === 'tasks-complete';
 
 const PATH_CHAR_BEFORE = /[\w.\-/~%]/;
 const PATH_CHAR_AFTER = /[\w\-/%]/;
@@ -103,7 +106,7 @@ function alwaysEndsAsToken(line: string, text: string): boolean {
   return true;
 }
 
-interface LinkFix {
+export interface LinkFix {
   target: string;
   suggested: string;
   /** The reference in its syntax on the line (`](old.md`, `]: old.md`, `@old.md`, …). */
@@ -116,7 +119,7 @@ interface LinkFix {
  * syntax that makes it a reference (so a file name in prose is never rewritten), and only
  * when that form stands on the line as a whole path token.
  */
-function linkFix(line: string, signal: Signal): LinkFix | undefined {
+export function linkFix(line: string, signal: Signal): LinkFix | undefined {
   const target = str(signal.data?.['target']);
   const suggested = str(signal.data?.['suggested_target']);
   if (target === undefined || suggested === undefined || suggested === target || /[\r\n]/.test(suggested))
@@ -169,6 +172,8 @@ interface FileContext {
   isAgentContext: boolean;
   exists: PathExists;
   reservedDests: Set<string>;
+  /** The dedupe proposals decided for this file (see dedupe.ts). */
+  dedupes: Proposal[];
 }
 
 function isOlderSibling(signal: Signal): boolean {
@@ -241,7 +246,10 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
   const inFile = (a: Anchor) =>
     a.start_line >= 1 && a.start_line <= a.end_line && a.end_line <= ctx.lines.length;
 
-  const completed = ctx.signals.find(isCompletedMarker);
+  // A freeze needs a status the author wrote (frontmatter or an in-body status line): a
+  // fully ticked checklist alone is not a finished doc (an annual report's template ticks
+  // every box), so its signal stays reported with no entry.
+  const completed = ctx.signals.find((signal) => isCompletedMarker(signal) && !isTasksComplete(signal));
   if (completed !== undefined) {
     out.push({
       path: ctx.path,
@@ -254,26 +262,13 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     });
   }
 
-  for (const signal of ctx.signals) {
-    if (signal.name !== 'duplicate_content') continue;
-    const start = int(signal.data?.['start_line']);
-    const end = int(signal.data?.['end_line']);
-    const ref = str(signal.data?.['canonical_ref']);
-    if (start === undefined || end === undefined || ref === undefined || ref.split('#')[0] === ctx.path)
-      continue;
-    if (ctx.isAgentContext) continue;
-    const anchor = { start_line: start, end_line: end };
+  // Dedupes decided for this file (from its own signals or from a copy elsewhere that links
+  // here); never in an always-loaded agent-context file.
+  for (const proposal of ctx.isAgentContext ? [] : ctx.dedupes) {
+    const anchor = proposal.exact_edit!.anchor!;
     if (!inFile(anchor) || !free(anchor)) continue;
     taken.push(anchor);
-    out.push({
-      path: ctx.path,
-      category: { class: 'stale', subtype: 'duplicated' },
-      signals: [signal],
-      op: `Replace lines ${start}–${end}, a copy of ${ref}, with a link to it.`,
-      op_type: 'deterministic',
-      exact_edit: { kind: 'dedupe', anchor, canonical_ref: ref },
-      confidence: 0.9,
-    });
+    out.push(proposal);
   }
 
   // Every fixable broken reference, grouped by line: one replace-text per line, so that
@@ -357,6 +352,38 @@ function distillProposal(ctx: FileContext): Proposal | undefined {
   return undefined;
 }
 
+/** Every dedupe the evidence supports, by the path it edits (see dedupe.ts for the conditions). */
+function decideDedupes(
+  artifact: ScanArtifact,
+  facts: DedupeFacts,
+  onDeclined: (path: string, signal: Signal, reason: string) => void,
+): Map<string, Proposal[]> {
+  const pairs = readPairs(artifact.signals);
+  const byPath = new Map<string, Proposal[]>();
+  const seen = new Set<string>();
+  for (const path of Object.keys(artifact.signals).sort()) {
+    for (const signal of artifact.signals[path] ?? []) {
+      if (signal.name !== 'duplicate_content') continue;
+      const { proposal, declined } = decideDedupe(path, signal, pairs, facts);
+      if (proposal === undefined) {
+        onDeclined(path, signal, `no dedupe: ${declined ?? 'not proved'}`);
+        continue;
+      }
+      const anchor = proposal.exact_edit!.anchor!;
+      // Two signals can name the same copy (each file points at the other): propose it once.
+      const key = `${proposal.path}\0${anchor.start_line}\0${anchor.end_line}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const list = byPath.get(proposal.path);
+      if (list === undefined) byPath.set(proposal.path, [proposal]);
+      else list.push(proposal);
+    }
+  }
+  for (const list of byPath.values())
+    list.sort((a, b) => a.exact_edit!.anchor!.start_line - b.exact_edit!.anchor!.start_line);
+  return byPath;
+}
+
 /**
  * Classifies every signal-bearing candidate of `artifact` into slim proposals.
  * Deterministic: the same artifact and file texts give the same proposals in the same
@@ -367,20 +394,44 @@ export function classifyWithRules(
   config: HygieneConfig,
   readText: ReadText,
   exists: PathExists = () => false,
+  facts: Partial<Omit<DedupeFacts, 'readText'>> & {
+    /** Told why a signal got no proposal, where the rules decline one on purpose. */
+    onDeclined?: (path: string, signal: Signal, reason: string) => void;
+  } = {},
 ): Proposal[] {
   const out: Proposal[] = [];
   const shortlisted = new Set(artifact.shortlist);
   const agentContext = new Set(artifact.agent_context ?? []);
   const reservedDests = new Set<string>();
-  for (const path of Object.keys(artifact.signals).sort()) {
-    const signals = artifact.signals[path] ?? [];
-    if (signals.length === 0 || !shortlisted.has(path)) continue;
-    let text: string | undefined;
+  const safeRead = (path: string): string | undefined => {
     try {
-      text = readText(path);
+      return shortlisted.has(path) ? readText(path) : undefined;
     } catch {
-      text = undefined;
+      return undefined;
     }
+  };
+  const dedupes = decideDedupes(
+    artifact,
+    {
+      readText: safeRead,
+      realPath: facts.realPath ?? ((path) => path),
+      isGenerated: facts.isGenerated ?? (() => false),
+      linksTo: facts.linksTo ?? (() => false),
+    },
+    facts.onDeclined ?? (() => {}),
+  );
+  const paths = [...new Set([...Object.keys(artifact.signals), ...dedupes.keys()])].sort();
+  for (const path of paths) {
+    const signals = artifact.signals[path] ?? [];
+    const dedupesHere = dedupes.get(path) ?? [];
+    if ((signals.length === 0 && dedupesHere.length === 0) || !shortlisted.has(path)) continue;
+    // A generated doc is rewritten by its generator: the fix belongs in the source.
+    if (facts.isGenerated?.(path) === true) {
+      for (const signal of signals)
+        facts.onDeclined?.(path, signal, 'a generated doc: the fix belongs in its source');
+      continue;
+    }
+    const text = safeRead(path);
     if (text === undefined) continue;
     const ctx: FileContext = {
       path,
@@ -390,6 +441,7 @@ export function classifyWithRules(
       isAgentContext: agentContext.has(path),
       exists,
       reservedDests,
+      dedupes: dedupesHere,
     };
     const whole = supersededProposal(ctx) ?? orphanedProposal(ctx);
     if (whole !== undefined) {

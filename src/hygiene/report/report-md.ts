@@ -1,11 +1,12 @@
 /**
- * The human report (`.dochygiene/report.md`): a header, then Stale / Bloat / Cleared.
+ * The human report (`.dochygiene/report.md`): a header, then Stale / Bloat / Signals with
+ * no proposed fix / Cleared.
  * Plain enough to read in a terminal, structured enough to render on GitHub. Every
  * opaque string (paths, ops, signal details) is escaped so it can neither break the
  * Markdown nor put control characters on a terminal.
  */
 import { escapeText } from '../../core/quote.js';
-import type { Entry, Report, ScanArtifact } from '../types.js';
+import type { Entry, Report, ScanArtifact, Signal } from '../types.js';
 
 /** How many cleared paths are listed before the rest are summarised (the JSON has all). */
 const CLEARED_LISTED = 200;
@@ -93,23 +94,83 @@ function agentLines(report: Report, saved: number, tokenizer: string): string[] 
 }
 
 function section(title: string, entries: Entry[]): string[] {
-  const lines = [`## ${title} (${entries.length})`, ''];
+  const lines = [`## ${title} (${count(entries.length, 'entry', 'entries')})`, ''];
   if (entries.length === 0) lines.push('None.', '');
   for (const entry of entries) lines.push(...renderEntry(entry));
   return lines;
 }
 
-/** Renders the human report for a (valid) machine report. */
+const sameSignal = (a: Signal, b: Signal) => a.name === b.name && a.line === b.line && a.detail === b.detail;
+
+/** A duplicate_content signal as the pair of copies it names: the same key from either side. */
+function duplicatePairKey(path: string, signal: Signal): string | undefined {
+  if (signal.name !== 'duplicate_content') return undefined;
+  const ref = signal.data?.['canonical_ref'];
+  const m = typeof ref === 'string' ? /^(.*)#L(\d+)-L(\d+)$/.exec(ref) : null;
+  if (m === null) return undefined;
+  const sides = [
+    `${path}:${signal.data?.['start_line']}-${signal.data?.['end_line']}`,
+    `${m[1]}:${m[2]}-${m[3]}`,
+  ];
+  return sides.sort().join('\0');
+}
+
 /**
- * The human report. With the scan's `signals`, files that carry signals but got no
- * proposal (e.g. a broken link whose new target nothing reveals) are listed apart from
- * the clean ones, so "cleared" never hides a known problem.
+ * The scan's signals that no entry carries: on files with no entry, and on files whose
+ * entries fix only some of their signals. Nothing the scanner found is hidden.
  */
-export function renderReportMarkdown(report: Report, signals: ScanArtifact['signals'] = {}): string {
+export function signalsWithoutEntry(
+  signals: ScanArtifact['signals'],
+  entries: readonly Pick<Entry, 'path' | 'signals'>[],
+): ScanArtifact['signals'] {
+  const carried = new Map<string, Signal[]>();
+  // A dedupe may edit the other copy: the signal on this side is answered by it too.
+  const pairs = new Set<string>();
+  for (const entry of entries) {
+    carried.set(entry.path, [...(carried.get(entry.path) ?? []), ...entry.signals]);
+    for (const signal of entry.signals) {
+      const key = duplicatePairKey(entry.path, signal);
+      if (key !== undefined) pairs.add(key);
+    }
+  }
+  const isCarried = (path: string, signal: Signal) =>
+    (carried.get(path) ?? []).some((c) => sameSignal(c, signal)) ||
+    pairs.has(duplicatePairKey(path, signal) ?? '');
+  const out: ScanArtifact['signals'] = {};
+  for (const path of Object.keys(signals).sort()) {
+    const left = (signals[path] ?? []).filter((signal) => !isCarried(path, signal));
+    if (left.length > 0) out[path] = left;
+  }
+  return out;
+}
+
+export interface ReportMarkdownExtras {
+  /**
+   * Signals no entry carries (see `signalsWithoutEntry`), on files with or without entries.
+   * Those on files whose entries the category filter left out are named apart.
+   */
+  unfixed?: ScanArtifact['signals'];
+  /** Files that have entries the category filter left out of the report. */
+  filteredOut?: readonly string[];
+  /** Why the classifier declined to propose a fix for a signal, where it says (shown beside it). */
+  declined?: Record<string, { signal: Signal; reason: string }[]>;
+}
+
+/**
+ * The human report. Every signal the scan found appears: carried by an entry (under it),
+ * or listed under "Signals with no proposed fix" (a broken link whose new target nothing
+ * proves, a duplicate with no canonical copy, …) — also on files that got a fix for
+ * something else. Every count names its unit (entries or files).
+ */
+export function renderReportMarkdown(report: Report, extras: ReportMarkdownExtras = {}): string {
+  const unfixed = extras.unfixed ?? {};
+  const filteredOut = new Set(extras.filteredOut ?? []);
   const candidates = new Set(report.entries.map((entry) => entry.path));
-  const notCandidates = report.shortlist.filter((path) => !candidates.has(path));
-  const unresolved = notCandidates.filter((path) => (signals[path] ?? []).length > 0);
-  const cleared = notCandidates.filter((path) => (signals[path] ?? []).length === 0);
+  const unfixedPaths = Object.keys(unfixed).filter((path) => (unfixed[path] ?? []).length > 0);
+  const unfixedCount = unfixedPaths.reduce((n, path) => n + (unfixed[path] ?? []).length, 0);
+  const listed = new Set([...candidates, ...unfixedPaths, ...filteredOut]);
+  const cleared = report.shortlist.filter((path) => !listed.has(path));
+  const filteredOnly = [...filteredOut].filter((path) => !candidates.has(path)).sort();
   const auto = report.entries.filter((entry) => entry.safety_tier === 'auto').length;
   const irreversible = report.entries.filter((e) => e.is_destructive && !e.is_reversible).length;
   const saved =
@@ -129,8 +190,13 @@ export function renderReportMarkdown(report: Report, signals: ScanArtifact['sign
     `- **Category filter:** ${filter}`,
     `- **Files scanned:** ${report.scan.files_scanned}`,
     `- **Candidates:** ${count(report.entries.length, 'entry', 'entries')} in ${count(candidates.size, 'file')} — ${auto} auto, ${report.entries.length - auto} need confirmation${irreversible > 0 ? ` (${irreversible} irreversible)` : ''}`,
-    ...(unresolved.length > 0
-      ? [`- **Signals with no proposed fix:** ${count(unresolved.length, 'file')} (review them by hand)`]
+    ...(unfixedPaths.length > 0
+      ? [
+          `- **Signals with no proposed fix:** ${count(unfixedCount, 'signal')} in ${count(unfixedPaths.length, 'file')} (review them by hand)`,
+        ]
+      : []),
+    ...(filteredOnly.length > 0
+      ? [`- **Left out by the category filter:** ${count(filteredOnly.length, 'file')}`]
       : []),
     `- **Cleared:** ${count(cleared.length, 'file')}`,
     ...agentLines(report, saved, tokenizer),
@@ -146,23 +212,37 @@ export function renderReportMarkdown(report: Report, signals: ScanArtifact['sign
       report.entries.filter((entry) => entry.category.class === 'bloat'),
     ),
   ];
-  if (unresolved.length > 0) {
-    lines.push(`## Signals with no proposed fix (${unresolved.length})`, '');
-    lines.push('The scanner found these, but the evidence does not pin down an exact edit:', '');
-    for (const path of unresolved.slice(0, CLEARED_LISTED)) {
-      const found = (signals[path] ?? []).map(
-        (signal) => `${codeSpan(signal.name)}${signal.line !== undefined ? ` (line ${signal.line})` : ''}`,
-      );
-      lines.push(`- ${codeSpan(path)} — ${found.join(', ')}`);
+  if (unfixedPaths.length > 0) {
+    lines.push(`## Signals with no proposed fix (${count(unfixedPaths.length, 'file')})`, '');
+    lines.push(
+      'The scanner found these, but the evidence does not prove an exact edit (files that also got a fix are marked):',
+      '',
+    );
+    for (const path of unfixedPaths) {
+      const also = candidates.has(path) ? ' (its other signals have entries above)' : '';
+      lines.push(`- ${codeSpan(path)}${also}`);
+      for (const signal of unfixed[path] ?? []) {
+        const at = signal.line !== undefined ? ` (line ${signal.line})` : '';
+        const reason = extras.declined?.[path]?.find((d) => sameSignal(d.signal, signal))?.reason;
+        const why = reason !== undefined ? ` (${escapeMarkdown(reason)})` : '';
+        lines.push(`  - ${codeSpan(signal.name)}${at} — ${escapeMarkdown(signal.detail)}${why}`);
+      }
     }
-    if (unresolved.length > CLEARED_LISTED)
-      lines.push(`- … and ${unresolved.length - CLEARED_LISTED} more (run \`stw hygiene scan --json\`)`);
     lines.push('');
   }
-  lines.push(`## Cleared (${cleared.length})`, '');
+  if (filteredOnly.length > 0) {
+    lines.push(`## Left out by the category filter (${count(filteredOnly.length, 'file')})`, '');
+    lines.push(
+      'These have entries outside the category filter; run check without --category to see them:',
+      '',
+    );
+    for (const path of filteredOnly) lines.push(`- ${codeSpan(path)}`);
+    lines.push('');
+  }
+  lines.push(`## Cleared (${count(cleared.length, 'file')})`, '');
   if (cleared.length === 0) lines.push('None.');
   else {
-    lines.push('Scanned with no proposed change:', '');
+    lines.push('Scanned with no signal and no proposed change:', '');
     for (const path of cleared.slice(0, CLEARED_LISTED)) lines.push(`- ${codeSpan(path)}`);
     if (cleared.length > CLEARED_LISTED) {
       lines.push(

@@ -229,12 +229,12 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
       typeof entry['safety_tier'] === 'string'
     ) {
       const lifecycle = isObject(entry['lifecycle']) ? entry['lifecycle'] : undefined;
-      const derived = deriveSafetyTier(
-        opType as OpType,
-        destructive,
-        reversible,
-        entryEvidence({ lifecycle: lifecycle as never }),
-      );
+      const evidence = entryEvidence({
+        lifecycle: lifecycle as never,
+        exact_edit: (isObject(edit) ? edit : undefined) as never,
+        signals: (Array.isArray(entry['signals']) ? entry['signals'] : []) as never,
+      });
+      const derived = deriveSafetyTier(opType as OpType, destructive, reversible, evidence);
       if (entry['safety_tier'] !== derived)
         add(at('safety_tier'), `expected ${show(derived)} (derived), found ${show(entry['safety_tier'])}`);
     }

@@ -37,7 +37,7 @@ export interface HistoryFacts {
   churn: ReadonlyMap<string, ChurnSince>;
   /** Paths with an object missing from the clone: their history signals are not computed. */
   incomplete: readonly IncompleteHistory[];
-  /** The asked-about paths (unresolved backticked paths) that history shows existed here. */
+  /** The asked-about paths (unresolved link targets and backticked paths) that history shows existed here. */
   existed: ReadonlySet<string>;
 }
 

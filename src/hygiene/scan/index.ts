@@ -107,7 +107,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     progress(`reading history (${history!.buffered} file changes already read)`);
     const { outcome, facts: read } = await history!.aggregate(facts.docs, facts.referencedBy, prefix, {
       lineCounts: !repo?.isShallow,
-      wanted: unresolvedCodePaths(facts),
+      wanted: unresolvedTargets(facts),
     });
     const complete = outcome.ok && !repo?.isShallow;
     historyFacts = { ...read, complete };
@@ -175,13 +175,18 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   };
 }
 
-/** Where the unresolved backticked paths may point: history may show they existed here. */
-function unresolvedCodePaths(facts: ScanFacts): Set<string> {
+/**
+ * The paths unresolved references point at (for a backticked path, every place it may
+ * mean): history may show they existed here — a code path meant for this repository, or a
+ * link target that was deleted rather than moved.
+ */
+function unresolvedTargets(facts: ScanFacts): Set<string> {
   const wanted = new Set<string>();
   for (const [doc, refs] of facts.resolvedRefs) {
     for (const { ref, r } of refs) {
-      if (ref.kind === 'code-path' && r && !r.exists)
-        for (const p of codePathCandidates(doc, ref.target)) wanted.add(p);
+      if (!r || r.exists) continue;
+      if (ref.kind === 'code-path') for (const p of codePathCandidates(doc, ref.target)) wanted.add(p);
+      else wanted.add(r.path);
     }
   }
   return wanted;

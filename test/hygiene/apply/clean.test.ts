@@ -59,7 +59,7 @@ function fingerprint(repo: TestRepo) {
 
 const standardDocs = {
   'docs/plan.md': 'Plan\nstep one\nstep two\nobsolete\n',
-  'docs/guide.md': 'Guide\nsee [old](old.md)\n',
+  'docs/guide.md': '# Guide\nsee [old](old.md)\n',
   'docs/notes.md': 'Notes\nduplicate paragraph\n',
 };
 
@@ -96,7 +96,7 @@ describe('clean', () => {
     const repo = project(standardDocs, standardEntries);
     repo.write({ 'scratch.md': 'my untracked notes\n' });
     const before = repo.head();
-    const result = await clean({ cwd: repo.dir, approve: ['del'], clock, env });
+    const result = await clean({ cwd: repo.dir, approve: ['del', 'dup'], clock, env });
     assert.equal(result.status, 'committed');
     assert.equal(repo.git(['rev-parse', 'HEAD~1']), before);
     assert.equal(
@@ -104,8 +104,8 @@ describe('clean', () => {
       [
         'docs: hygiene cleanup (4 edits across 3 files)',
         '',
-        'Auto: 3 (move-to-archive ×0, replace-text ×1, dedupe ×1, freeze ×1, delete ×0)',
-        'Confirmed: 1 (delete-range ×1, distill ×0, split ×0)',
+        'Auto: 2 (move-to-archive ×0, replace-text ×1, freeze ×1, delete ×0)',
+        'Confirmed: 2 (delete-range ×1, dedupe ×1, distill ×0, split ×0)',
         'Skipped (re-analysis recommended): 0',
       ].join('\n'),
     );
@@ -135,13 +135,15 @@ describe('clean', () => {
     const result = await clean({ cwd: repo.dir, clock, env });
     assert.equal(result.status, 'committed');
     assert.equal(result.entries.find((e) => e.id === 'del')?.outcome, 'needs-approval');
+    // A dedupe is confirm tier: the canonical copy is a judgment.
+    assert.equal(result.entries.find((e) => e.id === 'dup')?.outcome, 'needs-approval');
     assert.equal(
       read(repo, 'docs/plan.md'),
       '---\nhygiene: frozen\n---\nPlan\nstep one\nstep two\nobsolete\n',
     );
     assert.match(
       message(repo),
-      /^docs: hygiene cleanup \(3 edits across 3 files\)\n\nAuto: 3 .*\nConfirmed: 0 /,
+      /^docs: hygiene cleanup \(2 edits across 2 files\)\n\nAuto: 2 .*\nConfirmed: 0 /,
     );
   });
 
@@ -158,7 +160,7 @@ describe('clean', () => {
     const repo = project(standardDocs, standardEntries);
     writeFileSync(repo.path('docs/plan.md'), 'Plan\nstep one\nstep two\nobsolete\nnew line\n');
     repo.git(['commit', '-qam', 'more plan']);
-    const result = await clean({ cwd: repo.dir, approve: ['del'], clock, env });
+    const result = await clean({ cwd: repo.dir, approve: ['del', 'dup'], clock, env });
     assert.equal(result.status, 'partial');
     assert.equal(read(repo, 'docs/plan.md'), 'Plan\nstep one\nstep two\nobsolete\nnew line\n');
     const plan = result.files.find((file) => file.path === 'docs/plan.md');
@@ -246,7 +248,7 @@ describe('clean', () => {
     await assert.rejects(
       clean({
         cwd: repo.dir,
-        approve: ['del'],
+        approve: ['del', 'dup'],
         clock,
         env,
         faults: {
@@ -427,7 +429,7 @@ describe('clean', () => {
     );
   });
 
-  it('skips entries on untracked files and generative entries (no-model)', async () => {
+  it('skips entries on untracked files; a generative entry, approved or not, needs a model and is no failure', async () => {
     const repo = project({ 'big.md': 'long\n' }, (root) => {
       writeFileSync(join(root, 'loose.md'), 'a\nb\n');
       return [
@@ -448,19 +450,70 @@ describe('clean', () => {
     assert.deepEqual(
       result.entries.map((e) => [e.id, e.outcome, e.reason]),
       [
-        ['gen', 'skipped', 'no-model'],
+        ['gen', 'needs-model', undefined],
         ['loose', 'skipped', 'untracked'],
       ],
     );
+    assert.deepEqual(result.counts, {
+      applied: 0,
+      skipped: 1,
+      needs_approval: 0,
+      needs_model: 1,
+      rejected: 0,
+    });
     assert.equal(repo.head(), head);
     assert.equal(read(repo, 'loose.md'), 'a\nb\n');
+  });
+
+  it('a generative entry needs a model only when none is configured and no --generated text names it', async () => {
+    const repo = project({ 'big.md': 'long\n', 'other.md': 'long too\n' }, (root) => [
+      makeEntry(root, { id: 'gen', path: 'big.md', kind: 'generative' }),
+      makeEntry(root, { id: 'gen2', path: 'other.md', kind: 'generative' }),
+    ]);
+    const decisions = async (generative?: { texts: ReadonlySet<string>; model: boolean }) =>
+      (await planClean({ cwd: repo.dir, ...(generative ? { generative } : {}) })).entries.map((e) => [
+        e.id,
+        e.decision,
+      ]);
+    assert.deepEqual(await decisions(), [
+      ['gen', 'needs-model'],
+      ['gen2', 'needs-model'],
+    ]);
+    // A --generated text for one entry: that one is offered (a confirm entry awaiting approval).
+    assert.deepEqual(await decisions({ texts: new Set(['gen']), model: false }), [
+      ['gen', 'needs-approval'],
+      ['gen2', 'needs-model'],
+    ]);
+    // A configured model can write any of them.
+    assert.deepEqual(await decisions({ texts: new Set(), model: true }), [
+      ['gen', 'needs-approval'],
+      ['gen2', 'needs-approval'],
+    ]);
+  });
+
+  it('a generative entry alone is not a partial run, and stays out of the commit message', async () => {
+    const repo = project({ 'big.md': 'long\n', 'g.md': 'see x\n' }, (root) => [
+      makeEntry(root, { id: 'gen', path: 'big.md', kind: 'generative' }),
+      makeEntry(root, {
+        id: 'fix',
+        path: 'g.md',
+        kind: 'replace-text',
+        anchor: [1, 1],
+        match: 'x',
+        replacement: 'y',
+      }),
+    ]);
+    const result = await clean({ cwd: repo.dir, clock, env });
+    assert.equal(result.status, 'committed');
+    assert.equal(result.counts.needs_model, 1);
+    assert.match(message(repo), /Skipped \(re-analysis recommended\): 0$/);
   });
 
   it('--dry-run runs every guard, changes nothing, not even state', async () => {
     const repo = project(standardDocs, standardEntries);
     writeFileSync(repo.path('docs/notes.md'), 'Notes\nduplicate paragraph, edited\n');
     const before = fingerprint(repo);
-    const result = await clean({ cwd: repo.dir, approve: ['del'], dryRun: true, clock, env });
+    const result = await clean({ cwd: repo.dir, approve: ['del', 'dup'], dryRun: true, clock, env });
     assert.equal(result.status, 'dry-run');
     assert.deepEqual(
       result.entries.map((e) => [e.id, e.outcome, e.reason]),
@@ -531,7 +584,7 @@ describe('clean refusals (no change at all)', () => {
   it('planClean has no side effects', async () => {
     const repo = project(standardDocs, standardEntries);
     const before = fingerprint(repo);
-    const plan = await planClean({ cwd: repo.dir, approve: ['del'] });
+    const plan = await planClean({ cwd: repo.dir, approve: ['del', 'dup'] });
     assert.deepEqual(plan.apply, ['del', 'fix', 'dup', 'frz']);
     assert.deepEqual(fingerprint(repo), before);
   });
@@ -663,7 +716,7 @@ describe('clean data safety', () => {
       }),
       incomplete(['docs/guide.md']),
     );
-    assert.equal(read(repo, 'docs/guide.md'), 'Guide\nsee [new](new.md)\nmy line\n');
+    assert.equal(read(repo, 'docs/guide.md'), '# Guide\nsee [new](new.md)\nmy line\n');
     assert.equal(
       read(repo, 'docs/notes.md'),
       standardDocs['docs/notes.md'],
@@ -680,7 +733,7 @@ describe('clean data safety', () => {
     repo.git(['config', 'gpg.program', 'false']);
     const before = fingerprint(repo);
     await assert.rejects(
-      clean({ cwd: repo.dir, clock, env, approve: ['del'] }),
+      clean({ cwd: repo.dir, clock, env, approve: ['del', 'dup'] }),
       (error: Error & { details?: Record<string, unknown> }) => {
         assert.match(error.message, /rolled back; nothing changed \(git commit exited/);
         assert.equal(error.details?.['rolled_back'], true);
@@ -767,7 +820,7 @@ describe('clean data safety', () => {
     writeFileSync(repo.path('vendor/sub/lib.txt'), 'lib v2 (local edit)\n');
     writeFileSync(repo.path('vendor/sub/scratch.txt'), 'untracked in the submodule\n');
     const subStatus = repo.git(['status', '--porcelain'], { cwd: repo.path('vendor/sub') });
-    const result = await clean({ cwd: repo.dir, clock, env, reject: ['del'] });
+    const result = await clean({ cwd: repo.dir, clock, env, reject: ['del'], approve: ['dup'] });
     assert.equal(result.status, 'committed');
     assert.equal(result.wip_commit, undefined);
     assert.equal(repo.git(['rev-parse', 'HEAD~1']), start, 'exactly one commit');

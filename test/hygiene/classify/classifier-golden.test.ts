@@ -2,17 +2,20 @@
  * Classifier goldens (SPEC §2.6, seed D7): each `test/fixtures/classifier/<n>-<name>/`
  * holds an `input/` tree, the expected report (`expected.json`) and `notes.md`. Hermetic:
  * no network and no model. For each case this asserts (1) the scanner emits the
- * expected signals on `input/`, (2) `stw hygiene validate expected.json` exits 0, and
- * (3) a fresh `check` matches the stable fields of `expected.json` — class, subtype,
+ * expected signals on `input/`, (2) `stw hygiene validate expected.json` exits 0, (2b)
+ * where a case has `declined.json`, the rules classifier declines exactly those signals
+ * for exactly those reasons, and (3) a fresh `check` matches the stable fields of `expected.json` — class, subtype,
  * op_type, kind and the derived tier. Op prose and anchors are advisory: a difference is
  * reported as a diagnostic for a person to review, not a failure.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../../src/core/clock.js';
 import { runCheck } from '../../../src/hygiene/check.js';
+import { gatherClassifierFacts } from '../../../src/hygiene/classify/facts.js';
+import { classifyWithRules } from '../../../src/hygiene/classify/rules.js';
 import { loadConfig } from '../../../src/hygiene/config.js';
 import { scan } from '../../../src/hygiene/scan/index.js';
 import type { Entry, Report } from '../../../src/hygiene/types.js';
@@ -68,7 +71,11 @@ describe('classifier goldens', () => {
         // (1) the scanner's signals on input/
         const artifact = await scan({ root: repo.dir, config: await loadConfig(repo.dir) });
         for (const entry of expected.entries) {
-          const actual = artifact.signals[entry.path] ?? [];
+          // A dedupe may edit the copy the scanner called canonical: its signal is on the other.
+          const actual =
+            entry.exact_edit?.kind === 'dedupe'
+              ? Object.values(artifact.signals).flat()
+              : (artifact.signals[entry.path] ?? []);
           for (const signal of entry.signals) {
             assert.ok(
               actual.some((s) => JSON.stringify(s) === JSON.stringify(signal)),
@@ -83,6 +90,19 @@ describe('classifier goldens', () => {
         const validated = await runCli(['hygiene', 'validate', 'expected.json', '--json'], { cwd: dir });
         assert.equal(validated.code, 0, validated.stdout + validated.stderr);
         assert.match(String(JSON.parse(validated.stdout).lines_checked_against), /input$/);
+
+        // (2b) the signals the rules decline on purpose, each with its reason (declined.json)
+        const declinedFile = join(dir, 'declined.json');
+        if (existsSync(declinedFile)) {
+          const config = await loadConfig(repo.dir);
+          const read = (path: string) => readFileSync(join(repo.dir, path), 'utf8');
+          const declined: { path: string; line: number | undefined; reason: string }[] = [];
+          classifyWithRules(artifact, config, read, () => false, {
+            ...(await gatherClassifierFacts(artifact, read)),
+            onDeclined: (path, signal, reason) => declined.push({ path, line: signal.line, reason }),
+          });
+          assert.deepEqual(declined, JSON.parse(readFileSync(declinedFile, 'utf8')));
+        }
 
         // (3) a fresh check agrees on the stable fields
         const result = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });

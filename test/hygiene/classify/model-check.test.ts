@@ -200,6 +200,24 @@ describe('check with a model classifier (local provider stubs)', () => {
     assert.equal(result.json.model!.dropped, 0);
   });
 
+  it("a model's link fix is proved like the rules': one whose new target does not resolve is no entry, and its signal is listed", async () => {
+    const repo = project();
+    const wrong = { ...LINK_FIX, exact_edit: { ...LINK_FIX.exact_edit, replacement: '(setup/install.md)' } };
+    const server = await stub(anthropic({ 'docs/guide.md': answer(wrong) }));
+    const result = await runCliJson<CheckJson>(['hygiene', 'check', '--classifier', 'anthropic'], {
+      cwd: repo.dir,
+      env: anthropicEnv(server),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.json.model!.dropped, 0);
+    assert.deepEqual(
+      readReport(repo).entries.filter((e) => e.path === 'docs/guide.md'),
+      [],
+    );
+    const md = readFileSync(repo.path('.dochygiene', 'report.md'), 'utf8');
+    assert.match(md, /`docs\/guide\.md`\n {2}- `broken_reference` \(line 3\)[^\n]*no link fix: /);
+  });
+
   it('openai-compatible local server: no key needed on 127.0.0.1, response_format carries the schema', async () => {
     const repo = project();
     const server = await stub(

@@ -29,17 +29,40 @@ function artifact(signals: Record<string, Signal[]>, extra: Partial<ScanArtifact
 const body = (n: number, prefix = 'line') =>
   `${Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join('\n')}\n`;
 
+/** `n` lines of prose, about 60 characters each: a substantial block from 7 lines on. */
+const prose = (n: number, word = 'widget') =>
+  Array.from(
+    { length: n },
+    (_, i) => `The ${word} service keeps line ${i + 1} of this paragraph long enough.`,
+  ).join('\n');
+
 function classify(
   signals: Record<string, Signal[]>,
   texts: Record<string, string>,
-  options: { config?: HygieneConfig; exists?: string[]; agentContext?: string[] } = {},
+  options: {
+    config?: HygieneConfig;
+    exists?: string[];
+    agentContext?: string[];
+    /** `from → to` pairs: which doc links to which. */
+    links?: [string, string][];
+    generated?: string[];
+    onDeclined?: (path: string, signal: Signal, reason: string) => void;
+  } = {},
 ) {
-  const art = artifact(signals, options.agentContext ? { agent_context: options.agentContext } : {});
+  const art = artifact(signals, {
+    ...(options.agentContext ? { agent_context: options.agentContext } : {}),
+    shortlist: Object.keys(texts),
+  });
   return classifyWithRules(
     art,
     options.config ?? DEFAULT_CONFIG,
     (path) => texts[path],
     (path) => (options.exists ?? []).includes(path),
+    {
+      linksTo: (from, to) => (options.links ?? []).some(([a, b]) => a === from && b === to),
+      isGenerated: (path) => (options.generated ?? []).includes(path),
+      ...(options.onDeclined ? { onDeclined: options.onDeclined } : {}),
+    },
   );
 }
 
@@ -111,10 +134,23 @@ describe('classifyWithRules', () => {
     assert.equal(occursOnlyAsToken('nothing', 'a.md'), false);
   });
 
-  it('freezes a completed doc with insert-frontmatter hygiene: frozen', () => {
+  it('freezes a doc whose status says it is done, never one with only a ticked checklist', () => {
+    const ticked = classify(
+      {
+        'docs/plans/p.md': [
+          {
+            name: 'frontmatter_marker',
+            line: 3,
+            detail: 'all 12 tasks are ticked',
+            data: { marker: 'tasks-complete', value: '12/12' },
+          },
+        ],
+      },
+      { 'docs/plans/p.md': '# Plan\n\n- [x] a\n' },
+    );
+    assert.deepEqual(ticked, []);
     for (const data of [
       { marker: 'status', value: 'Done' },
-      { marker: 'tasks-complete', value: '12/12' },
       { marker: 'body-status', value: 'implemented' },
     ]) {
       const proposals = classify(
@@ -193,27 +229,143 @@ describe('classifyWithRules', () => {
     );
   });
 
-  it('dedupes a duplicate block against its canonical copy', () => {
-    const proposals = classify(
-      {
-        'docs/copy.md': [
-          {
-            name: 'duplicate_content',
-            line: 3,
-            detail: 'lines 3–6 duplicate docs/setup.md',
-            data: { canonical_ref: 'docs/setup.md#L10-L13', start_line: 3, end_line: 6 },
-          },
-        ],
-      },
-      { 'docs/copy.md': body(8) },
-    );
-    assert.equal(proposals.length, 1);
-    assert.deepEqual(proposals[0]!.category, { class: 'stale', subtype: 'duplicated' });
-    assert.deepEqual(proposals[0]!.exact_edit, {
+  it('proposes a dedupe (judged, so confirm at finalize) only against the copy the other file links to', () => {
+    const block = prose(8);
+    const dup: Signal = {
+      name: 'duplicate_content',
+      line: 3,
+      detail: 'lines 3–10 duplicate docs/setup.md',
+      data: { canonical_ref: 'docs/setup.md#L3-L10', start_line: 3, end_line: 10 },
+    };
+    const texts = {
+      'docs/copy.md': `# Copy\n\n${block}\n\nMore.\n`,
+      'docs/setup.md': `# Setup\n\n${block}\n\nMore.\n`,
+    };
+    const linked = classify({ 'docs/copy.md': [dup] }, texts, { links: [['docs/copy.md', 'docs/setup.md']] });
+    assert.equal(linked.length, 1);
+    assert.deepEqual(linked[0]!.category, { class: 'stale', subtype: 'duplicated' });
+    assert.deepEqual(linked[0]!.exact_edit, {
       kind: 'dedupe',
-      anchor: { start_line: 3, end_line: 6 },
-      canonical_ref: 'docs/setup.md#L10-L13',
+      anchor: { start_line: 3, end_line: 10 },
+      canonical_ref: 'docs/setup.md',
     });
+    assert.match(linked[0]!.why ?? '', /docs\/copy\.md already links to it/);
+    // Linked the other way round, the other copy is the one replaced by a link.
+    const reversed = classify({ 'docs/copy.md': [dup] }, texts, {
+      links: [['docs/setup.md', 'docs/copy.md']],
+    });
+    assert.deepEqual(
+      reversed.map((p) => [p.path, p.exact_edit?.canonical_ref]),
+      [['docs/setup.md', 'docs/copy.md']],
+    );
+    // Siblings that do not link to each other: no canonical copy, no entry.
+    const reasons: string[] = [];
+    assert.deepEqual(
+      classify({ 'docs/copy.md': [dup] }, texts, { onDeclined: (_p, _s, reason) => reasons.push(reason) }),
+      [],
+    );
+    assert.deepEqual(reasons, ['no dedupe: neither copy is canonical by links or place']);
+  });
+
+  it('keeps a README section and links it to the docs/ guide, never the other way round', () => {
+    const block = prose(3);
+    // The scanner calls the shallower README canonical; the rules do not.
+    const dup: Signal = {
+      name: 'duplicate_content',
+      line: 5,
+      detail: 'lines 5–7 repeat README.md lines 5–7',
+      data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
+    };
+    const proposals = classify(
+      { 'docs/install.md': [dup] },
+      {
+        'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
+        'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
+      },
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.anchor, p.exact_edit?.canonical_ref]),
+      [['README.md', { start_line: 5, end_line: 7 }, 'docs/install.md#install']],
+    );
+  });
+
+  for (const [name, texts, options, reason] of [
+    [
+      'an HTML comment',
+      { 'a.md': `# A\n\n<!--\n${prose(8)}\n-->\n`, 'b.md': `# B\n\n<!--\n${prose(8)}\n-->\n` },
+      { links: [['a.md', 'b.md']] },
+      'no dedupe: it is an HTML comment',
+    ],
+    [
+      'a sentence',
+      { 'a.md': `# A\n\nIntro.\n\n${prose(2)}\n`, 'b.md': `# B\n\nOther.\n\n${prose(2)}\n` },
+      { links: [['a.md', 'b.md']], range: [5, 6] },
+      'no dedupe: it is neither a whole section nor 8 lines and 400 characters of prose',
+    ],
+    [
+      'a generated copy',
+      { 'a.md': `# A\n\n${prose(8)}\n`, 'b.md': `# B\n\n${prose(8)}\n` },
+      { links: [['a.md', 'b.md']], generated: ['b.md'] },
+      'no dedupe: a copy is generated',
+    ],
+    [
+      'the same file reached twice',
+      { 'a.md': `# A\n\n${prose(8)}\n`, 'b.md': `# B\n\n${prose(8)}\n` },
+      { links: [['a.md', 'b.md']], same: true },
+      'no dedupe: both copies are the same file',
+    ],
+  ] as const) {
+    it(`never dedupes ${name}`, () => {
+      const [start, end] = 'range' in options ? options.range : [3, 10];
+      const dup: Signal = {
+        name: 'duplicate_content',
+        line: start,
+        detail: 'dup',
+        data: { canonical_ref: `b.md#L${start}-L${end}`, start_line: start, end_line: end },
+      };
+      const reasons: string[] = [];
+      const art = artifact({ 'a.md': [dup] }, { shortlist: Object.keys(texts) });
+      const proposals = classifyWithRules(
+        art,
+        DEFAULT_CONFIG,
+        (path) => (texts as Record<string, string>)[path],
+        () => false,
+        {
+          linksTo: (from, to) => options.links.some(([a, b]) => a === from && b === to),
+          isGenerated: (path) =>
+            ('generated' in options ? (options.generated as readonly string[]) : []).includes(path),
+          // A symlink: both paths are one real file.
+          realPath: (path) => ('same' in options ? 'real.md' : path),
+          onDeclined: (_path, _signal, why) => reasons.push(why),
+        },
+      );
+      assert.deepEqual(proposals, []);
+      assert.deepEqual(reasons, [reason]);
+    });
+  }
+
+  it('never dedupes template boilerplate: the same block in three files', () => {
+    const block = prose(8);
+    const dup = (path: string): Signal => ({
+      name: 'duplicate_content',
+      line: 3,
+      detail: `lines 3–10 repeat ${path}`,
+      data: { canonical_ref: 'a.md#L3-L10', start_line: 3, end_line: 10 },
+    });
+    const texts = { 'a.md': `# A\n\n${block}\n`, 'b.md': `# B\n\n${block}\n`, 'c.md': `# C\n\n${block}\n` };
+    const reasons: string[] = [];
+    const proposals = classify({ 'b.md': [dup('a.md')], 'c.md': [dup('a.md')] }, texts, {
+      links: [
+        ['b.md', 'a.md'],
+        ['c.md', 'a.md'],
+      ],
+      onDeclined: (_p, _s, reason) => reasons.push(reason),
+    });
+    assert.deepEqual(proposals, []);
+    assert.deepEqual(reasons, [
+      'no dedupe: the block is in 3 files: template boilerplate, not a copy',
+      'no dedupe: the block is in 3 files: template boilerplate, not a copy',
+    ]);
   });
 
   it('proposes deleting an unreferenced doc in a stale location, and nothing when it is referenced or loaded', () => {
@@ -316,19 +468,30 @@ describe('classifyWithRules', () => {
   });
 
   it('never dedupes an always-loaded agent-context file (a link is not an import)', () => {
-    const dup: Signal = {
+    const dup = (start: number): Signal => ({
       name: 'duplicate_content',
+      line: 3,
       detail: 'duplicate',
-      data: { canonical_ref: 'docs/rules.md#L1-L3', start_line: 1, end_line: 3 },
-    };
+      data: { canonical_ref: `docs/rules.md#L${start}-L${start + 7}`, start_line: 3, end_line: 10 },
+    });
     const proposals = classify(
-      { 'AGENTS.md': [dup], 'docs/other.md': [dup] },
-      { 'AGENTS.md': 'a\nb\nc\n', 'docs/other.md': 'a\nb\nc\n' },
-      { agentContext: ['AGENTS.md'] },
+      { 'AGENTS.md': [dup(3)], 'docs/other.md': [dup(14)] },
+      {
+        'AGENTS.md': `# Agents\n\n${prose(8)}\n`,
+        'docs/other.md': `# Other\n\n${prose(8, 'gadget')}\n`,
+        'docs/rules.md': `# Rules\n\n${prose(8)}\n\n## More\n\n${prose(8, 'gadget')}\n`,
+      },
+      {
+        agentContext: ['AGENTS.md'],
+        links: [
+          ['AGENTS.md', 'docs/rules.md'],
+          ['docs/other.md', 'docs/rules.md'],
+        ],
+      },
     );
     assert.deepEqual(
-      proposals.map((p) => [p.path, p.exact_edit?.kind]),
-      [['docs/other.md', 'dedupe']],
+      proposals.map((p) => [p.path, p.exact_edit?.kind, p.exact_edit?.canonical_ref]),
+      [['docs/other.md', 'dedupe', 'docs/rules.md#more']],
     );
   });
 
@@ -404,14 +567,14 @@ describe('classifyWithRules', () => {
           broken(1, 'a.md'),
           { name: 'stale_name_location', detail: 'plans', data: { reason: 'draft', inbound_references: 0 } },
         ],
-        // in-place edits: the dedupe takes lines 2–4, so the broken link on line 2 waits
+        // in-place edits: the dedupe takes lines 2–9, so the broken link on line 2 waits
         'three.md': [
           broken(2, 'b.md'),
           broken(1, 'a.md'),
           {
             name: 'duplicate_content',
             detail: 'dup',
-            data: { canonical_ref: 'x.md', start_line: 2, end_line: 4 },
+            data: { canonical_ref: 'x.md#L2-L9', start_line: 2, end_line: 9 },
           },
           { name: 'frontmatter_marker', detail: 'done', data: { marker: 'status', value: 'done' } },
           {
@@ -421,7 +584,14 @@ describe('classifyWithRules', () => {
           },
         ],
       },
-      { 'plans/one.md': text, 'plans/two.md': text, 'plans/done.md': text, 'three.md': text },
+      {
+        'plans/one.md': text,
+        'plans/two.md': text,
+        'plans/done.md': text,
+        'three.md': `[a](a.md)\n[b](b.md) ${prose(8).slice(3)}\n`,
+        'x.md': `# X\n${prose(8)}\n`,
+      },
+      { links: [['three.md', 'x.md']] },
     );
     assert.deepEqual(
       proposals.map((p) => [p.path, p.category.subtype, p.exact_edit?.kind ?? 'generative']),

@@ -233,6 +233,25 @@ describe('finalizeReport', () => {
     );
   });
 
+  it('a freeze is auto only on a status the author wrote in the frontmatter; on an in-body status line or a ticked checklist it is confirm', async () => {
+    const freeze = proposals().find((p) => p.path === 'docs/done.md')!;
+    const tiers: string[] = [];
+    for (const data of [
+      { marker: 'status', value: 'done' },
+      { marker: 'body-status', value: 'done' },
+      { marker: 'tasks-complete', value: '3/3' },
+    ]) {
+      const report = await finalizeReport({
+        artifact,
+        proposals: [{ ...freeze, signals: [{ name: 'frontmatter_marker', line: 2, detail: 'done', data }] }],
+        generatedAt: '2026-03-01T09:59:59Z',
+        clock: tickingClock(),
+      });
+      tiers.push(report.entries[0]!.safety_tier);
+    }
+    assert.deepEqual(tiers, ['auto', 'confirm', 'confirm']);
+  });
+
   it('filters entries by class or subtype and records the filter', async () => {
     const clock = tickingClock();
     const stale = await finalizeReport({

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { codeSpan, escapeMarkdown, renderReportMarkdown } from '../../../src/hygiene/report/report-md.js';
+import {
+  codeSpan,
+  escapeMarkdown,
+  renderReportMarkdown,
+  signalsWithoutEntry,
+} from '../../../src/hygiene/report/report-md.js';
 import type { Entry, Report } from '../../../src/hygiene/types.js';
 
 function entry(overrides: Partial<Entry>): Entry {
@@ -91,7 +96,7 @@ describe('renderReportMarkdown', () => {
       '- **Candidates:** 3 entries in 3 files — 1 auto, 2 need confirmation (1 irreversible)',
       '- **Cleared:** 1 file',
       '- **Tokens saved per agent session if all are applied:** ≈4000 (counted with `gpt-tokenizer/o200k_base`)',
-      '## Stale (2)',
+      '## Stale (2 entries)',
       '### `aaaa1111` `docs/a.md`',
       '- **Category:** stale / dangling-reference',
       '- **Edit:** replace-text (deterministic) · lines 3–3',
@@ -99,10 +104,10 @@ describe('renderReportMarkdown', () => {
       '- **Tokens:** ≈7',
       '- **Signal:** `broken_reference` (line 3) — guide.md does not exist',
       '- **Tier:** confirm · ⚠ **irreversible**',
-      '## Bloat (1)',
+      '## Bloat (1 entry)',
       '- **Edit:** generative rewrite',
       '- **Tokens:** ≈4000 (≈4000 per agent session)',
-      '## Cleared (1)',
+      '## Cleared (1 file)',
       '- `README.md`',
     ]) {
       assert.ok(md.includes(expected), `missing ${JSON.stringify(expected)} in\n${md}`);
@@ -114,9 +119,9 @@ describe('renderReportMarkdown', () => {
 
   it('renders an empty report with all three sections', () => {
     const md = renderReportMarkdown(report([], ['a.md']));
-    assert.match(md, /## Stale \(0\)\n\nNone\./);
-    assert.match(md, /## Bloat \(0\)\n\nNone\./);
-    assert.match(md, /## Cleared \(1\)/);
+    assert.match(md, /## Stale \(0 entries\)\n\nNone\./);
+    assert.match(md, /## Bloat \(0 entries\)\n\nNone\./);
+    assert.match(md, /## Cleared \(1 file\)/);
     assert.match(md, /- \*\*Candidates:\*\* 0 entries in 0 files/);
   });
 
@@ -140,19 +145,41 @@ describe('renderReportMarkdown', () => {
     assert.ok(md.includes('… and 5 more'));
   });
 
-  it('lists files whose signals got no proposal apart from the cleared ones, and shows each exact edit', () => {
+  it('lists every signal no entry carries, also on files that got a fix, and shows each exact edit', () => {
+    const fixed = { name: 'broken_reference', line: 3, detail: 'guide.md does not exist' } as const;
     const md = renderReportMarkdown(report([entry({})], ['docs/a.md', 'docs/lost.md', 'docs/ok.md']), {
-      'docs/lost.md': [{ name: 'broken_reference', line: 4, detail: 'gone.md does not exist' }],
+      unfixed: signalsWithoutEntry(
+        {
+          'docs/a.md': [
+            fixed,
+            { name: 'version_skew', line: 9, detail: 'states Node 18; package.json has 20' },
+          ],
+          'docs/lost.md': [{ name: 'broken_reference', line: 4, detail: 'gone.md does not exist' }],
+        },
+        [entry({})],
+      ),
     });
-    assert.match(md, /- \*\*Signals with no proposed fix:\*\* 1 file \(review them by hand\)/);
+    assert.match(md, /- \*\*Signals with no proposed fix:\*\* 2 signals in 2 files \(review them by hand\)/);
     assert.match(
       md,
-      /## Signals with no proposed fix \(1\)\n\n.*\n\n- `docs\/lost.md` — `broken_reference` \(line 4\)/,
+      /## Signals with no proposed fix \(2 files\)\n\n.*\n\n- `docs\/a.md` \(its other signals have entries above\)\n {2}- `version_skew` \(line 9\) — states Node 18; package.json has 20\n- `docs\/lost.md`\n {2}- `broken_reference` \(line 4\) — gone.md does not exist\n/,
     );
-    assert.match(md, /## Cleared \(1\)\n\nScanned with no proposed change:\n\n- `docs\/ok.md`\n/);
+    // The fixed signal is shown under its entry, not again as unfixed.
+    assert.equal(md.split('guide.md does not exist').length - 1, 1);
+    assert.match(
+      md,
+      /## Cleared \(1 file\)\n\nScanned with no signal and no proposed change:\n\n- `docs\/ok.md`\n/,
+    );
     assert.match(
       md,
       /- \*\*Edit:\*\* replace-text \(deterministic\) · lines 3–3 · `guide.md` → `docs\/guide.md`/,
     );
+  });
+
+  it('names the files whose entries the category filter left out, never calling them cleared', () => {
+    const md = renderReportMarkdown(report([], ['docs/a.md', 'CLAUDE.md']), { filteredOut: ['CLAUDE.md'] });
+    assert.match(md, /- \*\*Left out by the category filter:\*\* 1 file/);
+    assert.match(md, /## Left out by the category filter \(1 file\)\n\n.*\n\n- `CLAUDE.md`\n/);
+    assert.match(md, /## Cleared \(1 file\)\n\n.*\n\n- `docs\/a.md`\n/);
   });
 });

@@ -40,6 +40,7 @@ export const brokenReference: SignalModule = {
   needs: ['renames'],
   async collect({ facts, history }, emit) {
     const { tree } = facts;
+    let byLowerName: Map<string, string[]> | undefined;
     for (const doc of facts.docs.values()) {
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
@@ -51,12 +52,27 @@ export const brokenReference: SignalModule = {
           const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
           if (evidence !== undefined) data['evidence'] = evidence;
           const renamed = renameTarget(history.renames, resolved.path, (p) => tree.isFile(p));
-          const sameName = tree.byName.get(baseOf(resolved.path))?.filter((p) => p !== resolved.path) ?? [];
+          byLowerName ??= lowerNameIndex(tree.files);
+          // Never the doc itself: a link to its own name means something else was meant.
+          // Case is ignored only beside the missing file (a case-only rename); elsewhere a
+          // name that differs in case is another file (OWNERS.md is not owners.md).
+          const name = baseOf(resolved.path);
+          const sameName = (byLowerName.get(name.toLowerCase()) ?? []).filter(
+            (p) =>
+              p !== resolved.path &&
+              p !== doc.path &&
+              (baseOf(p) === name || dirOf(p) === dirOf(resolved.path)),
+          );
+          // A target history shows was deleted, not moved, was removed on purpose: a file
+          // of the same name elsewhere is another document (it may have stood beside it).
+          const deleted = renamed === undefined && history.existed.has(resolved.path);
           // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
-          const found = renamed ?? (sameName.length === 1 ? sameName[0] : undefined);
+          const found = renamed ?? (deleted ? undefined : nearestUnique(resolved.path, sameName));
           const suggestion = found !== undefined && unsafePathReason(found) === undefined ? found : undefined;
           if (suggestion !== undefined) {
-            data['suggested_target'] = writeTargetLike(doc.path, ref, resolved, suggestion);
+            data['suggested_target'] = withoutMarkdownPunctuation(
+              writeTargetLike(doc.path, ref, resolved, suggestion),
+            );
             data['suggested_path'] = suggestion;
             data['suggested_by'] = renamed !== undefined ? 'rename-history' : 'unique-name';
           }
@@ -79,3 +95,50 @@ export const brokenReference: SignalModule = {
     await collectCodeReferences({ facts, history }, emit);
   },
 };
+
+/** File name, lower-cased → the listed paths with that name (a case-only rename still matches). */
+function lowerNameIndex(files: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const file of files) {
+    const name = baseOf(file).toLowerCase();
+    const list = out.get(name);
+    if (list) list.push(file);
+    else out.set(name, [file]);
+  }
+  return out;
+}
+
+/** Folder steps from `from` to `to` (up to the common folder, then down). */
+function folderDistance(from: string, to: string): number {
+  const a = from === '' ? [] : from.split('/');
+  const b = to === '' ? [] : to.split('/');
+  let common = 0;
+  while (common < a.length && common < b.length && a[common] === b[common]) common++;
+  return a.length - common + (b.length - common);
+}
+
+/**
+ * The one same-named file to suggest: the only file of that name; else the one in the same
+ * folder (a case-only rename); else, among those whose
+ * folder has the same name as the missing one's (`x/README.md` for a missing `a/x/README.md`:
+ * a common name alone says nothing), the nearest. None when two are equally near: never a guess.
+ */
+export function nearestUnique(missing: string, candidates: readonly string[]): string | undefined {
+  if (candidates.length <= 1) return candidates[0];
+  const sameFolder = candidates.filter((p) => dirOf(p) === dirOf(missing));
+  if (sameFolder.length === 1) return sameFolder[0];
+  if (sameFolder.length > 1) return undefined;
+  const folderName = baseOf(dirOf(missing)).toLowerCase();
+  const alike = candidates.filter((p) => dirOf(p) !== '' && baseOf(dirOf(p)).toLowerCase() === folderName);
+  if (folderName === '' || alike.length === 0) return undefined;
+  const ranked = alike
+    .map((path) => ({ path, distance: folderDistance(dirOf(missing), dirOf(path)) }))
+    .sort((x, y) => x.distance - y.distance);
+  if (ranked.length > 1 && ranked[0]!.distance === ranked[1]!.distance) return undefined;
+  return ranked[0]!.path;
+}
+
+/** A fragment keeps only the fragment: `]`, `)`, `>` or quotes around it belong to the Markdown. */
+export function withoutMarkdownPunctuation(target: string): string {
+  return target.replace(/(#[^#]*?)[\])>"'`]+$/, '$1');
+}

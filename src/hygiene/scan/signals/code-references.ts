@@ -9,7 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { git } from '../../../core/git.js';
-import type { HistoryFacts } from '../history-facts.js';
 import { baseOf, dirOf } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
 import type { EmitSignal, SignalInput } from './types.js';

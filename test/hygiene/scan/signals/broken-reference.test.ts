@@ -131,6 +131,20 @@ describe('broken_reference', () => {
     ]);
   });
 
+  it('suggests no same-named file for a target history shows was deleted, not moved', async () => {
+    // Two different docs shared a name; one was removed on purpose. The other is not where it went.
+    const repo = fixtureRepo({
+      'mentoring/meet.md': '# Meet\n\nSee office hours [here][oh].\n\n[oh]: /events/office-hours.md\n',
+      'events/office-hours.md': '# Office hours (the event)\n',
+      'mentoring/programs/office-hours.md': '# Office hours of the SIGs\n',
+    });
+    repo.remove('remove the office hours event', ['events/office-hours.md']);
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'mentoring/meet.md', 'broken_reference')), [
+      { line: 5, data: { target: '/events/office-hours.md', kind: 'definition' } },
+    ]);
+  });
+
   it('checks @imports of agent-context files and backticked repo paths', async () => {
     const repo = fixtureRepo({
       'CLAUDE.md': [

@@ -1,0 +1,355 @@
+/**
+ * The references of a project's docs, and what a set of edits would do to them. This is how
+ * an edit is proved before it lands (docs/hygiene: a link fix must resolve; a cleanup must
+ * never turn a resolving reference into a broken one): the edits are applied in memory, and
+ * every reference of every doc is resolved again, with the scanner's own resolver, against
+ * the tree as it would be.
+ */
+import { realpathSync } from 'node:fs';
+import { posix, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import type { Deadline } from '../core/deadline.js';
+import { discoverRepo } from '../core/git.js';
+import { applyEditsToText, sha256Hex } from './apply/text-edits.js';
+import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
+import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
+import { ARCHIVE_SEGMENTS, dirOf } from './scan/paths.js';
+import { checkReference, type PathLookup, resolveReference } from './scan/resolve.js';
+import { AGENT_CONTEXT_GLOBS, type Entry, type HygieneConfig } from './types.js';
+
+/** The docs and files of a project, as references see them. */
+export interface DocWorld {
+  /** Every listed file (root-relative). */
+  files: ReadonlySet<string>;
+  /** Every doc whose references are guarded: path → text. */
+  docs: ReadonlyMap<string, string>;
+  /** Whether `path` exists outside the listing (an ignored file a doc links to). */
+  onDisk: (path: string) => boolean;
+}
+
+/**
+ * Reads the world from disk: the listing the scan uses, and every doc-like file (the scan
+ * globs) except the tool's state and folders `scan.excluded_dirs` names — but archive folders
+ * are read too: they yield no candidates, yet their links out must keep working.
+ */
+export async function readDocWorld(
+  root: string,
+  config: HygieneConfig,
+  deadline?: Deadline,
+): Promise<DocWorld> {
+  const realRoot = realpathSync(root);
+  const repo = await discoverRepo(root, deadline);
+  const toplevel = repo?.toplevel ? realpathSync(repo.toplevel) : undefined;
+  const inRepo =
+    toplevel !== undefined && (realRoot === toplevel || realRoot.startsWith(`${toplevel}${sep}`));
+  const excluded = config.scan.excluded_dirs.map((d) => d.replace(/^\.\/+|\/+$/g, ''));
+  const skip = new Set(excluded.filter((d) => !d.includes('/') && !ARCHIVE_SEGMENTS.has(d.toLowerCase())));
+  const listing = await listFiles(root, inRepo, new Set([...skip, '.git']), deadline);
+  const globs = [...config.scan.globs, ...AGENT_CONTEXT_GLOBS];
+  const inGlobs = picomatch(globs, { dot: true });
+  const excludedPaths = excluded.filter((d) => d.includes('/'));
+  const docs = new Map<string, string>();
+  for (const file of listing.files) {
+    if (!inGlobs(file) || file.startsWith('.dochygiene/') || unsafePathReason(file) !== undefined) continue;
+    const segments = file.split('/');
+    if (segments.slice(0, -1).some((s) => skip.has(s))) continue;
+    if (
+      excludedPaths.some(
+        (d) => file.startsWith(`${d}/`) && !d.split('/').some((s) => ARCHIVE_SEGMENTS.has(s)),
+      )
+    )
+      continue;
+    const read = readDoc(root, realRoot, file);
+    if (read.kind === 'text') docs.set(file, read.text);
+  }
+  const absolute = resolve(root);
+  return {
+    files: new Set(listing.files),
+    docs,
+    onDisk: (path) => {
+      try {
+        realpathSync(`${absolute}/${path}`);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/** A world with parsed docs and a path lookup: what references resolve against. */
+class ResolvedWorld implements PathLookup {
+  private readonly dirs = new Set<string>(['']);
+  private readonly parsed = new Map<string, ParsedDoc>();
+
+  constructor(
+    readonly files: ReadonlySet<string>,
+    readonly docs: ReadonlyMap<string, string>,
+    private readonly onDisk: (path: string) => boolean,
+    /** Paths that were removed (moved away or deleted): never found on disk either. */
+    private readonly removed: ReadonlySet<string>,
+    reuse?: ResolvedWorld,
+  ) {
+    for (const file of files)
+      for (let d = dirOf(file); d !== '' && !this.dirs.has(d); d = dirOf(d)) this.dirs.add(d);
+    if (reuse !== undefined)
+      for (const [path, text] of docs) {
+        const old = reuse.parsed.get(path);
+        if (old !== undefined && reuse.docs.get(path) === text) this.parsed.set(path, old);
+      }
+  }
+
+  doc(path: string): ParsedDoc | undefined {
+    let parsed = this.parsed.get(path);
+    if (parsed === undefined) {
+      const text = this.docs.get(path);
+      if (text === undefined) return undefined;
+      parsed = parseMarkdown(text);
+      this.parsed.set(path, parsed);
+    }
+    return parsed;
+  }
+
+  exists(path: string): boolean {
+    if (path === '' || this.files.has(path) || this.dirs.has(path)) return true;
+    if (this.removed.has(path) || [...this.removed].some((r) => path.startsWith(`${r}/`))) return false;
+    return this.onDisk(path);
+  }
+
+  isDir(path: string): boolean {
+    return this.dirs.has(path);
+  }
+
+  readonly anchorsOf = (path: string) => this.doc(path)?.anchors;
+}
+
+/** One reference of one doc, with whether it resolves. */
+export interface CheckedRef {
+  doc: string;
+  ref: DocRef;
+  /** Where it resolved to (path, fragment), when it was checked. */
+  target?: { path: string; fragment: string | undefined };
+  resolves: boolean;
+}
+
+function refsOf(world: ResolvedWorld, path: string): DocRef[] {
+  const doc = world.doc(path);
+  if (doc === undefined) return [];
+  // Imports count everywhere here: a moved file an agent file imports is as broken as a link.
+  return [...doc.refs, ...doc.imports];
+}
+
+/** Every checked reference of every doc in the world (external and unchecked ones left out). */
+function checkAll(world: ResolvedWorld): CheckedRef[] {
+  const out: CheckedRef[] = [];
+  for (const path of [...world.docs.keys()].sort()) {
+    for (const ref of refsOf(world, path)) {
+      const check = checkReference(world, world.anchorsOf, path, ref);
+      if (check.status === 'not-checked') continue;
+      out.push({
+        doc: path,
+        ref,
+        target: { path: check.resolved.path, fragment: check.resolved.fragment },
+        resolves: check.status === 'resolves',
+      });
+    }
+  }
+  return out;
+}
+
+/** A planned change to the tree: text edits per file, and moves. */
+export interface PlannedChange {
+  /** Entries (text edits) per file, as the applier would apply them. */
+  edits: ReadonlyMap<string, readonly Entry[]>;
+  /** Moves: from → to. */
+  moves: ReadonlyMap<string, string>;
+}
+
+/** What applying a change in memory gives: the new world, and the files whose edits cannot apply. */
+export interface SimulatedChange {
+  after: ResolvedWorld;
+  /** Files whose text edits the applier would skip (with its reason). */
+  unappliable: Map<string, string>;
+  /** New path of each doc (moved ones), old → new. */
+  renamed: Map<string, string>;
+}
+
+/** The in-memory result of a change: edited texts, moved paths, removed files. */
+export function simulate(before: ResolvedWorld, change: PlannedChange): SimulatedChange {
+  const files = new Set(before.files);
+  const docs = new Map(before.docs);
+  const removed = new Set<string>();
+  const unappliable = new Map<string, string>();
+  const renamed = new Map<string, string>();
+  for (const [path, entries] of change.edits) {
+    const text = before.docs.get(path);
+    if (text === undefined) continue;
+    const withHash = entries.map((e) =>
+      e.exact_edit?.anchor !== undefined
+        ? { ...e, exact_edit: { ...e.exact_edit, expected_sha256: sha256Hex(Buffer.from(text, 'utf8')) } }
+        : e,
+    );
+    const result = applyEditsToText(text, withHash);
+    if ('skip' in result) {
+      unappliable.set(path, result.skip);
+      continue;
+    }
+    const removesFile =
+      result.text.replace(/^\uFEFF/, '') === '' && entries.some((e) => e.exact_edit?.kind === 'delete-range');
+    if (removesFile) {
+      files.delete(path);
+      docs.delete(path);
+      removed.add(path);
+    } else docs.set(path, result.text);
+  }
+  for (const [from, to] of change.moves) {
+    files.delete(from);
+    removed.add(from);
+    files.add(to);
+    const text = docs.get(from);
+    docs.delete(from);
+    if (text !== undefined) docs.set(to, text);
+    renamed.set(from, to);
+  }
+  return { after: new ResolvedWorld(files, docs, before['onDisk'], removed, before), unappliable, renamed };
+}
+
+export function worldOf(world: DocWorld): ResolvedWorld {
+  return new ResolvedWorld(world.files, world.docs, world.onDisk, new Set());
+}
+
+export type { ResolvedWorld };
+
+/** A reference that resolved before a change and would not after it. */
+export interface BrokenByChange {
+  /** The doc holding the reference, where it was before the change. */
+  doc: string;
+  line: number;
+  target: string;
+  /** The file whose change broke it (the one to leave alone). */
+  blame: string;
+}
+
+const keyOf = (doc: string, ref: DocRef) => `${doc}\0${ref.kind}\0${ref.target}`;
+
+/**
+ * The references a change breaks: every reference that resolved before and, written the same
+ * in the same doc, no longer resolves — or a reference the change wrote (a rewritten link) that
+ * does not resolve. Each names the file whose change is to blame.
+ */
+export function referencesBroken(
+  before: ResolvedWorld,
+  sim: SimulatedChange,
+  change: PlannedChange,
+): BrokenByChange[] {
+  const beforeRefs = checkAll(before);
+  const resolving = new Map<string, CheckedRef[]>();
+  const brokenBefore = new Map<string, number>();
+  for (const c of beforeRefs) {
+    const key = keyOf(c.doc, c.ref);
+    if (c.resolves) resolving.set(key, [...(resolving.get(key) ?? []), c]);
+    else brokenBefore.set(key, (brokenBefore.get(key) ?? 0) + 1);
+  }
+  const oldPathOf = new Map([...sim.renamed].map(([from, to]) => [to, from]));
+  const brokenAfter = new Map<string, CheckedRef[]>();
+  for (const c of checkAll(sim.after)) {
+    if (c.resolves) continue;
+    const key = keyOf(oldPathOf.get(c.doc) ?? c.doc, c.ref);
+    brokenAfter.set(key, [...(brokenAfter.get(key) ?? []), c]);
+  }
+  // A doc's broken count, before and after: a changed broken link is no new breakage, but a
+  // rewritten link that breaks where none was broken is.
+  const perDoc = (m: Map<string, number | CheckedRef[]>) => {
+    const totals = new Map<string, number>();
+    for (const [key, v] of m) {
+      const doc = key.split('\0', 1)[0]!;
+      totals.set(doc, (totals.get(doc) ?? 0) + (typeof v === 'number' ? v : v.length));
+    }
+    return totals;
+  };
+  const docBrokenBefore = perDoc(brokenBefore);
+  const growth = perDoc(brokenAfter);
+  for (const [doc, n] of growth) growth.set(doc, n - (docBrokenBefore.get(doc) ?? 0));
+  const out: BrokenByChange[] = [];
+  for (const [key, list] of brokenAfter) {
+    let excess = list.length - (brokenBefore.get(key) ?? 0);
+    if (!resolving.has(key)) {
+      const doc = key.split('\0', 1)[0]!;
+      const left = growth.get(doc) ?? 0;
+      excess = Math.min(excess, left);
+      growth.set(doc, left - Math.max(excess, 0));
+    }
+    if (excess <= 0) continue;
+    for (const c of list.slice(list.length - excess)) {
+      const doc = oldPathOf.get(c.doc) ?? c.doc;
+      const was = resolving.get(key)?.[0]?.target;
+      let blame = doc;
+      if (was !== undefined && !change.moves.has(doc)) {
+        const targetGone = change.moves.has(was.path) || !sim.after.exists(was.path);
+        const targetEdited = change.edits.has(was.path);
+        if (targetGone || (targetEdited && was.path !== doc)) blame = was.path;
+      }
+      out.push({ doc, line: c.ref.line, target: c.ref.target, blame });
+    }
+  }
+  return out.sort((a, b) => (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : a.line - b.line));
+}
+
+/** Every reference in the world that resolves to `path` (a file), with its doc. */
+export function inboundReferences(world: ResolvedWorld, path: string): { doc: string; ref: DocRef }[] {
+  const out: { doc: string; ref: DocRef }[] = [];
+  for (const doc of [...world.docs.keys()].sort()) {
+    if (doc === path) continue;
+    for (const ref of refsOf(world, doc)) {
+      const r = resolveReference(world, doc, ref);
+      if (r?.exists && r.path === path) out.push({ doc, ref });
+    }
+  }
+  return out;
+}
+
+/** `posix.relative` that never returns '' (a link to itself is its own name). */
+export function relativeLink(fromDoc: string, to: string): string {
+  return posix.relative(dirOf(fromDoc), to) || posix.basename(to);
+}
+
+/** The checked references of one doc. */
+export function checkDoc(world: ResolvedWorld, path: string): CheckedRef[] {
+  const out: CheckedRef[] = [];
+  for (const ref of refsOf(world, path)) {
+    const check = checkReference(world, world.anchorsOf, path, ref);
+    if (check.status === 'not-checked') continue;
+    out.push({ doc: path, ref, resolves: check.status === 'resolves' });
+  }
+  return out;
+}
+
+/**
+ * Proves an in-place fix of broken references in one doc: applied in memory, it leaves the
+ * doc with fewer broken references, breaks none that resolved, and keeps the doc's anchors
+ * (so no fragment pointing into it breaks). Returns why not, or undefined when proved.
+ */
+export function disproveLinkFix(
+  world: ResolvedWorld,
+  path: string,
+  entries: readonly Entry[],
+): string | undefined {
+  const sim = simulate(world, { edits: new Map([[path, entries]]), moves: new Map() });
+  const skipped = sim.unappliable.get(path);
+  if (skipped !== undefined) return `the edit does not apply (${skipped})`;
+  const before = checkDoc(world, path);
+  const after = checkDoc(sim.after, path);
+  const beforeAnchors = world.anchorsOf(path) ?? new Set<string>();
+  const afterAnchors = sim.after.anchorsOf(path) ?? new Set<string>();
+  if (beforeAnchors.size !== afterAnchors.size || [...beforeAnchors].some((a) => !afterAnchors.has(a)))
+    return 'the edit changes the headings other links point at';
+  const resolvingBefore = new Set(before.filter((c) => c.resolves).map((c) => keyOf(path, c.ref)));
+  const newlyBroken = after.find((c) => !c.resolves && resolvingBefore.has(keyOf(path, c.ref)));
+  if (newlyBroken !== undefined) return `the edit breaks ${newlyBroken.ref.target}`;
+  const brokenAfter = after.filter((c) => !c.resolves);
+  if (brokenAfter.length >= before.filter((c) => !c.resolves).length) {
+    const still = brokenAfter.find((c) => !before.some((b) => !b.resolves && b.ref.target === c.ref.target));
+    return `the new target ${still?.ref.target ?? ''} does not resolve`.replace('  ', ' ');
+  }
+  return undefined;
+}
