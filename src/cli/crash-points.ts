@@ -11,6 +11,9 @@ export const CLEAN_CRASH_STEPS = [
   'after-checkpoint',
   'before-rename',
   'after-write',
+  'before-hold',
+  'after-hold',
+  'after-unstage',
   'before-commit',
   'after-commit',
 ] as const;
@@ -33,6 +36,9 @@ export function crashFaultsFromEnv(env: NodeJS.ProcessEnv): CleanFaults | undefi
     afterCheckpoint: at('after-checkpoint'),
     beforeRename: at('before-rename'),
     afterWrite: at('after-write'),
+    beforeHold: at('before-hold'),
+    afterHold: at('after-hold'),
+    afterUnstage: at('after-unstage'),
     beforeCommit: at('before-commit'),
     afterCommit: at('after-commit'),
   };

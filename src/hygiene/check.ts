@@ -15,6 +15,7 @@ import { OperationalError, UsageError, ValidationError } from '../core/errors.js
 import { quote } from '../core/quote.js';
 import { placementProblem, readGitlinks } from './apply/placement.js';
 import { gatherClassifierFacts } from './classify/facts.js';
+import { proposeLifecycleDeletions } from './classify/lifecycle.js';
 import {
   classifyWithModel,
   type DroppedProposal,
@@ -35,6 +36,7 @@ import { loadConfig } from './config.js';
 import { resolveProjectRoot } from './project.js';
 import { readDocWorld } from './references.js';
 import { finalizeReport } from './report/finalize.js';
+import { renderLifecycleSection } from './report/lifecycle-md.js';
 import { proveLinkFixes } from './report/prove.js';
 import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
@@ -229,6 +231,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const artifact = await scan({
     root,
     config,
+    nowMs: options.clock.now().getTime(),
     ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
@@ -291,10 +294,19 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     classified = answered.proposals;
     model = { ...answered.usage, dropped_proposals: answered.dropped };
   }
+  // Lifecycle deletions are proved by the scan, whoever classified the docs.
+  const named = new Set(classified.filter((p) => p.exact_edit?.kind === 'delete-path').map((p) => p.path));
+  const deletions = proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path));
+  // A file its lifecycle rule deletes gets no edit as well: the two could never share it.
+  const deleted = new Set([...named, ...deletions.map((p) => p.path)]);
+  const withDeletions = [
+    ...classified.filter((p) => p.exact_edit?.kind === 'delete-path' || !deleted.has(p.path)),
+    ...deletions,
+  ];
   // Every link fix, whoever proposed it (rules, a proposals file, a model), is proved —
   // applied in memory and re-resolved — before it can be an auto entry.
   const world = await readDocWorld(root, config, options.deadline);
-  const proposals = proveLinkFixes(world, classified, (proposal, why) => {
+  const proposals = proveLinkFixes(world, withDeletions, (proposal, why) => {
     for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
   });
 
@@ -314,12 +326,15 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   // files whose proposals the category filter dropped are named apart.
   const kept = new Set(report.entries.map((entry) => entry.path));
   const unfixed = signalsWithoutEntry(artifact.signals, proposals);
+  const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
   const md =
     renderReportMarkdown(report, {
       unfixed,
       declined,
       filteredOut: [...new Set(proposals.map((p) => p.path))].filter((path) => !kept.has(path)),
-    }) + droppedSection(model?.dropped_proposals ?? []);
+    }) +
+    droppedSection(model?.dropped_proposals ?? []) +
+    (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');

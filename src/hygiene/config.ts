@@ -43,6 +43,15 @@ function lifecycleViolations(rules: Raw[]): string[] {
   return violations;
 }
 
+/** `lifecycle.rules[2].type: …` → `lifecycle.rules[2] (rule "runs").type: …`, so the error names the rule. */
+function withRuleName(violation: string, rules: readonly unknown[]): string {
+  return violation.replace(/^lifecycle\.rules\[(\d+)\]/, (whole, index: string) => {
+    const rule = rules[Number(index)];
+    const name = isObject(rule) && typeof rule['name'] === 'string' ? rule['name'] : undefined;
+    return name === undefined ? whole : `${whole} (rule ${JSON.stringify(name)})`;
+  });
+}
+
 /**
  * Parses and validates the text of a `.dochygiene.yml`. Every key is optional and merged
  * over `DEFAULT_CONFIG`; an unknown key or bad value is a `ConfigError` whose message names
@@ -60,12 +69,20 @@ export function parseConfig(text: string, source: string = CONFIG_FILE): Hygiene
   // An empty file (or one holding only comments) is an empty configuration.
   if (raw === null || raw === undefined) raw = {};
   if (!isObject(raw)) fail(source, ['(root): must be a mapping of keys']);
-  const violations = schemaValidator('config.schema.json')(raw);
-  if (violations.length > 0) fail(source, violations);
   const lifecycle = isObject(raw['lifecycle']) ? raw['lifecycle'] : {};
-  const rules = (Array.isArray(lifecycle['rules']) ? lifecycle['rules'] : []) as Raw[];
-  const ruleViolations = lifecycleViolations(rules);
-  if (ruleViolations.length > 0) fail(source, ruleViolations);
+  const rules = (Array.isArray(lifecycle['rules']) ? lifecycle['rules'] : []) as unknown[];
+  const violations = schemaValidator('config.schema.json')(raw);
+  if (violations.length > 0)
+    fail(
+      source,
+      violations.map((v) => withRuleName(v, rules)),
+    );
+  const ruleViolations = lifecycleViolations(rules as Raw[]);
+  if (ruleViolations.length > 0)
+    fail(
+      source,
+      ruleViolations.map((v) => withRuleName(v, rules)),
+    );
   return mergeOverDefaults(raw);
 }
 
@@ -95,6 +112,9 @@ function mergeOverDefaults(raw: Raw): HygieneConfig {
       rules: ((lifecycle['rules'] as Raw[] | undefined) ?? []).map(
         (rule) => ({ ...LIFECYCLE_RULE_DEFAULTS, ...rule }) as LifecycleRule,
       ),
+      ...(Array.isArray(lifecycle['vault_command'])
+        ? { vault_command: lifecycle['vault_command'] as string[] }
+        : {}),
     },
   };
 }

@@ -163,7 +163,12 @@ export interface PlannedChange {
   edits: ReadonlyMap<string, readonly Entry[]>;
   /** Moves: from → to. */
   moves: ReadonlyMap<string, string>;
+  /** Lifecycle deletions: each path is removed, and a folder with everything under it. */
+  deletes?: ReadonlySet<string>;
 }
+
+/** Whether `path` is `unit` or lies under it. */
+export const isUnder = (path: string, unit: string): boolean => path === unit || path.startsWith(`${unit}/`);
 
 /** What applying a change in memory gives: the new world, and the files whose edits cannot apply. */
 export interface SimulatedChange {
@@ -201,6 +206,14 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
       docs.delete(path);
       removed.add(path);
     } else docs.set(path, result.text);
+  }
+  for (const unit of change.deletes ?? []) {
+    for (const file of [...files])
+      if (isUnder(file, unit)) {
+        files.delete(file);
+        docs.delete(file);
+        removed.add(file);
+      }
   }
   for (const [from, to] of change.moves) {
     files.delete(from);

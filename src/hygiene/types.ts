@@ -7,6 +7,7 @@
 
 import { agentContextGlobs } from './scan/context/agents.js';
 import type { AgentContext } from './scan/context/loading.js';
+import type { LifecycleUnit } from './scan/lifecycle.js';
 
 // ── Configuration (.dochygiene.yml) ────────────────────────────────────────────
 
@@ -40,6 +41,12 @@ export interface LifecycleRule {
   extract?: 'repo' | 'cross-repo';
 }
 
+export interface LifecycleConfig {
+  rules: LifecycleRule[];
+  /** `extract: cross-repo` hands a unit to this command (an argument array) before deleting it. */
+  vault_command?: string[];
+}
+
 export interface HygieneConfig {
   scan: { globs: string[]; excluded_dirs: string[] };
   reminder: { stale_after_days: number };
@@ -47,7 +54,7 @@ export interface HygieneConfig {
   archive: { dir: string | null };
   context: { budget_tokens: number };
   classifier: ClassifierSettings;
-  lifecycle: { rules: LifecycleRule[] };
+  lifecycle: LifecycleConfig;
 }
 
 /**
@@ -158,6 +165,8 @@ export interface ScanArtifact {
   agent_context?: string[];
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
   unavailable?: { signal: SignalName; reason: string }[];
+  /** Every unit a lifecycle rule matched, with its decision (present when rules are configured). */
+  lifecycle?: LifecycleUnit[];
   /**
    * Paths whose history could not be read whole (an object missing from the clone), and why.
    * The scan is still complete; the history signals of these paths alone are not computed.
@@ -275,6 +284,7 @@ export interface TokenEstimate {
   weighted_tokens: number;
 }
 
+/** An entry's lifecycle block: the scan's facts at check time (apply re-derives them). */
 export interface LifecycleInfo {
   rule: string;
   lifetime: LifecycleKind;
@@ -282,7 +292,17 @@ export interface LifecycleInfo {
   tracked: boolean;
   dirty: boolean;
   age_days?: number;
+  age_source?: LifecycleUnit['age_source'];
+  rank?: number;
+  decision?: LifecycleUnit['decision'];
+  evidence?: string;
+  files?: number;
+  /** The unit's listing digest at check time: apply skips the entry when it changed. */
+  content_digest?: string;
+  served_path?: string;
   served_when?: string;
+  /** The rule distils the unit before deleting it (docs/lifecycle.md). */
+  extract?: 'repo' | 'cross-repo';
 }
 
 export interface Entry {
@@ -360,12 +380,13 @@ export interface Report {
  * - a `dedupe` is always judged: which copy is canonical is a judgment;
  * - a `bloat/redundant` entry is always judged: which copy stays, and whether a reworded
  *   copy says nothing of its own, is a judgment;
- * - a lifecycle `served_when` is a judgment.
+ * - a lifecycle `served_when` is a judgment, and so is an `extract` step (what is durable
+ *   enough to keep).
  */
 export function entryEvidence(
   entry: Pick<Entry, 'lifecycle' | 'exact_edit' | 'signals'> & { category?: Partial<Category> },
 ): Evidence {
-  if (entry.lifecycle?.served_when !== undefined) return 'judged';
+  if (entry.lifecycle?.served_when !== undefined || entry.lifecycle?.extract !== undefined) return 'judged';
   if (entry.category?.subtype === 'redundant') return 'judged';
   const signals = Array.isArray(entry.signals) ? entry.signals : [];
   switch (entry.exact_edit?.kind) {

@@ -105,7 +105,7 @@ describe('parseConfig', () => {
     assert.equal(
       configError('lifecycle:\n  rules:\n    - { name: a, match: "x", type: folder, lifetime: keep }\n')
         .message,
-      '.dochygiene.yml: lifecycle.rules[0].type: must be one of "file", "directory"',
+      '.dochygiene.yml: lifecycle.rules[0] (rule "a").type: must be one of "file", "directory"',
     );
     assert.equal(configError('- a\n- b\n').message, '.dochygiene.yml: (root): must be a mapping of keys');
     assert.equal(configError('reminder: [\n').code, 'config-invalid');
@@ -118,16 +118,16 @@ describe('parseConfig', () => {
       `lifecycle:\n  rules:\n    - { name: h, match: "h/*", type: file, ${extra} }\n`;
     assert.equal(
       configError(rule('lifetime: delete-once-served')).message,
-      '.dochygiene.yml: lifecycle.rules[0]: a delete-once-served rule needs served_when_path or served_when',
+      '.dochygiene.yml: lifecycle.rules[0] (rule "h"): a delete-once-served rule needs served_when_path or served_when',
     );
     assert.equal(
       configError(rule('lifetime: keep, served_when: merged')).message,
-      '.dochygiene.yml: lifecycle.rules[0].served_when: only a delete-once-served rule has one',
+      '.dochygiene.yml: lifecycle.rules[0] (rule "h").served_when: only a delete-once-served rule has one',
     );
     assert.equal(
       configError(rule('lifetime: delete-once-served, served_when: merged, served_when_path: done.txt'))
         .message,
-      '.dochygiene.yml: lifecycle.rules[0].served_when: give served_when_path or served_when, not both',
+      '.dochygiene.yml: lifecycle.rules[0] (rule "h").served_when: give served_when_path or served_when, not both',
     );
     assert.equal(
       parseConfig(rule('lifetime: delete-once-served, served_when_path: done.txt')).lifecycle.rules[0]

@@ -69,7 +69,9 @@ export function renderClean(result: CleanResult, style: Style): string {
       ? 'Dry run: nothing was changed.'
       : result.commit !== undefined
         ? `Committed ${result.commit.slice(0, 12)} ${quote(result.message?.split('\n')[0] ?? '')}`
-        : 'No commit: nothing was applied.';
+        : result.status === 'removed'
+          ? 'No commit: only untracked files were removed (they had no history to commit).'
+          : 'No commit: nothing was applied.';
   if (result.interrupted_run !== undefined) lines.push(renderInterrupted(result.interrupted_run));
   lines.push(head);
   if (result.wip_commit !== undefined)

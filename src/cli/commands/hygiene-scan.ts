@@ -73,6 +73,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     config,
     scopes,
     signal: ctx.signal,
+    nowMs: ctx.clock.now().getTime(),
     onProgress: (message) => out.progress(`stw: ${message}`),
   });
   const partial = isPartialScan(artifact);

@@ -7,6 +7,7 @@ import { discoverRepo, git, readIndexFlags, userGitEnv } from '../../core/git.js
 import { describeOutcome } from '../../core/run.js';
 import type { EditKind, Entry, Report } from '../types.js';
 import { applyRewriteToText, type PreparedRewrite } from './generative.js';
+import { type LifecycleApplyContext, type LifecycleFaults, lifecycleTransaction } from './lifecycle.js';
 import { placementProblem, readGitlinks } from './placement.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
 
@@ -26,7 +27,7 @@ export {
  */
 
 /** Test-only failure injection: a hook that throws makes that step fail as a real I/O error would. */
-export interface ApplyFaults {
+export interface ApplyFaults extends LifecycleFaults {
   /** Called just before a file is written. */
   beforeWrite?: (path: string) => void | Promise<void>;
   /** Called just before `git mv` runs. */
@@ -63,6 +64,8 @@ export interface ApplyOptions {
   onEdit?: (edit: RecordedEdit) => void | Promise<void>;
   /** Where atomic writes keep their temp files (see `writeFileAtomic`); default: beside the file. */
   tempDir?: string;
+  /** How `delete-path` entries are judged and applied (docs/lifecycle.md); without it they are skipped. */
+  lifecycle?: LifecycleApplyContext;
 }
 
 /** One change the applier is about to make, as `onEdit` hears of it. */
@@ -77,6 +80,11 @@ export interface RecordedEdit {
   moved_to?: string;
   /** Folders created for the move's destination, outermost first. */
   created_dirs?: string[];
+  /**
+   * A lifecycle deletion: where the file's bytes are kept (in the run's hold folder)
+   * until the commit exists; a rollback moves them back from there.
+   */
+  held?: string;
 }
 
 export type FileStatus = 'applied' | 'unchanged' | 'skipped' | 'failed';
@@ -90,7 +98,7 @@ export interface FileOutcome {
   detail?: string;
   /** For a move: where the file went. */
   moved_to?: string;
-  /** A delete-range removed every line: the file itself was deleted (staged as a removal). */
+  /** A delete-range removed every line, or a lifecycle delete-path ran: the path is gone (a tracked one staged as a removal). */
   removed?: true;
   /**
    * sha256 of the bytes the applier left at `path` (at `moved_to` for a move): a rollback
@@ -121,6 +129,8 @@ export interface ApplyResult {
   staged_by_move: string[];
   /** Folders created for move destinations, outermost first (for rollback). */
   created_dirs: string[];
+  /** Tracked files a lifecycle deletion removed (`git rm`): already staged; never `git add` them again. */
+  staged_by_rm: string[];
 }
 
 const entryKind = (entry: Entry): EditKind | 'generative' =>
@@ -244,6 +254,8 @@ type Transaction =
       writtenSha256?: string;
       removed?: true;
       moved?: { to: string; createdDirs: string[] };
+      /** Tracked files a lifecycle deletion removed from the index. */
+      unstaged?: string[];
     }
   | { status: 'skipped'; reason: SkipReason; detail: string }
   | { status: 'failed'; reason: FailReason; detail: string };
@@ -276,6 +288,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     onEdit: options.onEdit,
     tempDir: options.tempDir,
     rewrites: options.rewrites,
+    lifecycle: options.lifecycle,
   };
   const result: ApplyResult = {
     status: 'nothing',
@@ -284,6 +297,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     stage: [],
     staged_by_move: [],
     created_dirs: [],
+    staged_by_rm: [],
   };
   let failed = false;
   for (const [path, entries] of groupByPath(selected)) {
@@ -304,6 +318,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     } else {
       if (outcome.wrote !== undefined) result.stage.push(outcome.wrote);
       if (outcome.removed) file.removed = true;
+      if (outcome.unstaged !== undefined) result.staged_by_rm.push(...outcome.unstaged);
       if (outcome.writtenSha256 !== undefined) file.written_sha256 = outcome.writtenSha256;
       if (outcome.moved !== undefined) {
         file.moved_to = outcome.moved.to;
@@ -339,6 +354,7 @@ interface TransactionContext {
   rewrites: ReadonlyMap<string, PreparedRewrite> | undefined;
   onEdit: ApplyOptions['onEdit'];
   tempDir: string | undefined;
+  lifecycle: LifecycleApplyContext | undefined;
 }
 
 /**
@@ -374,14 +390,20 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   if (first.op_type === 'generative' && rewrite === undefined)
     return skip('no-model', 'no model is configured and no --generated text was given');
   if (rewrite !== undefined && !rewrite.ok) return skip(rewrite.reason, rewrite.detail);
-  if (first.exact_edit?.kind === 'delete-path')
-    return skip('lifecycle-not-supported', 'lifecycle deletions are not applied by this release');
 
   const unsafe = await unsafeLocation(tx, path);
   if (unsafe !== undefined) return skip('unsafe-path', `the path is not safe to write: ${unsafe}`);
   const absolute = join(root, path);
   if (!(await staysInsideRoot(realRoot, dirname(absolute))))
     return skip('unsafe-path', 'the path leads outside the project root');
+  if (first.exact_edit?.kind === 'delete-path') {
+    if (tx.lifecycle === undefined)
+      return skip('lifecycle-not-supported', 'this caller does not apply lifecycle deletions');
+    const hooks = { onEdit: tx.onEdit, ...(faults ? { faults } : {}) };
+    const outcome = await lifecycleTransaction(root, first, tx.lifecycle, hooks, tx.deadline, tx.dryRun);
+    if (outcome.status !== 'applied') return outcome;
+    return { status: 'applied', unchanged: [], removed: true, unstaged: outcome.removed };
+  }
   let stats: Awaited<ReturnType<typeof lstat>>;
   try {
     stats = await lstat(absolute);

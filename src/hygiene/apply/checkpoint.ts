@@ -32,6 +32,10 @@ export interface RunRecord {
   checkpointTree?: string;
   wip?: string;
   edits: RecordedEdit[];
+  /** Where lifecycle deletions keep the files they removed until the commit exists (docs/lifecycle.md). */
+  holdDir?: string;
+  /** The held files were declared final (see the `held-released` event): a rollback leaves them gone. */
+  heldReleased?: true;
   /** The cleanup's `git commit` was started (it may have made the commit even if it did not return). */
   commitStarted: boolean;
   commit?: string;
@@ -61,6 +65,12 @@ export class RunRecorder {
         this.record.edits.push(edit);
         break;
       }
+      case 'hold':
+        this.record.holdDir = event.dir;
+        break;
+      case 'held-released':
+        this.record.heldReleased = true;
+        break;
       case 'commit-started':
         this.record.commitStarted = true;
         break;

@@ -5,6 +5,7 @@ import { Deadline } from '../../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../../core/errors.js';
 import { discoverRepo, git, readIndexFlags, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
+import { loadConfig } from '../config.js';
 import { resolveProjectRoot } from '../project.js';
 import { validateReport } from '../report/validate.js';
 import type { RunLock } from '../state/run-lock.js';
@@ -28,7 +29,14 @@ import {
   keepRewritesResolving,
   type LinkRewrite,
 } from './keep-references.js';
-import { acquireRunLock, type InterruptedRunReport, removeStaleTemps, rollBack } from './recovery.js';
+import { holdDirFor, type LifecycleApplyContext } from './lifecycle.js';
+import {
+  acquireRunLock,
+  type InterruptedRunReport,
+  releaseHold,
+  removeStaleTemps,
+  rollBack,
+} from './recovery.js';
 import { entriesOutsideScan } from './report-scope.js';
 
 /**
@@ -79,8 +87,9 @@ export interface PlannedEntry {
   /**
    * Why a `skipped` entry is skipped: `untracked`, `hidden-from-status` (marked
    * assume-unchanged or skip-worktree, so git cannot see or checkpoint a local edit in it),
-   * `lifecycle-not-supported`, `would-break-reference` (applying it would break a reference
-   * that resolves now; `detail` names it).
+   * `would-break-reference` (applying it would break a reference that resolves now;
+   * `detail` names it). A lifecycle `delete-path` is judged at apply time on the unit's
+   * facts then.
    */
   reason?: string;
 }
@@ -322,15 +331,14 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
       planned.default_selected = false;
     } else if (entry.safety_tier === 'confirm' && !approved.has(entry.id))
       planned.decision = 'needs-approval';
-    else if (!tracked.has(entry.path)) {
+    else if (kind === 'delete-path') {
+      // A unit (file or folder) judged again on the facts at apply time (docs/lifecycle.md).
+    } else if (!tracked.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'untracked';
     } else if (hidden.has(entry.path)) {
       planned.decision = 'skipped';
       planned.reason = 'hidden-from-status';
-    } else if (kind === 'delete-path') {
-      planned.decision = 'skipped';
-      planned.reason = 'lifecycle-not-supported';
     }
     return planned;
   });
@@ -399,9 +407,10 @@ export interface CleanResult {
   /**
    * `committed`: every approved entry applied, one commit. `partial`: a commit (or none, if
    * nothing could apply) with some approved entries skipped. `nothing`: no approved entry.
-   * `dry-run`: nothing changed.
+   * `removed`: only untracked files were deleted (approved lifecycle entries), so there
+   * was nothing to commit. `dry-run`: nothing changed.
    */
-  status: 'committed' | 'partial' | 'nothing' | 'dry-run';
+  status: 'committed' | 'partial' | 'nothing' | 'removed' | 'dry-run';
   root: string;
   report_generated_at: string;
   entries: CleanEntryOutcome[];
@@ -467,9 +476,21 @@ export function cleanupMessage(applied: readonly Entry[], files: number, skipped
     '',
     line('Auto', AUTO_LABELS, 'auto'),
     line('Confirmed', CONFIRMED_LABELS, 'confirm'),
+    ...lifecycleLine(applied),
     `Skipped (re-analysis recommended): ${skipped}`,
     '',
   ].join('\n');
+}
+
+/** `Lifecycle: 3 deleted (runs ×2, scratch ×1)`, rules in first-seen order; nothing when none ran. */
+function lifecycleLine(applied: readonly Entry[]): string[] {
+  const byRule = new Map<string, number>();
+  for (const entry of applied)
+    if (entry.lifecycle !== undefined && kindOf(entry) === 'delete-path')
+      byRule.set(entry.lifecycle.rule, (byRule.get(entry.lifecycle.rule) ?? 0) + 1);
+  if (byRule.size === 0) return [];
+  const total = [...byRule.values()].reduce((sum, n) => sum + n, 0);
+  return [`Lifecycle: ${total} deleted (${[...byRule].map(([rule, n]) => `${rule} ×${n}`).join(', ')})`];
 }
 
 function countOutcomes(entries: readonly CleanEntryOutcome[]): CleanResult['counts'] {
@@ -587,6 +608,13 @@ async function dryRunClean(
     deadline,
     env: options.env,
     dryRun: true,
+    // Judged as the real run judges: it records (so untracked units may go) and checkpoints
+    // uncommitted work (so an approved dirty unit may go); nothing moves here.
+    lifecycle: await lifecycleContext(plan, options, {
+      checkpointed: Object.values(await pendingChanges(plan.root, deadline)).some(Boolean),
+      baseHead: 'HEAD',
+      holdDir: '',
+    }),
     ...(rewrites !== undefined ? { rewrites } : {}),
   });
   const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
@@ -654,6 +682,9 @@ async function cleanLocked(
   const pending = await pendingChanges(root, deadline);
   const recorder = await startRun(root, repo, deadline, lock, formatInstant(options.clock.now()));
   const { record } = recorder;
+  const deletes = plan.apply.some((id) => kindOf(byId.get(id)!) === 'delete-path');
+  // Journaled before its first use, so that the next run finds what a crash left held.
+  if (deletes) recorder.note({ type: 'hold', dir: holdDirFor(repo.gitDir) });
 
   let applied: ApplyResult | undefined;
   let commit: string;
@@ -673,6 +704,15 @@ async function cleanLocked(
       env,
       onEdit: (edit) => recorder.note({ type: 'edit', ...edit }),
       ...(lock === undefined ? {} : { tempDir: lock.tempDir }),
+      ...(deletes
+        ? {
+            lifecycle: await lifecycleContext(plan, options, {
+              checkpointed: record.wip !== undefined,
+              baseHead: record.head,
+              holdDir: record.holdDir!,
+            }),
+          }
+        : {}),
       ...(rewrites !== undefined ? { rewrites } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
@@ -686,7 +726,7 @@ async function cleanLocked(
     }
     if (applied.stage.length > 0)
       expectOk(await userGit(['add', '--', ...applied.stage], root, env, deadline), 'git add');
-    await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move]);
+    await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm]);
 
     entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
     counts = countOutcomes(entries);
@@ -706,10 +746,18 @@ async function cleanLocked(
       if (warnings.length > 0) result.warnings = warnings;
       return result;
     }
+    const staged = applied.stage.length + applied.staged_by_move.length + applied.staged_by_rm.length;
+    if (staged === 0)
+      return await untrackedOnly(recorder, root, env, deadline, base, entries, counts, applied);
 
+    // A lifecycle unit (a folder, say) counts as the files its `git rm` put in the commit.
+    const units = new Set(applied.entries.filter((e) => e.kind === 'delete-path').map((e) => e.path));
+    const committedFiles =
+      applied.files.filter((file) => file.status === 'applied' && !units.has(file.path)).length +
+      applied.staged_by_rm.length;
     message = cleanupMessage(
       ownApplied(applied, plan).map((id) => byId.get(id)!),
-      changedFiles,
+      committedFiles,
       counts.skipped,
     );
     await options.faults?.beforeCommit?.();
@@ -742,8 +790,70 @@ async function cleanLocked(
     delete result.last_clean;
     warnings.push(`the commit was made, but last_clean could not be stamped: ${(error as Error).message}`);
   }
+  try {
+    // The commit exists: what lifecycle deletions held is final (a crash before this is
+    // finished by the next run, which finds the commit).
+    if (record.holdDir !== undefined) {
+      recorder.note({ type: 'held-released' });
+      await releaseHold(record);
+    }
+  } catch (error) {
+    warnings.push(
+      `the commit was made, but the deleted files held in ${record.holdDir} could not be removed: ${(error as Error).message}`,
+    );
+  }
   if (warnings.length > 0) result.warnings = warnings;
   return result;
+}
+
+/**
+ * Approved lifecycle deletions of untracked files alone: they have no history, so there is
+ * nothing to commit. They are declared final (journaled first, so a crash from here on
+ * never puts them back half-way), and the checkpoint is unwound as for an empty run.
+ */
+async function untrackedOnly(
+  recorder: RunRecorder,
+  root: string,
+  env: NodeJS.ProcessEnv | undefined,
+  deadline: Deadline,
+  base: { root: string; report_generated_at: string },
+  entries: CleanEntryOutcome[],
+  counts: CleanResult['counts'],
+  applied: ApplyResult,
+): Promise<CleanResult> {
+  const { record } = recorder;
+  recorder.note({ type: 'held-released' });
+  await releaseHold(record);
+  const unwound = await rollBack(root, env, deadline, record);
+  const result: CleanResult = {
+    status: counts.skipped > 0 ? 'partial' : 'removed',
+    ...base,
+    entries,
+    files: applied.files,
+    counts,
+  };
+  if (!unwound.ok) {
+    result.warnings = [`the checkpoint could not be unwound: ${unwound.problem}`];
+    if (record.wip !== undefined) result.wip_commit = record.wip;
+  }
+  return result;
+}
+
+/** What the applier needs for `delete-path` entries: the rules as configured now and this run's facts. */
+async function lifecycleContext(
+  plan: CleanPlan,
+  options: CleanOptions,
+  run: { checkpointed: boolean; baseHead: string; holdDir: string },
+): Promise<LifecycleApplyContext> {
+  const { lifecycle } = await loadConfig(plan.root);
+  return {
+    rules: lifecycle.rules,
+    ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    nowMs: options.clock.now().getTime(),
+    approved: new Set(plan.decisions.approve),
+    ...run,
+  };
 }
 
 /**

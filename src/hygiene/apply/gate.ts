@@ -27,6 +27,8 @@ import type { SkipReason } from './text-edits.js';
  * (`uncommitted-changes`): the applier makes no checkpoint, so only a file whose every
  * byte git already holds in a commit may be edited. The run holds the repository's run
  * lock, as `clean` does.
+ * A lifecycle `delete-path` is judged on its unit's facts now (docs/lifecycle.md): with
+ * no checkpoint and no record here, only a unit git holds unchanged in HEAD is deleted.
  */
 
 export interface GatedApplyOptions extends ApplyOptions {
@@ -79,10 +81,13 @@ export async function applyGated(options: GatedApplyOptions): Promise<GatedApply
     deadline,
   );
   try {
-    const result = await applyHeld({
-      ...options,
-      ...(held.lock === undefined ? {} : { tempDir: held.lock.tempDir }),
-    });
+    const result = await applyHeld(
+      {
+        ...options,
+        ...(held.lock === undefined ? {} : { tempDir: held.lock.tempDir }),
+      },
+      (options.clock ?? systemClock).now().getTime(),
+    );
     if (held.interrupted !== undefined) result.interrupted_run = held.interrupted;
     return result;
   } finally {
@@ -90,7 +95,7 @@ export async function applyGated(options: GatedApplyOptions): Promise<GatedApply
   }
 }
 
-async function applyHeld(options: ApplyOptions): Promise<GatedApplyResult> {
+async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
   const all = selectEntries(options.report, options.only);
   const needsModel = all.filter((entry) => kindOf(entry) === 'generative');
@@ -99,8 +104,11 @@ async function applyHeld(options: ApplyOptions): Promise<GatedApplyResult> {
   const needsApproval = named ? [] : selected.filter((entry) => entry.safety_tier !== 'auto');
   const approved = named ? selected : selected.filter((entry) => entry.safety_tier === 'auto');
 
-  // Unsafe paths are never handed to git; the applier skips them (unsafe-path).
-  const paths = [...new Set(approved.map((entry) => entry.path))].filter(isSafeRelativePath);
+  // Unsafe paths are never handed to git; the applier skips them (unsafe-path). A lifecycle
+  // unit (a folder, say) is judged by the applier on its own facts, not by these checks.
+  const paths = [
+    ...new Set(approved.filter((entry) => kindOf(entry) !== 'delete-path').map((entry) => entry.path)),
+  ].filter(isSafeRelativePath);
   const flags = await readIndexFlags(options.root, paths, deadline);
   const uncommitted = await differFromHead(
     options.root,
@@ -136,7 +144,8 @@ async function applyHeld(options: ApplyOptions): Promise<GatedApplyResult> {
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
   // The reference invariant, as clean runs it: nothing that would break a resolving reference,
   // and a move's inbound links move with it.
-  const world = await readDocWorld(options.root, await loadConfig(options.root), deadline);
+  const config = await loadConfig(options.root);
+  const world = await readDocWorld(options.root, config, deadline);
   const kept = keepReferencesResolving(world, options.report, toApply);
   for (const entry of approved) {
     const detail = kept.would_break.get(entry.id);
@@ -147,6 +156,16 @@ async function applyHeld(options: ApplyOptions): Promise<GatedApplyResult> {
     ...options,
     report: kept.report,
     only: kept.apply.filter((id) => !kept.would_break.has(id)),
+    lifecycle: {
+      rules: config.lifecycle.rules,
+      ...(config.lifecycle.vault_command ? { vaultCommand: config.lifecycle.vault_command } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      nowMs,
+      approved: new Set(named ? toApply : []),
+      // No checkpoint and no record: a unit with uncommitted changes or untracked files is refused.
+      checkpointed: false,
+      baseHead: 'HEAD',
+    },
   });
 
   const files: FileOutcome[] = [...result.files];

@@ -13,6 +13,7 @@ import { loadConfig } from '../config.js';
 import {
   type DocWorld,
   inboundReferences,
+  isUnder,
   type PlannedChange,
   type ResolvedWorld,
   readDocWorld,
@@ -56,6 +57,7 @@ const GUARDED_KINDS = new Set([
   'dedupe',
   'insert-frontmatter',
   'move-to-archive',
+  'delete-path',
 ]);
 
 /** The replace-text entries that carry a move's inbound links to the new place, one per line. */
@@ -149,13 +151,15 @@ export function keepReferencesResolving(
       rewrites.push(...made.rewrites);
     }
     const edits = new Map<string, Entry[]>();
-    for (const e of [...active.filter((e) => e.exact_edit!.kind !== 'move-to-archive'), ...rewriteEntries])
-      edits.set(e.path, [...(edits.get(e.path) ?? []), e]);
+    const deletes = active.filter((e) => e.exact_edit!.kind === 'delete-path');
+    const textEdits = active.filter((e) => !['move-to-archive', 'delete-path'].includes(e.exact_edit!.kind));
+    for (const e of [...textEdits, ...rewriteEntries]) edits.set(e.path, [...(edits.get(e.path) ?? []), e]);
     const change: PlannedChange = {
       edits,
       moves: new Map(
         moves.filter((m) => !touchedByOthers(m, active)).map((m) => [m.path, m.exact_edit!.dest_path!]),
       ),
+      deletes: new Set(deletes.map((e) => e.path)),
     };
     const sim = simulate(world, change);
     // A file the applier will skip (its edits conflict) changes nothing; its own skip reason stands.
@@ -180,6 +184,8 @@ export function keepReferencesResolving(
         const moveId = rewrites.find((r) => r.path === b.blame && r.line === b.line)?.for_entry;
         blamed = active.filter((e) => e.id === moveId);
       }
+      // A reference into a deleted unit (a folder, say) is that deletion's fault.
+      if (blamed.length === 0) blamed = deletes.filter((e) => isUnder(b.blame, e.path));
       if (blamed.length === 0) blamed = active.filter((e) => e.path === b.doc);
       for (const e of blamed)
         if (!wouldBreak.has(e.id))

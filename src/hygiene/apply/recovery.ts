@@ -1,5 +1,5 @@
-import { lstat, readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import { formatInstant } from '../../core/clock.js';
 import type { Deadline } from '../../core/deadline.js';
@@ -10,6 +10,7 @@ import { type InterruptedRun, isProcessAlive, RunLock } from '../state/run-lock.
 import { type RecordedEdit, removeCreatedDirs } from './applier.js';
 import { type RunRecord, RunRecorder, WIP_MESSAGE } from './checkpoint.js';
 import { expectOk, headOid, indexTree, readGit, userGit } from './git-steps.js';
+import { moveFile } from './lifecycle.js';
 import { sha256Hex } from './text-edits.js';
 
 /**
@@ -28,10 +29,14 @@ export type Restored =
 
 /** Whether the file at `path` holds exactly the bytes with this sha256 (false when absent or not a file). */
 async function holds(root: string, path: string, sha256: string | undefined): Promise<boolean> {
+  return holdsAt(join(root, path), sha256);
+}
+
+async function holdsAt(absolute: string, sha256: string | undefined): Promise<boolean> {
   if (sha256 === undefined) return false;
   try {
-    if (!(await lstat(join(root, path))).isFile()) return false;
-    return sha256Hex(await readFile(join(root, path))) === sha256;
+    if (!(await lstat(absolute)).isFile()) return false;
+    return sha256Hex(await readFile(absolute)) === sha256;
   } catch {
     return false;
   }
@@ -114,6 +119,53 @@ async function restorePaths(
 }
 
 /**
+ * Moves the files a lifecycle deletion held back to where they were, byte for byte (the
+ * very files, renamed back), and their index entries back as in `baseline`. A file whose
+ * place is taken again, or whose held copy is not what was recorded, is left where it is
+ * and named; the hold folder then stays, so nothing is lost.
+ */
+async function restoreHeld(
+  root: string,
+  env: NodeJS.ProcessEnv | undefined,
+  deadline: Deadline,
+  baseline: string,
+  edits: readonly RecordedEdit[],
+): Promise<{ restored: string[]; leftAlone: string[] }> {
+  const restored: string[] = [];
+  const leftAlone: string[] = [];
+  for (const edit of edits) {
+    const held = edit.held!;
+    const isHeld = await holdsAt(held, edit.before_sha256);
+    if (isHeld && (await isAbsent(root, edit.path))) {
+      await mkdir(dirname(join(root, edit.path)), { recursive: true });
+      await moveFile(held, join(root, edit.path));
+      restored.push(edit.path);
+    } else if (!isHeld && (await holds(root, edit.path, edit.before_sha256))) {
+      // Never moved (the run stopped between recording and moving): nothing to undo.
+    } else leftAlone.push(edit.path);
+  }
+  if (restored.length > 0) {
+    const inBaseline = splitNul(
+      await readGit(['ls-tree', '-z', '--name-only', baseline, '--', ...restored], root, deadline),
+    );
+    if (inBaseline.length > 0)
+      // The index entry only (`reset` never writes the worktree): the bytes are back already.
+      expectOk(
+        await userGit(['reset', '-q', baseline, '--', ...inBaseline], root, env, deadline),
+        'git reset',
+      );
+  }
+  return { restored, leftAlone };
+}
+
+/** Deletes the run's hold folder (its files are final, or all back), and `hold/` once empty. */
+export async function releaseHold(record: RunRecord): Promise<void> {
+  if (record.holdDir === undefined) return;
+  await rm(record.holdDir, { recursive: true, force: true });
+  await rmdir(dirname(record.holdDir)).catch(() => {});
+}
+
+/**
  * Undoes the run in `record`. `indexTrusted`: the saved index may be put back once the
  * index is again what the checkpoint left (false when the record cannot tell).
  */
@@ -129,10 +181,26 @@ export async function rollBack(
   let restored: string[] = [];
   try {
     const baseline = record.wip ?? record.head;
-    const { intact, changed } = await sortEdits(root, record.edits, deadline);
+    const heldEdits = record.edits.filter((edit) => edit.held !== undefined);
+    const { intact, changed } = await sortEdits(
+      root,
+      record.edits.filter((edit) => edit.held === undefined),
+      deadline,
+    );
     leftAlone = changed;
     restored = intact;
     await restorePaths(root, env, deadline, baseline, intact, changed);
+    // Held files come back unless they were declared final (a commit-less run of untracked deletions).
+    const back = record.heldReleased
+      ? { restored: [], leftAlone: [] }
+      : await restoreHeld(root, env, deadline, baseline, heldEdits);
+    restored = [...restored, ...back.restored];
+    leftAlone = [...leftAlone, ...back.leftAlone];
+    if (back.leftAlone.length > 0)
+      problems.push(
+        `deleted files whose place was taken again, so they were not put back: ${back.leftAlone.join(', ')} (kept in ${record.holdDir})`,
+      );
+    else await releaseHold(record);
     await removeCreatedDirs(
       root,
       record.edits.flatMap((edit) => edit.created_dirs ?? []),
@@ -255,6 +323,8 @@ export async function recoverInterrupted(
   if (record.commit !== undefined) {
     report.outcome = 'committed';
     report.commit = record.commit;
+    // The cleanup commit stands, so what its lifecycle deletions held is final.
+    await releaseHold(record);
     return report;
   }
   const restored = await rollBack(root, env, deadline, record, bytes !== undefined);

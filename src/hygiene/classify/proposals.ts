@@ -95,7 +95,15 @@ function crossFieldViolations(p: Proposal, at: string): string[] {
       out.push(`${at}.exact_edit.${field}: is required for ${edit.kind}`);
     }
   }
-  for (const field of ['match', 'replacement', 'canonical_ref', 'dest_path', 'key', 'value'] as const) {
+  for (const field of [
+    'match',
+    'replacement',
+    'canonical_ref',
+    'dest_path',
+    'key',
+    'value',
+    'recursive',
+  ] as const) {
     if (edit[field] !== undefined && !info.fields.includes(field)) {
       out.push(`${at}.exact_edit.${field}: is not a field of ${edit.kind}`);
     }

@@ -10,6 +10,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { type Clock, formatInstant } from '../../core/clock.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { toolVersion } from '../../core/package.js';
+import { isDeletableUnit } from '../classify/lifecycle.js';
 import {
   CATEGORY_FILTER_VALUES,
   isSafeRelativePath,
@@ -18,6 +19,7 @@ import {
   parseProposals,
 } from '../classify/proposals.js';
 import { spanText, splitLines } from '../line-span.js';
+import type { LifecycleUnit } from '../scan/lifecycle.js';
 import { countTokens, TOKENIZER_NAME } from '../tokens.js';
 import {
   DEFAULT_CONFIG,
@@ -27,6 +29,7 @@ import {
   entryEvidence,
   GENERATIVE_FLAGS,
   KIND_TABLE,
+  type LifecycleInfo,
   type Proposal,
   type Report,
   type ScanArtifact,
@@ -155,12 +158,19 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   const proposals = parseProposals(input.proposals);
 
   const shortlisted = new Set(artifact.shortlist);
+  const units = new Map((artifact.lifecycle ?? []).map((unit) => [unit.path, unit]));
   const violations: string[] = [];
   const aliasOf = realFileOfAlias(artifact);
   proposals.forEach((p, i) => {
     const real = aliasOf.get(p.path);
     if (real !== undefined) violations.push(`proposals[${i}].path: ${aliasMessage(p.path, real)}`);
-    else if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
+    else if (isLifecycleDeletion(p)) {
+      const unit = units.get(p.path);
+      if (unit === undefined || !isDeletableUnit(unit) || !isSafeRelativePath(p.path))
+        violations.push(
+          `proposals[${i}].path: ${JSON.stringify(p.path)} is not a unit a lifecycle rule lets go (${unit?.decision ?? 'no rule matches it'})`,
+        );
+    } else if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
       violations.push(`proposals[${i}].path: ${JSON.stringify(p.path)} is not in the scan's shortlist`);
     }
   });
@@ -180,7 +190,8 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
 
   // Read each file once; its bytes are what the hash, the anchors and the tokens refer to.
   const files = new Map<string, FileBytes>();
-  for (const path of [...new Set(proposals.map((p) => p.path))].sort()) {
+  const docProposals = proposals.filter((p) => !isLifecycleDeletion(p));
+  for (const path of [...new Set(docProposals.map((p) => p.path))].sort()) {
     try {
       const bytes = await readFile(join(artifact.project_root, path));
       files.set(path, { bytes, lines: splitLines(bytes.toString('utf8')) });
@@ -192,7 +203,7 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   }
   rejectIfAny(violations);
   proposals.forEach((p, i) => {
-    violations.push(...fileViolations(p, files.get(p.path)!, `proposals[${i}]`));
+    if (!isLifecycleDeletion(p)) violations.push(...fileViolations(p, files.get(p.path)!, `proposals[${i}]`));
   });
   rejectIfAny(violations);
 
@@ -203,17 +214,19 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   const kept = proposals.filter((p) => matchesCategoryFilter(p.category, filter));
   // Hash (and stamp) each file once, in path order, at the instant its bytes are hashed.
   const hashed = new Map<string, { sha256: string; at: string }>();
-  for (const path of [...new Set(kept.map((p) => p.path))].sort()) {
+  for (const path of [...new Set(kept.filter((p) => !isLifecycleDeletion(p)).map((p) => p.path))].sort()) {
     const sha256 = createHash('sha256').update(files.get(path)!.bytes).digest('hex');
     hashed.set(path, { sha256, at: formatInstant(clock.now()) });
   }
   const entries = kept.map((proposal) =>
-    buildEntry(
-      proposal,
-      files.get(proposal.path)!,
-      hashed.get(proposal.path)!,
-      agentContext.has(proposal.path),
-    ),
+    isLifecycleDeletion(proposal)
+      ? buildLifecycleEntry(proposal, units.get(proposal.path)!, formatInstant(clock.now()))
+      : buildEntry(
+          proposal,
+          files.get(proposal.path)!,
+          hashed.get(proposal.path)!,
+          agentContext.has(proposal.path),
+        ),
   );
   entries.sort(compareEntries);
   assignEntryIds(entries);
@@ -334,6 +347,54 @@ async function realFileOf(root: string, path: string): Promise<string | null | u
   const rel = relative(realRoot, real);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
   return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
+function isLifecycleDeletion(proposal: Proposal): boolean {
+  return proposal.exact_edit?.kind === 'delete-path';
+}
+
+/**
+ * A lifecycle `delete-path`: every guarded fact comes from the scan's unit, never from the
+ * proposal. Reversible only when git history holds every byte (tracked and clean); apply
+ * re-derives that (docs/lifecycle.md).
+ */
+function buildLifecycleEntry(proposal: Proposal, unit: LifecycleUnit, at: string): Entry {
+  const isReversible = unit.tracked && !unit.dirty;
+  const lifecycle: LifecycleInfo = {
+    rule: unit.rule,
+    lifetime: unit.lifetime,
+    tracked: unit.tracked,
+    dirty: unit.dirty,
+    age_days: unit.age_days,
+    age_source: unit.age_source,
+    ...(unit.rank !== undefined ? { rank: unit.rank } : {}),
+    decision: unit.decision,
+    evidence: unit.evidence,
+    files: unit.files,
+    content_digest: unit.content_digest,
+    ...(unit.served_path !== undefined ? { served_path: unit.served_path } : {}),
+    ...(unit.served_when !== undefined ? { served_when: unit.served_when } : {}),
+    ...(unit.extract !== undefined ? { extract: unit.extract } : {}),
+  };
+  const entry: Entry = {
+    id: '',
+    path: proposal.path,
+    category: proposal.category,
+    signals: proposal.signals,
+    op: proposal.op,
+    op_type: 'deterministic',
+    exact_edit: { kind: 'delete-path', recursive: unit.type === 'directory' },
+    is_destructive: true,
+    is_reversible: isReversible,
+    safety_tier: 'confirm',
+    token_estimate: { raw_tokens: 0, injection_frequency: 0, weighted_tokens: 0 },
+    confidence: proposal.confidence,
+    generated_at: at,
+    ...(proposal.why !== undefined ? { why: proposal.why } : {}),
+    lifecycle,
+  };
+  entry.safety_tier = deriveSafetyTier('deterministic', true, isReversible, entryEvidence(entry));
+  return entry;
 }
 
 function rejectIfAny(violations: string[]): void {

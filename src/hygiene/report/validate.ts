@@ -100,7 +100,9 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
       else firstIndexOfId.set(entry['id'], index);
     }
     const path = entry['path'];
-    if (typeof path === 'string' && !shortlist.has(path))
+    // A lifecycle deletion names a matched file or folder, not a scanned doc.
+    const isLifecycleDelete = isObject(entry['exact_edit']) && entry['exact_edit']['kind'] === 'delete-path';
+    if (typeof path === 'string' && !shortlist.has(path) && !isLifecycleDelete)
       add(at('path'), `${show(path)} is not in shortlist`);
 
     const category = entry['category'];
@@ -187,6 +189,22 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
 
     const destructive = entry['is_destructive'];
     const reversible = entry['is_reversible'];
+    // A lifecycle deletion's reversibility is the scan's fact: history holds it only when
+    // every file was tracked and clean (docs/lifecycle.md).
+    if (isObject(edit) && edit['kind'] === 'delete-path') {
+      const block = entry['lifecycle'];
+      if (!isObject(block)) add(at('lifecycle'), 'is required for kind "delete-path"');
+      else if (
+        typeof reversible === 'boolean' &&
+        typeof block['tracked'] === 'boolean' &&
+        typeof block['dirty'] === 'boolean' &&
+        reversible !== (block['tracked'] && !block['dirty'])
+      )
+        add(
+          at('is_reversible'),
+          `expected ${block['tracked'] && !block['dirty']} (lifecycle tracked and clean), found ${reversible}`,
+        );
+    }
     if (expectedFlags !== undefined) {
       if (typeof destructive === 'boolean' && destructive !== expectedFlags.isDestructive)
         add(

@@ -9,6 +9,7 @@ import { WhoLoads } from './context/who-loads.js';
 import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
+import { scanLifecycle } from './lifecycle.js';
 import { readVersionFacts } from './manifests.js';
 import { defaultParseWorkers } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
@@ -31,6 +32,8 @@ export interface ScanOptions {
   signal?: AbortSignal;
   /** Parsing threads besides this one (0: none); by default one per spare core, for a large enough scan. */
   parseWorkers?: number;
+  /** "Now" in epoch ms, for lifecycle ages (the injectable clock's instant). */
+  nowMs?: number;
 }
 
 const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
@@ -159,6 +162,16 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
 
   const shortlist = [...facts.docs.keys()].sort(cmp);
   progress(`scanned ${shortlist.length} docs`);
+  // Lifecycle rules walk every file, not only docs (docs/lifecycle.md).
+  const lifecycle = await scanLifecycle({
+    root,
+    rules: config.lifecycle.rules,
+    inRepo,
+    walkedFiles: walk.tree.files,
+    nowMs: options.nowMs ?? Date.now(),
+    ...(options.deadline ? { deadline: options.deadline } : {}),
+  });
+  const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
   return {
     project_root: root,
     scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,
@@ -170,6 +183,9 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     excluded: walk.exclusions.list(),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
     unavailable,
+    ...(config.lifecycle.rules.length > 0
+      ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
+      : {}),
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
   };

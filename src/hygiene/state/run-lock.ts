@@ -41,7 +41,15 @@ export type RunEvent =
       removed?: true;
       moved_to?: string;
       created_dirs?: string[];
+      held?: string;
     }
+  /** The run's hold folder for lifecycle deletions (docs/lifecycle.md), noted before its first use. */
+  | { type: 'hold'; dir: string }
+  /**
+   * The held files are final and about to be deleted (the commit exists, or the run
+   * removed only untracked files): nothing may put them back any more.
+   */
+  | { type: 'held-released' }
   | { type: 'commit-started' }
   | { type: 'committed'; commit: string };
 

@@ -115,7 +115,7 @@ describe('parseProposals', () => {
         edit({ kind: 'dedupe', anchor: { start_line: 3, end_line: 2 }, canonical_ref: 'b.md' }),
         /start_line is after end_line/,
       ],
-      [edit({ kind: 'delete-path', recursive: true }), /proposals\[1\]\.exact_edit\.kind: must be one of/],
+      [edit({ kind: 'delete-path' }), /proposals\[1\]\.exact_edit\.recursive: is required for delete-path/],
       [
         edit({ kind: 'replace-text', anchor: { start_line: 0, end_line: 2 }, match: 'a', replacement: 'b' }),
         /anchor\.start_line: must be >= 1/,

@@ -142,10 +142,14 @@ describe('validateReport', () => {
     ]);
   });
 
-  it('delete-path reversibility is decided at runtime; judged evidence derives confirm', () => {
+  it('delete-path reversibility is the lifecycle facts (tracked and clean); judged evidence derives confirm', () => {
     const report = load('valid-all-kinds.json');
     report.entries[5]!.is_reversible = false;
     report.entries[5]!.safety_tier = 'confirm';
+    assert.deepEqual(validateReport(report), [
+      'entries[5].is_reversible: expected true (lifecycle tracked and clean), found false',
+    ]);
+    report.entries[5]!.lifecycle!.dirty = true;
     assert.deepEqual(validateReport(report), []);
     report.entries[6]!.safety_tier = 'auto';
     assert.deepEqual(validateReport(report), [
