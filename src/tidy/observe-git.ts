@@ -15,6 +15,7 @@ import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } 
 import { describeOutcome, type RunResult } from '../core/run.js';
 import {
   IncompleteObservationError,
+  incompleteCall,
   type ObjectFormat,
   type ObserveContext,
   type ObserveRequest,
@@ -113,26 +114,8 @@ export async function observeGitRaw(
     ...(input === undefined ? {} : { input }),
     ...(ctx.extraEnv === undefined ? {} : { extraEnv: ctx.extraEnv }),
   });
-  switch (result.kind) {
-    case 'exited':
-      return result;
-    case 'truncated':
-      throw new IncompleteObservationError(
-        'output-bound-exceeded',
-        `${label} produced more than ${result.limit} bytes; evidence is incomplete`,
-      );
-    case 'timed-out':
-      throw new IncompleteObservationError(
-        'deadline',
-        `${label} ran past the deadline; evidence is incomplete`,
-      );
-    case 'cancelled':
-      throw new IncompleteObservationError('cancelled', `${label} was cancelled`);
-    case 'not-found':
-      throw new IncompleteObservationError('git-not-found', 'git is not installed or not on PATH');
-    default:
-      throw new IncompleteObservationError('git-failed', describeOutcome(result, label));
-  }
+  if (result.kind === 'exited') return result;
+  throw incompleteCall(result, label, 'git');
 }
 
 /** Like observeGitRaw, but a non-zero exit is a failure too. */

@@ -8,7 +8,6 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { jj, jjExact } from '../core/jj.js';
-import { describeOutcome } from '../core/run.js';
 import { chunkByCost, utf8Bytes } from './observe-git.js';
 import {
   type JjBookmarks,
@@ -18,7 +17,12 @@ import {
   parseWorkspaceList,
   WORKSPACE_LIST_TEMPLATE,
 } from './observe-jj-parse.js';
-import { IncompleteObservationError, JJ_RECOVERY_PREFIX, type ObserveContext } from './types.js';
+import {
+  IncompleteObservationError,
+  incompleteCall,
+  JJ_RECOVERY_PREFIX,
+  type ObserveContext,
+} from './types.js';
 
 export interface JjCallContext extends ObserveContext {
   cwd: string;
@@ -40,25 +44,8 @@ export async function jjOk(args: readonly string[], ctx: JjCallContext, label: s
     maxBytes: ctx.bounds.maxOutputBytes,
     signal: ctx.signal,
   });
-  switch (result.kind) {
-    case 'exited':
-      if (result.code === 0) return result.stdout.toString('utf8');
-      throw new IncompleteObservationError('jj-failed', describeOutcome(result, label));
-    case 'truncated':
-      throw new IncompleteObservationError(
-        'output-bound-exceeded',
-        `${label} produced more than ${result.limit} bytes; evidence is incomplete`,
-      );
-    case 'timed-out':
-      throw new IncompleteObservationError(
-        'deadline',
-        `${label} ran past the deadline; evidence is incomplete`,
-      );
-    case 'cancelled':
-      throw new IncompleteObservationError('cancelled', `${label} was cancelled`);
-    default:
-      throw new IncompleteObservationError('jj-failed', describeOutcome(result, label));
-  }
+  if (result.kind === 'exited' && result.code === 0) return result.stdout.toString('utf8');
+  throw incompleteCall(result, label, 'jj');
 }
 
 /** Reads the current operation id (the one jj call without `--at-op`). */

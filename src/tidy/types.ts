@@ -4,6 +4,7 @@
  */
 import type { Deadline } from '../core/deadline.js';
 import { OperationalError } from '../core/errors.js';
+import { describeOutcome, type RunResult } from '../core/run.js';
 
 /** The closed reason set, in the order reasons are listed on a target. */
 export const REASON_CODES = [
@@ -431,6 +432,37 @@ export type IncompleteCode =
 /** Evidence could not be observed completely (truncated, timed out, failed): never a decision. */
 export class IncompleteObservationError extends OperationalError {
   declare readonly code: IncompleteCode;
+}
+
+/**
+ * Why a bounded call that did not exit gave no evidence: the one wording for git and jj.
+ * `tool` names what failed (`git-failed` / `jj-failed`) for any other outcome.
+ */
+export function incompleteCall(
+  result: RunResult,
+  label: string,
+  tool: 'git' | 'jj',
+): IncompleteObservationError {
+  switch (result.kind) {
+    case 'truncated':
+      return new IncompleteObservationError(
+        'output-bound-exceeded',
+        `${label} produced more than ${result.limit} bytes; evidence is incomplete`,
+      );
+    case 'timed-out':
+      return new IncompleteObservationError(
+        'deadline',
+        `${label} ran past the deadline; evidence is incomplete`,
+      );
+    case 'cancelled':
+      return new IncompleteObservationError('cancelled', `${label} was cancelled`);
+    case 'not-found':
+      if (tool === 'git')
+        return new IncompleteObservationError('git-not-found', 'git is not installed or not on PATH');
+      return new IncompleteObservationError('jj-failed', describeOutcome(result, label));
+    default:
+      return new IncompleteObservationError(`${tool}-failed`, describeOutcome(result, label));
+  }
 }
 
 // ---------------------------------------------------------------------------
