@@ -271,7 +271,7 @@ describe(`the Claude Code plugin in claude-code ${CLAUDE_CODE_VERSION}`, () => {
     // The fixed proposals give a valid report with the one entry.
     const checked = toolResult(requests, 8);
     assert.equal(checked.isError, false, checked.text);
-    assert.match(checked.text, /Checked 3 docs: 1 candidate \(1 auto, 0 need confirmation\)/);
+    assert.match(checked.text, /Checked 3 docs: 1 entry in 1 file \(1 auto, 0 need confirmation\)/);
     assert.match(checked.text, /\.dochygiene\/report\.md/);
     const validated = await runCli(['hygiene', 'validate', repo.path('.dochygiene', 'report.json')], {
       cwd: repo.dir,
