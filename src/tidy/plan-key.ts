@@ -134,3 +134,36 @@ export function isAuthentic(value: unknown, key: Buffer, tag: unknown): boolean 
   const given = Buffer.from(tag, 'utf8');
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+/**
+ * The checks every sealed plan record passes before its plan is trusted (docs/tidy.md):
+ * plan and binding present, the HMAC under the plan key, the plan's schema, and the plan
+ * id it is stored under. Each failure refuses `tampered-plan`.
+ */
+export async function checkSealedPlan<P, B>(
+  record: { plan?: P | null; binding?: B | null; integrity?: unknown },
+  planId: string,
+  key: Buffer,
+  schema: { file: string; name: string },
+): Promise<{ plan: P; binding: B }> {
+  const { plan, binding } = record;
+  if (typeof plan !== 'object' || plan === null || typeof binding !== 'object' || binding === null)
+    throw new RefusalError('tampered-plan', `plan record ${planId} is incomplete`);
+  if (!isAuthentic({ plan, binding }, key, record.integrity))
+    throw new RefusalError(
+      'tampered-plan',
+      `plan record ${planId} fails its authentication check (edited, or made with another plan key)`,
+    );
+  // Loaded here only: the validator (ajv) is not needed to plan, and it is slow to load.
+  const { schemaValidator } = await import('../core/schema.js');
+  const violations = schemaValidator(schema.file)(plan);
+  if (violations.length > 0)
+    throw new RefusalError(
+      'tampered-plan',
+      `plan record ${planId} does not match schema ${schema.name}: ${violations[0]}`,
+      { violations },
+    );
+  if ((plan as { plan_id?: unknown }).plan_id !== planId)
+    throw new RefusalError('tampered-plan', `plan record ${planId} carries a different plan_id`);
+  return { plan, binding };
+}

@@ -9,7 +9,7 @@ import { lstat, mkdir, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { writeFileExclusive } from '../core/fs-atomic.js';
-import { authenticate, isAuthentic } from './plan-key.js';
+import { authenticate, checkSealedPlan } from './plan-key.js';
 import {
   DEFAULT_PLAN_BOUNDS,
   PLAN_ID_PATTERN,
@@ -222,32 +222,8 @@ export async function readPlanRecord(
     );
   if (record.record_format !== RECORD_FORMAT)
     throw new RefusalError('tampered-plan', `plan record ${planId} has an unknown record_format`);
-  if (
-    typeof plan !== 'object' ||
-    plan === null ||
-    typeof record.binding !== 'object' ||
-    record.binding === null
-  )
-    throw new RefusalError('tampered-plan', `plan record ${planId} is incomplete`);
-  if (!isAuthentic({ plan, binding: record.binding }, key, record.integrity))
-    throw new RefusalError(
-      'tampered-plan',
-      `plan record ${planId} fails its authentication check (edited, or made with another plan key)`,
-    );
-  // Loaded here only: the validator (ajv) is not needed to plan, and it is slow to load.
-  const { schemaValidator } = await import('../core/schema.js');
-  const violations = schemaValidator(PLAN_SCHEMA_FILE)(plan);
-  if (violations.length > 0)
-    throw new RefusalError(
-      'tampered-plan',
-      `plan record ${planId} does not match schema v1: ${violations[0]}`,
-      {
-        violations,
-      },
-    );
-  if (plan.plan_id !== planId)
-    throw new RefusalError('tampered-plan', `plan record ${planId} carries a different plan_id`);
-  if (plan.status !== 'complete')
+  const { plan: sealed } = await checkSealedPlan(record, planId, key, { file: PLAN_SCHEMA_FILE, name: 'v1' });
+  if (sealed.status !== 'complete')
     throw new RefusalError('tampered-plan', `plan record ${planId} is not a complete plan`);
-  return { path, record: record as StoredPlanRecord, plan: plan as TidyPlanV1 };
+  return { path, record: record as StoredPlanRecord, plan: sealed as TidyPlanV1 };
 }

@@ -10,7 +10,7 @@ import { lstat, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError } from '../../core/errors.js';
 import { writeFileExclusive } from '../../core/fs-atomic.js';
-import { authenticate, isAuthentic } from '../plan-key.js';
+import { authenticate, checkSealedPlan } from '../plan-key.js';
 import { PLAN_ID_PATTERN, RECORD_FORMAT, type RepositoryBinding } from '../types.js';
 import { PLAN_V2_SCHEMA_FILE, type TidyPlanV2 } from './types.js';
 
@@ -143,7 +143,6 @@ export async function readRetirementRecord(
   } catch {
     throw new RefusalError('tampered-plan', `plan record ${planId} is not valid JSON`);
   }
-  const plan = record.plan;
   if (
     record.record_format === RECORD_FORMAT &&
     record.binding === undefined &&
@@ -154,30 +153,13 @@ export async function readRetirementRecord(
       'replan-required',
       `plan ${planId} was stored by an earlier version without a keyed integrity check or repository binding; create and review a new plan`,
     );
-  if (
-    record.record_format !== RECORD_FORMAT ||
-    typeof plan !== 'object' ||
-    plan === null ||
-    typeof record.binding !== 'object' ||
-    record.binding === null
-  )
+  if (record.record_format !== RECORD_FORMAT)
     throw new RefusalError('tampered-plan', `plan record ${planId} is incomplete`);
-  if (!isAuthentic({ plan, binding: record.binding }, key, record.integrity))
-    throw new RefusalError(
-      'tampered-plan',
-      `plan record ${planId} fails its authentication check (edited, or made with another plan key)`,
-    );
-  const { schemaValidator } = await import('../../core/schema.js');
-  const violations = schemaValidator(PLAN_V2_SCHEMA_FILE)(plan);
-  if (violations.length > 0)
-    throw new RefusalError(
-      'tampered-plan',
-      `plan record ${planId} does not match schema v2: ${violations[0]}`,
-      { violations },
-    );
-  if (plan.plan_id !== planId)
-    throw new RefusalError('tampered-plan', `plan record ${planId} carries a different plan_id`);
+  const { plan, binding } = await checkSealedPlan(record, planId, key, {
+    file: PLAN_V2_SCHEMA_FILE,
+    name: 'v2',
+  });
   if (plan.status !== 'complete' || plan.retirement === undefined)
     throw new RefusalError('tampered-plan', `plan record ${planId} is not a complete retirement plan`);
-  return { path: read.path, plan, binding: record.binding };
+  return { path: read.path, plan, binding };
 }
