@@ -115,6 +115,7 @@ function cpuMs(commands, env, cwd) {
   const out = execFileSync('bash', ['-c', `${script}; times`], {
     env,
     cwd,
+    stdio: ['ignore', 'pipe', 'ignore'],
     maxBuffer: 256 * 1024 * 1024,
   })
     .toString()
@@ -161,7 +162,7 @@ for (const branches of SIZES) {
           t.evidence.equivalence !== undefined &&
           !/^(beyond the bound|equivalence checks are off)/.test(t.evidence.equivalence.detail),
       ).length;
-      return `exit 0, status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets, ${checked} equivalence checks`;
+      return `status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets, ${checked} equivalence checks`;
     };
     const kinds = {
       floor: { wall: [], cpu: [], status: 'for-each-ref --merged, then node -e 0' },

@@ -28,7 +28,7 @@
  * branch to the per-branch route, which answers exactly as before.
  */
 import { isFullOid } from '../core/git.js';
-import { type GitCallContext, observeGitOk } from './observe-git.js';
+import { type GitCallContext, observeGitOk, settleAll } from './observe-git.js';
 import { IncompleteObservationError, type ObjectFormat, type PlanEquivalence } from './types.js';
 
 /** The per-branch route's bound on base commits since the merge base (patch-id only). */
@@ -433,7 +433,7 @@ function emptyChange(mergeBase: string): PlanEquivalence {
   };
 }
 
-/** Steps 1 and 2a: the probes, and the tips already decided or left to the per-branch route. */
+/** Step 1: the probes, and the tips already decided or left to the per-branch route. */
 async function probesFor(
   tips: readonly string[],
   request: BatchRequest,
@@ -455,15 +455,7 @@ async function probesFor(
       answers.set(tip, { kind: 'final', evidence: emptyChange(mergeBase) });
     else probes.push({ tip, tipTree, mergeBase, changes: [] });
   }
-  if (probes.length === 0) return { probes, listed };
-  const changes = await readChanges(probes, request, ctx);
-  const changing = probes.filter((probe) => {
-    const found = changes.get(probe.tip);
-    if (!found) return false;
-    probe.changes = found;
-    return found.length > 0;
-  });
-  return { probes: changing, listed };
+  return { probes, listed };
 }
 
 /**
@@ -507,16 +499,23 @@ export async function batchEvidence(
 ): Promise<Map<string, BatchAnswer>> {
   const answers = new Map<string, BatchAnswer>();
   if (!gitAtLeast(request.gitVersion, 2, 39)) return answers;
-  const { probes, listed } = await probesFor(tips, request, ctx, answers);
-  if (probes.length === 0) return answers;
-  const oldest = oldestMergeBase(probes, listed);
-  const paths = [...new Set(probes.flatMap((probe) => probe.changes.map((change) => change.path)))];
-
-  const [range, base] = await Promise.all([
+  const listing = await probesFor(tips, request, ctx, answers);
+  const { listed } = listing;
+  if (listing.probes.length === 0) return answers;
+  const oldest = oldestMergeBase(listing.probes, listed);
+  // settleAll: no git process outlives the checks, and the first failure is reported.
+  const [changes, range] = await settleAll<[Map<string, RawChange[] | null>, BaseRange]>([
+    readChanges(listing.probes, request, ctx),
     listRange(oldest, request, ctx),
-    baseEntries(paths, request, ctx),
   ]);
-  const baseListing = [...base.keys()];
+  const probes = listing.probes.filter((probe) => {
+    const found = changes.get(probe.tip);
+    if (!found) return false; // a path git cannot take back as an argument: per branch
+    probe.changes = found;
+    return found.length > 0;
+  });
+  if (probes.length === 0) return answers;
+  const paths = [...new Set(probes.flatMap((probe) => probe.changes.map((change) => change.path)))];
 
   const ancestry = new RangeAncestry(
     range,
@@ -536,17 +535,19 @@ export async function batchEvidence(
   });
   // A squash changes the probe's paths, so it is among the base commits touching them,
   // listed only over the ranges of the branches patch-id evaluates.
-  const candidates =
+  const [base, touching] = await settleAll<[Map<string, { mode: string; oid: string }>, string[]]>([
+    baseEntries(paths, request, ctx),
     evaluable.length === 0
-      ? []
-      : (
-          await touchingCommits(
-            evaluatedRangeEnd(evaluable, ancestry, oldest, listed),
-            [...new Set(evaluable.flatMap(({ probe }) => probe.changes.map((change) => change.path)))],
-            request,
-            ctx,
-          )
-        ).filter((oid) => evaluable.some(({ bit }) => !ancestry.isAncestor(oid, bit)));
+      ? Promise.resolve<string[]>([])
+      : touchingCommits(
+          evaluatedRangeEnd(evaluable, ancestry, oldest, listed),
+          [...new Set(evaluable.flatMap(({ probe }) => probe.changes.map((change) => change.path)))],
+          request,
+          ctx,
+        ),
+  ]);
+  const baseListing = [...base.keys()];
+  const candidates = touching.filter((oid) => evaluable.some(({ bit }) => !ancestry.isAncestor(oid, bit)));
   const ids =
     candidates.length > 0
       ? await patchIds(
