@@ -222,12 +222,40 @@ async function listRange(oldest: string, request: BatchRequest, ctx: GitCallCont
     range.parents.set(oid, parents);
     range.order.push(oid);
   }
-  if (range.order.length > MAX_RANGE_COMMITS)
-    throw new IncompleteObservationError(
-      'output-bound-exceeded',
-      `more than ${MAX_RANGE_COMMITS} base commits since the oldest merge base`,
-    );
   return range;
+}
+
+function rangeTooLong(range: BaseRange): boolean {
+  return range.order.length > MAX_RANGE_COMMITS;
+}
+
+/**
+ * The base range for the probes, and where it ends. Past the bound (a branch off an old
+ * base), the range is listed again down to the oldest merge base the first listing reached:
+ * the branches off older bases are then checked per branch, the others stay batched.
+ */
+async function rangeFor(
+  probes: readonly Probe[],
+  listed: ReadonlyMap<string, ListedCommit>,
+  request: BatchRequest,
+  ctx: GitCallContext,
+): Promise<{ range: BaseRange; oldest: string }> {
+  const oldest = oldestMergeBase(probes, listed);
+  const range = await listRange(oldest, request, ctx);
+  if (!rangeTooLong(range)) return { range, oldest };
+  const reached = probes.filter((probe) => range.parents.has(probe.mergeBase));
+  if (reached.length === 0) throw tooLong();
+  const nearer = oldestMergeBase(reached, listed);
+  const again = await listRange(nearer, request, ctx);
+  if (rangeTooLong(again)) throw tooLong();
+  return { range: again, oldest: nearer };
+}
+
+function tooLong(): IncompleteObservationError {
+  return new IncompleteObservationError(
+    'output-bound-exceeded',
+    `more than ${MAX_RANGE_COMMITS} base commits since the merge bases`,
+  );
 }
 
 /**
@@ -255,16 +283,16 @@ class RangeAncestry {
       if (at !== undefined) this.bits[at * this.words + (bit >> 5)]! |= 1 << (bit & 31);
     });
     // Children come before parents: by a commit's turn every child has passed its bits on.
+    const words = this.words;
+    const bits = this.bits;
     for (let i = 0; i < range.order.length; i++) {
-      const own = this.bits.subarray(i * this.words, (i + 1) * this.words);
-      if (own.every((word) => word === 0)) continue;
+      let any = 0;
+      for (let w = 0; w < words; w++) any |= bits[i * words + w]!;
+      if (any === 0) continue;
       for (const parent of range.parents.get(range.order[i]!)!) {
         const at = this.index.get(parent);
-        if (at === undefined) {
-          if (parent === oldest) for (let w = 0; w < this.words; w++) this.markOldest(own[w]!, w);
-          continue;
-        }
-        for (let w = 0; w < this.words; w++) this.bits[at * this.words + w]! |= own[w]!;
+        if (at !== undefined) for (let w = 0; w < words; w++) bits[at * words + w]! |= bits[i * words + w]!;
+        else if (parent === oldest) for (let w = 0; w < words; w++) this.markOldest(bits[i * words + w]!, w);
       }
     }
   }
@@ -502,12 +530,10 @@ export async function batchEvidence(
   const listing = await probesFor(tips, request, ctx, answers);
   const { listed } = listing;
   if (listing.probes.length === 0) return answers;
-  const oldest = oldestMergeBase(listing.probes, listed);
   // settleAll: no git process outlives the checks, and the first failure is reported.
-  const [changes, range] = await settleAll<[Map<string, RawChange[] | null>, BaseRange]>([
-    readChanges(listing.probes, request, ctx),
-    listRange(oldest, request, ctx),
-  ]);
+  const [changes, { range, oldest }] = await settleAll<
+    [Map<string, RawChange[] | null>, { range: BaseRange; oldest: string }]
+  >([readChanges(listing.probes, request, ctx), rangeFor(listing.probes, listed, request, ctx)]);
   const probes = listing.probes.filter((probe) => {
     const found = changes.get(probe.tip);
     if (!found) return false; // a path git cannot take back as an argument: per branch
