@@ -4,11 +4,14 @@
 // - apply: one `git update-ref --stdin` transaction deleting the same branches.
 // 5,000 branches exceed the 1,024-entry bound: plan timing uses the library with raised
 // bounds (the CLI refuses, as it must), and apply deletes 1,000 selected by name. The plan
-// is timed without and with squash evidence (--equivalence-checks 0 / the default).
-// Usage: npm run bench:tidy
+// is timed without and with squash evidence (--equivalence-checks 0 / the default),
+// interleaved with its floor, as wall and CPU time (CPU does not grow when other work
+// shares the cores; the load average is printed beside), on the fast-import repository
+// and again once it has a commit-graph, as `git gc` leaves real repositories.
+// Usage: npm run bench:tidy   (STW_BENCH_TIDY_SIZES=1000 for one size)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -23,6 +26,7 @@ process.env.XDG_STATE_HOME = stateHome;
 
 const HISTORY = 2000; // commits on main
 const RUNS = 7;
+const PLAN_ROUNDS = 15;
 
 const gitEnv = {
   PATH: process.env.PATH,
@@ -97,19 +101,120 @@ async function timeAsync(fn) {
 }
 
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
-const ratio = (a, b) => `${(a / b).toFixed(1)}×`;
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
+/**
+ * CPU time (user + system) of a command and every process it starts, from bash's `times`
+ * (its children's line): unlike wall time it does not grow when other work shares the cores.
+ */
+function cpuMs(commands, env, cwd) {
+  const sh = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const script = commands.map((argv) => `${argv.map(sh).join(' ')} >/dev/null`).join('; ');
+  const out = execFileSync('bash', ['-c', `${script}; times`], {
+    env,
+    cwd,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 256 * 1024 * 1024,
+  })
+    .toString()
+    .trim()
+    .split('\n');
+  const seconds = (text) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(text);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : Number.NaN;
+  };
+  const [user, sys] = (out[out.length - 1] ?? '').split(' ');
+  return (seconds(user) + seconds(sys)) * 1000;
+}
+
+/**
+ * The plan floor and both plans, interleaved round by round so that a change of load hits
+ * all three alike; medians of PLAN_ROUNDS rounds, wall and CPU time.
+ */
+function comparePlans(dir, branches, forEachRef) {
+  const planArgv = (extra) => [cli, 'tidy', 'plan', dir, '--base', 'refs/heads/main', '--json', ...extra];
+  const statusOf = (stdout) => {
+    const plan = JSON.parse(stdout.toString());
+    const checked = plan.targets.filter(
+      (t) =>
+        t.evidence.equivalence !== undefined &&
+        !/^(beyond the bound|equivalence checks are off)/.test(t.evidence.equivalence.detail),
+    ).length;
+    return `status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets, ${checked} equivalence checks`;
+  };
+  const kinds = {
+    floor: { wall: [], cpu: [], status: 'for-each-ref --merged, then node -e 0' },
+    plain: { wall: [], cpu: [], status: '', extra: ['--equivalence-checks', '0'] },
+    evidence: { wall: [], cpu: [], status: '', extra: [] },
+  };
+  const runKind = (name) => {
+    const kind = kinds[name];
+    const start = performance.now();
+    if (name === 'floor') {
+      execFileSync(forEachRef[0], forEachRef.slice(1), {
+        cwd: dir,
+        env: gitEnv,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      execFileSync(process.execPath, ['-e', '0']);
+      kind.wall.push(performance.now() - start);
+      kind.cpu.push(cpuMs([forEachRef, [process.execPath, '-e', '0']], gitEnv, dir));
+      return;
+    }
+    const result = spawnSync(process.execPath, planArgv(kind.extra), {
+      env: gitEnv,
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    kind.wall.push(performance.now() - start);
+    if (result.status !== 0 && branches <= DEFAULT_PLAN_BOUNDS.maxEntries)
+      throw new Error(`stw tidy plan exited ${result.status}: ${result.stderr}`);
+    kind.status =
+      result.status === 0 ? statusOf(result.stdout) : `exit ${result.status}, ${statusOf(result.stdout)}`;
+    kind.cpu.push(cpuMs([[process.execPath, ...planArgv(kind.extra)]], gitEnv, dir));
+  };
+  const loadBefore = loadavg();
+  for (let round = 0; round < PLAN_ROUNDS; round++) {
+    const order = ['floor', 'plain', 'evidence'];
+    // Rotate the order each round: no kind always runs first (or right after another).
+    for (let i = 0; i < order.length; i++) runKind(order[(round + i) % order.length]);
+  }
+  const wall = (name) => median(kinds[name].wall);
+  const cpu = (name) => median(kinds[name].cpu);
+  console.log(
+    `  plan floor (for-each-ref --merged + node -e 0): ${fmt(wall('floor'))} wall, ${fmt(cpu('floor'))} CPU`,
+  );
+  for (const [name, label] of [
+    ['plain', 'stw tidy plan --equivalence-checks 0'],
+    ['evidence', 'stw tidy plan (default: 16 equivalence checks)'],
+  ])
+    console.log(
+      `  ${label}: ${fmt(wall(name))} wall = ${ratio(wall(name), wall('floor'))} of the floor; ${fmt(cpu(name))} CPU = ${ratio(cpu(name), cpu('floor'))}  [${kinds[name].status}]`,
+    );
+  console.log(
+    `  (${PLAN_ROUNDS} interleaved rounds, medians; load average ${loadBefore} before, ${loadavg()} after)`,
+  );
+}
+
+console.log(`load average at start: ${loadavg()} (${os.cpus().length} cores)`);
 const nodeStart = time(() => execFileSync(process.execPath, ['-e', '0']));
 console.log(`node -e 0 (process start, for scale): ${fmt(nodeStart)}`);
 
-for (const branches of [1000, 5000]) {
+// STW_BENCH_TIDY_SIZES=1000 times one size only (e.g. while iterating).
+const SIZES = (process.env.STW_BENCH_TIDY_SIZES ?? '1000,5000').split(',').map(Number);
+for (const branches of SIZES) {
   const dir = generate(branches);
   try {
     const base = execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: dir, env: gitEnv })
       .toString()
       .trim();
+    const forEachRef = ['git', 'for-each-ref', `--merged=${base}`, '--format=%(refname)', 'refs/heads/'];
     const native = time(() =>
-      execFileSync('git', ['for-each-ref', `--merged=${base}`, '--format=%(refname)', 'refs/heads/'], {
+      execFileSync(forEachRef[0], forEachRef.slice(1), {
         cwd: dir,
         env: gitEnv,
         maxBuffer: 64 * 1024 * 1024,
@@ -118,35 +223,7 @@ for (const branches of [1000, 5000]) {
     console.log(`\n${branches} branches, ${HISTORY} commits on main (${dir})`);
     console.log(`  git for-each-ref --merged alone:         ${fmt(native)}`);
 
-    // Default planning reports squash evidence for up to 16 not-integrated branches (each
-    // check is a few git processes); --equivalence-checks 0 is planning alone.
-    const cliRun = (extra) => {
-      let status = '';
-      const ms = time(() => {
-        const result = spawnSync(
-          process.execPath,
-          [cli, 'tidy', 'plan', dir, '--base', 'refs/heads/main', '--json', ...extra],
-          { env: gitEnv, maxBuffer: 256 * 1024 * 1024 },
-        );
-        const plan = JSON.parse(result.stdout.toString());
-        const checked = plan.targets.filter(
-          (t) =>
-            t.evidence.equivalence !== undefined &&
-            !/^(beyond the bound|equivalence checks are off)/.test(t.evidence.equivalence.detail),
-        ).length;
-        status = `exit ${result.status}, status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets, ${checked} equivalence checks`;
-      });
-      return { ms, status };
-    };
-    const plain = cliRun(['--equivalence-checks', '0']);
-    console.log(
-      `  stw tidy plan --json --equivalence-checks 0: ${fmt(plain.ms)}  ratio ${ratio(plain.ms, native)}  [${plain.status}]`,
-    );
-    const withEvidence = cliRun([]);
-    console.log(
-      `  stw tidy plan --json (default, evidence):  ${fmt(withEvidence.ms)}  ratio ${ratio(withEvidence.ms, native)}  [${withEvidence.status}]`,
-    );
-    const cliMs = plain.ms;
+    comparePlans(dir, branches, forEachRef);
 
     const bounds =
       branches > DEFAULT_PLAN_BOUNDS.maxEntries
@@ -168,10 +245,14 @@ for (const branches of [1000, 5000]) {
         ? 'planTidy (library, bounds raised, no evidence):'
         : 'planTidy (library, no evidence):';
     console.log(`  ${label.padEnd(40)} ${fmt(libMs)}  ratio ${ratio(libMs, native)}  [${libStatus}]`);
-    console.log(
-      `  plan floor (for-each-ref --merged + node -e 0): ${fmt(native + nodeStart)}  CLI ratio ${ratio(cliMs, native + nodeStart)} (--equivalence-checks 0), ${ratio(withEvidence.ms, native + nodeStart)} (default)`,
-    );
     await benchApply(dir, branches);
+    if (branches <= DEFAULT_PLAN_BOUNDS.maxEntries) {
+      // Real repositories usually carry a commit-graph (\`git gc\` writes one by default):
+      // history walks read it instead of parsing each commit.
+      execFileSync('git', ['commit-graph', 'write', '--reachable'], { cwd: dir, env: gitEnv });
+      console.log('  after git commit-graph write --reachable (as git gc leaves a repository):');
+      comparePlans(dir, branches, forEachRef);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -10,8 +10,10 @@
  * - `merge-tree`: merging the tip into the base (`git merge-tree --write-tree`) is clean and
  *   gives the base's own tree: merging the branch would change nothing.
  *
- * Both methods write objects (the probe commit; the test merge's trees and blobs). They go
- * to a private temporary object directory that reads the repository's objects through
+ * The checks are batched (equivalence-batch.ts: a constant number of git processes for all
+ * branches); a branch the batch cannot prove is checked here on its own, with the same
+ * answers. The per-branch route writes objects (the probe commit), and so does merge-tree
+ * (the test merge's trees and blobs). They go to a private temporary object directory that reads the repository's objects through
  * alternates, removed afterwards, so the repository gains no object. Bounded: at most
  * `maxChecks` branches per plan, at most half the remaining deadline, patch-id over at
  * most MAX_PATCH_ID_COMMITS base commits, native output under the output bound; beyond a
@@ -23,6 +25,12 @@ import { join } from 'node:path';
 import type { Deadline } from '../core/deadline.js';
 import { isFullOid, scratchObjectEnv } from '../core/git.js';
 import { describeOutcome } from '../core/run.js';
+import {
+  type BatchAnswer,
+  batchEvidence,
+  MAX_PATCH_ID_COMMITS,
+  type SquashAnswer,
+} from './equivalence-batch.js';
 import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
 import {
   IncompleteObservationError,
@@ -31,21 +39,28 @@ import {
   type PlanTarget,
 } from './types.js';
 
-/** Branches checked per plan by default (`--equivalence-checks`): each check is four or five git processes. */
+/**
+ * Branches checked per plan by default (`--equivalence-checks`). The checks are batched
+ * (equivalence-batch.ts): a constant number of git processes, plus one `merge-tree` per
+ * branch whose merge is not already proved to change the base.
+ */
 export const DEFAULT_EQUIVALENCE_CHECKS = 16;
-/** Checks run side by side: each is a handful of short git processes. */
+/** Per-branch calls (merge-tree, or a whole per-branch check) run side by side. */
 const CONCURRENCY = 2;
+
 /**
  * The patch-id method diffs every base commit since the merge base; past this many it is
  * skipped (a long-lived branch off an old base would take the whole time share).
  */
-export const MAX_PATCH_ID_COMMITS = 1000;
+export { MAX_PATCH_ID_COMMITS };
 
 export interface EquivalenceRequest {
   /** The repository's common git dir: its `objects` are the probe's alternates. */
   commonDir: string;
   objectFormat: ObjectFormat;
   baseOid: string;
+  /** `git version` of the observation: the batched route needs 2.39 or later. */
+  gitVersion: string | null;
   /** At most this many `not-integrated` targets are checked, in target order; 0 checks none. */
   maxChecks: number;
 }
@@ -125,7 +140,7 @@ async function squashCommit(
   request: EquivalenceRequest,
   ctx: GitCallContext,
   probe: GitCallContext,
-): Promise<{ found: string | null } | { unanswered: string }> {
+): Promise<SquashAnswer> {
   try {
     const count = (
       await observeGitOk(
@@ -164,15 +179,21 @@ async function squashCommit(
   }
 }
 
+type MergeAnswer = { unchanged: boolean; why: string } | { unanswered: string };
+/** The base commit's tree, read once, when a merge-tree result is first compared with it. */
+type BaseTree = () => Promise<string>;
+
 /** `merge-tree`: whether merging the tip into the base is clean and leaves the base's tree. */
 async function mergeChangesNothing(
   tip: string,
-  baseTree: string,
+  readBaseTree: BaseTree,
   request: EquivalenceRequest,
   probe: GitCallContext,
-): Promise<{ unchanged: boolean; why: string } | { unanswered: string }> {
+): Promise<MergeAnswer> {
   let result: Awaited<ReturnType<typeof observeGitRaw>>;
+  let baseTree: string;
   try {
+    baseTree = await readBaseTree();
     result = await observeGitRaw(
       ['merge-tree', '--write-tree', '--no-messages', request.baseOid, tip],
       probe,
@@ -185,6 +206,8 @@ async function mergeChangesNothing(
   if (result.code !== 0) return { unanswered: describeOutcome(result, 'git merge-tree') };
   const tree = firstLines(result.stdout.toString('utf8'))[0] ?? '';
   if (!isFullOid(tree, request.objectFormat)) return { unanswered: 'git merge-tree: unexpected output' };
+  if (!isFullOid(baseTree, request.objectFormat))
+    return { unanswered: 'git rev-parse (base tree): unexpected output' };
   return tree === baseTree
     ? { unchanged: true, why: '' }
     : { unchanged: false, why: "merging it into the base would change the base's tree" };
@@ -193,7 +216,7 @@ async function mergeChangesNothing(
 /** The evidence for one branch tip. */
 async function checkOne(
   tip: string,
-  baseTree: string,
+  baseTree: BaseTree,
   request: EquivalenceRequest,
   ctx: GitCallContext,
   probe: GitCallContext,
@@ -224,15 +247,27 @@ async function checkOne(
     );
 
   const squash = await squashCommit(tipTree, mergeBase, request, ctx, probe);
-  if ('found' in squash && squash.found !== null)
-    return {
-      status: 'equivalent',
-      method: 'patch-id',
-      base_commit: squash.found,
-      merge_base: mergeBase,
-      detail: `its cumulative change since ${mergeBase} has the patch-id of base commit ${squash.found}`,
-    };
-  const merge = await mergeChangesNothing(tip, baseTree, request, probe);
+  if ('found' in squash && squash.found !== null) return squashEvidence(squash.found, mergeBase);
+  return mergeEvidence(squash, await mergeChangesNothing(tip, baseTree, request, probe), mergeBase, request);
+}
+
+function squashEvidence(squash: string, mergeBase: string): PlanEquivalence {
+  return {
+    status: 'equivalent',
+    method: 'patch-id',
+    base_commit: squash,
+    merge_base: mergeBase,
+    detail: `its cumulative change since ${mergeBase} has the patch-id of base commit ${squash}`,
+  };
+}
+
+/** The evidence once patch-id found no squash (or could not look) and merge-tree answered. */
+function mergeEvidence(
+  squash: SquashAnswer,
+  merge: MergeAnswer,
+  mergeBase: string,
+  request: EquivalenceRequest,
+): PlanEquivalence {
   if ('unchanged' in merge && merge.unchanged)
     return {
       status: 'equivalent',
@@ -254,6 +289,27 @@ async function checkOne(
     merge_base: mergeBase,
     detail: `no base commit since ${mergeBase} has its patch-id, and ${(merge as { why: string }).why}`,
   };
+}
+
+/** The evidence for one tip from its batched answer, with a merge-tree call where still needed. */
+async function finishBatched(
+  tip: string,
+  answer: BatchAnswer | undefined,
+  baseTree: BaseTree,
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+  probe: GitCallContext,
+): Promise<PlanEquivalence> {
+  if (answer === undefined || answer.kind === 'per-branch')
+    return checkOne(tip, baseTree, request, ctx, probe);
+  if (answer.kind === 'final') return answer.evidence;
+  const { squash, mergeBase } = answer;
+  if ('found' in squash && squash.found !== null) return squashEvidence(squash.found, mergeBase);
+  const merge: MergeAnswer =
+    answer.mergeChanges !== null
+      ? { unchanged: false, why: answer.mergeChanges }
+      : await mergeChangesNothing(tip, baseTree, request, probe);
+  return mergeEvidence(squash, merge, mergeBase, request);
 }
 
 /**
@@ -287,16 +343,15 @@ export async function readEquivalence(
 
   const share: Deadline = ctx.deadline.capped(ctx.deadline.remainingMs() / 2);
   const call: GitCallContext = { ...ctx, deadline: share };
-  let baseTree: string;
+  let baseTreeRead: Promise<string> | undefined;
+  const baseTree: BaseTree = () =>
+    (baseTreeRead ??= observeGitOk(
+      ['rev-parse', '--verify', '--end-of-options', `${request.baseOid}^{tree}`],
+      call,
+      'git rev-parse (base tree)',
+    ).then((text) => text.trim()));
   let scratch: ScratchObjects;
   try {
-    baseTree = (
-      await observeGitOk(
-        ['rev-parse', '--verify', '--end-of-options', `${request.baseOid}^{tree}`],
-        call,
-        'git rev-parse (base tree)',
-      )
-    ).trim();
     scratch = await ScratchObjects.create(request.commonDir);
   } catch (error) {
     let why: string;
@@ -309,19 +364,29 @@ export async function readEquivalence(
   }
   const probe: GitCallContext = { ...call, extraEnv: scratchObjectEnv(scratch.objectDir) };
   try {
+    const tips = [...new Set(checked.map((target) => target.oid))];
+    let answers = new Map<string, BatchAnswer>();
+    try {
+      answers = await batchEvidence(tips, request, call);
+    } catch (error) {
+      // A batched call that cannot answer proves nothing: every tip is checked per branch.
+      if (!(error instanceof IncompleteObservationError)) throw error;
+    }
+    const byTip = new Map<string, PlanEquivalence>();
     let next = 0;
     const worker = async () => {
-      while (next < checked.length) {
-        const target = checked[next++]!;
-        evidence.set(
-          target.ref,
+      while (next < tips.length) {
+        const tip = tips[next++]!;
+        byTip.set(
+          tip,
           share.isExpired || ctx.signal?.aborted
             ? skipped('the time share for equivalence checks (half the planning deadline) ran out')
-            : await checkOne(target.oid, baseTree, request, call, probe),
+            : await finishBatched(tip, answers.get(tip), baseTree, request, call, probe),
         );
       }
     };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, checked.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, tips.length) }, worker));
+    for (const target of checked) evidence.set(target.ref, byTip.get(target.oid)!);
   } finally {
     await scratch.remove();
   }

@@ -189,6 +189,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         commonDir: layout.commonDir,
         objectFormat: layout.objectFormat,
         baseOid: observation.base.oid,
+        gitVersion: observation.gitVersion,
         maxChecks: options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS,
       },
       { deadline, bounds, signal: options.signal, cwd: layout.path, counter },

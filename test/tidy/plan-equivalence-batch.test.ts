@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { fixedClock } from '../../src/core/clock.js';
+import { planTidy } from '../../src/tidy/plan.js';
+import type { TidyPlanV1 } from '../../src/tidy/types.js';
+import { runCliJson } from '../helpers/cli.js';
+import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { checkedPlan, STW_NOW, target } from './helpers.js';
+
+// The batched equivalence checks (docs/tidy.md, "Equivalence evidence"): a constant number
+// of git processes for all checked branches, each squash matched only inside its own
+// branch's range, and anything the batch cannot prove answered per branch, as before.
+
+const clock = fixedClock(STW_NOW);
+const repos: TestRepo[] = [];
+after(() => {
+  for (const repo of repos) repo.cleanup();
+});
+
+function repo(): TestRepo {
+  const made = makeRepo();
+  repos.push(made);
+  return made;
+}
+
+function objectCount(r: TestRepo): string {
+  return r
+    .git(['count-objects', '-v'])
+    .split('\n')
+    .filter((line) => /^(count|in-pack|packs):/.test(line))
+    .join(', ');
+}
+
+async function plan(r: TestRepo) {
+  const result = await runCliJson<TidyPlanV1>(['tidy', 'plan', '--base', 'refs/heads/main'], {
+    cwd: r.dir,
+    env: { STW_NOW },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  return checkedPlan(result.json);
+}
+
+/** `count` commits on main in one fast-import stream, each changing `later.txt`. */
+function manyCommits(r: TestRepo, count: number): void {
+  const stream = [];
+  for (let i = 1; i <= count; i++) {
+    const body = `later ${i}\n`;
+    stream.push(
+      'commit refs/heads/main',
+      `committer T <t@example.com> ${1_800_000_000 + i} +0000`,
+      'data 6',
+      'later',
+    );
+    if (i === 1) stream.push(`from ${r.head('refs/heads/main')}`);
+    stream.push('M 100644 inline later.txt', `data ${Buffer.byteLength(body)}`, body.trimEnd(), '');
+  }
+  r.git(['fast-import', '--quiet'], { input: `${stream.join('\n')}\n` });
+  r.git(['reset', '-q', '--hard', 'refs/heads/main']);
+}
+
+describe('tidy plan: batched equivalence checks', () => {
+  it("a squash older than another branch's merge base names only the branch whose range holds it", async () => {
+    const r = repo();
+    r.git(['checkout', '-q', '-b', 'feature']);
+    r.commit('feature', { 'x.txt': 'x\n' });
+    r.checkout('main');
+    r.git(['merge', '-q', '--squash', 'feature']);
+    const squash = r.commit('Squashed feature');
+    r.remove('drop x', ['x.txt']);
+    // `again` makes the very change of the squash, after it: its range does not hold it.
+    r.git(['checkout', '-q', '-b', 'again']);
+    r.commit('again', { 'x.txt': 'x\n' });
+    r.checkout('main');
+    r.commit('main work', { 'other.txt': 'other\n' });
+    const before = objectCount(r);
+    const json = await plan(r);
+    assert.deepEqual(target(json, 'refs/heads/feature').evidence.equivalence, {
+      status: 'equivalent',
+      method: 'patch-id',
+      base_commit: squash,
+      merge_base: r.git(['merge-base', 'main', 'feature']),
+      detail: `its cumulative change since ${r.git(['merge-base', 'main', 'feature'])} has the patch-id of base commit ${squash}`,
+    });
+    const again = target(json, 'refs/heads/again').evidence.equivalence;
+    const againBase = r.git(['merge-base', 'main', 'again']);
+    assert.deepEqual(again, {
+      status: 'not-equivalent',
+      method: null,
+      base_commit: null,
+      merge_base: againBase,
+      detail: `no base commit since ${againBase} has its patch-id, and merging it into the base would change the base's tree (it adds "x.txt", which the base has not changed since the merge base)`,
+    });
+    assert.equal(objectCount(r), before, 'nothing was written to the repository');
+  });
+
+  it('a binary change matches only the squash of the same bytes', async () => {
+    const r = repo();
+    r.commit('binary', { 'blob.bin': Buffer.from([0, 1, 2, 3]) });
+    r.git(['checkout', '-q', '-b', 'bin-a']);
+    r.commit('a', { 'blob.bin': Buffer.from([0, 1, 2, 0xaa]) });
+    r.git(['checkout', '-q', '-b', 'bin-b', 'main']);
+    r.commit('b', { 'blob.bin': Buffer.from([0, 1, 2, 0xbb]) });
+    r.checkout('main');
+    const squash = r.commit('Squashed a', { 'blob.bin': Buffer.from([0, 1, 2, 0xaa]) });
+    const json = await plan(r);
+    assert.equal(target(json, 'refs/heads/bin-a').evidence.equivalence?.base_commit, squash);
+    assert.equal(target(json, 'refs/heads/bin-b').evidence.equivalence?.status, 'not-equivalent');
+  });
+
+  it('criss-cross history (two merge bases) is skipped, not guessed', async () => {
+    const r = repo();
+    r.git(['checkout', '-q', '-b', 'topic']);
+    const t1 = r.commit('t1', { 't.txt': 't1\n' });
+    r.checkout('main');
+    const m1 = r.commit('m1', { 'm.txt': 'm1\n' });
+    r.git(['merge', '-q', '--no-edit', 'topic']);
+    r.checkout('topic');
+    r.git(['merge', '-q', '--no-edit', m1]);
+    r.commit('t2', { 't.txt': 't2\n' });
+    r.checkout('main');
+    assert.equal(
+      r.git(['merge-base', '--all', 'main', 'topic']).split('\n').sort().join(' '),
+      [m1, t1].sort().join(' '),
+    );
+    const equivalence = target(await plan(r), 'refs/heads/topic').evidence.equivalence;
+    assert.equal(equivalence?.status, 'skipped');
+    assert.equal(
+      equivalence?.detail,
+      'it has 2 merge bases with the base (criss-cross history); not evaluated',
+    );
+  });
+
+  it('a branch that merged the base in is answered per branch with its one merge base', async () => {
+    const r = repo();
+    r.git(['checkout', '-q', '-b', 'synced']);
+    r.commit('work', { 's.txt': 's\n' });
+    r.checkout('main');
+    const later = r.commit('main work', { 'm.txt': 'm\n' });
+    r.checkout('synced');
+    r.git(['merge', '-q', '--no-edit', 'main']);
+    r.commit('more work', { 's.txt': 's2\n' });
+    r.checkout('main');
+    r.commit('main again', { 'n.txt': 'n\n' });
+    const equivalence = target(await plan(r), 'refs/heads/synced').evidence.equivalence;
+    assert.equal(equivalence?.status, 'not-equivalent');
+    assert.equal(equivalence?.merge_base, later);
+  });
+
+  it('past the range bound the checks fall back to one branch at a time, with the same answers', async () => {
+    const r = repo();
+    r.git(['checkout', '-q', '-b', 'ancient']);
+    r.commit('ancient', { 'ancient.txt': 'a\n' });
+    r.checkout('main');
+    manyCommits(r, 4001); // more than the batched range listing holds
+    r.git(['checkout', '-q', '-b', 'fresh']);
+    r.commit('fresh', { 'fresh.txt': 'f\n' });
+    r.checkout('main');
+    r.git(['merge', '-q', '--squash', 'fresh']);
+    const squash = r.commit('Squashed fresh');
+    const json = await plan(r);
+    const ancient = target(json, 'refs/heads/ancient').evidence.equivalence;
+    assert.equal(ancient?.status, 'skipped');
+    assert.match(
+      ancient?.detail ?? '',
+      /^patch-id not evaluated: 4002 base commits since the merge base; the bound is 1000$/,
+    );
+    assert.equal(target(json, 'refs/heads/fresh').evidence.equivalence?.base_commit, squash);
+  });
+
+  it('a constant number of git calls, whatever the number of branches checked', async () => {
+    const calls = async (branches: number, squashed: boolean) => {
+      const r = repo();
+      for (let i = 0; i < branches; i++) {
+        r.git(['checkout', '-q', '-b', `topic/${i}`, 'main']);
+        r.commit(`topic ${i}`, { [`t${i}.txt`]: `${i}\n` });
+      }
+      r.checkout('main');
+      if (squashed) r.git(['merge', '-q', '--squash', 'topic/0']);
+      r.commit('main work', squashed ? {} : { 'other.txt': 'other\n' });
+      const { plan: planned, gitCalls } = await planTidy({ path: r.dir, base: 'refs/heads/main', clock });
+      checkedPlan(planned);
+      assert.equal(planned.status, 'complete');
+      const checked = planned.targets.filter((t) => t.evidence.equivalence !== undefined);
+      assert.equal(checked.length, branches);
+      if (squashed)
+        assert.equal(target(planned, 'refs/heads/topic/0').evidence.equivalence?.method, 'patch-id');
+      for (const t of checked.slice(squashed ? 1 : 0))
+        assert.equal(t.evidence.equivalence?.status, 'not-equivalent');
+      return gitCalls;
+    };
+    // Six for the plan; then the tips' listing, their changes, the base range, the base's
+    // entries at the changed paths and the base commits touching them; patch-id (diff-tree
+    // and patch-id) only when some base commit might be a squash. No merge-tree: each
+    // branch adds a file the base still lacks.
+    assert.equal(await calls(2, false), 11);
+    assert.equal(await calls(12, false), 11);
+    assert.equal(await calls(12, true), 13);
+  });
+});
