@@ -272,7 +272,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   if (supplied !== undefined) classified = supplied;
   else if (settings === undefined)
     classified = classifyWithRules(artifact, config, readText, exists, {
-      ...(await gatherClassifierFacts(artifact, readText, options.deadline)),
+      ...(await gatherClassifierFacts(artifact, readText, options.deadline, scanned.documents?.docs)),
       onDeclined,
     });
   else {
