@@ -39,7 +39,15 @@ export async function gatherClassifierFacts(
     }
   };
   const repo = await discoverRepo(root, deadline);
-  const generated = await findGeneratedDocs(root, artifact.shortlist, safeRead, repo !== undefined, deadline);
+  // A generated-file marker is looked for in the text the scan read (a leading BOM, which the
+  // scan drops, never decides it), so the shortlist is not read a second time for it.
+  const generated = await findGeneratedDocs(
+    root,
+    artifact.shortlist,
+    (path) => scanned?.get(path)?.text ?? safeRead(path),
+    repo !== undefined,
+    deadline,
+  );
   let realRoot: string | undefined;
   const realPath = (path: string): string | undefined => {
     try {
