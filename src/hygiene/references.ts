@@ -93,17 +93,24 @@ export async function readDocWorld(
     if (read.kind === 'text') docs.set(file, read.text);
   }
   const absolute = resolve(root);
+  // Proofs ask about the same missing targets again and again; the disk is asked once each.
+  const probed = new Map<string, boolean>();
   return {
     files: new Set(listed),
     docs,
     ...(parsed.size > 0 ? { parsed } : {}),
     onDisk: (path) => {
-      try {
-        realpathSync(`${absolute}/${path}`);
-        return true;
-      } catch {
-        return false;
+      let found = probed.get(path);
+      if (found === undefined) {
+        try {
+          realpathSync(`${absolute}/${path}`);
+          found = true;
+        } catch {
+          found = false;
+        }
+        probed.set(path, found);
       }
+      return found;
     },
   };
 }
@@ -115,9 +122,20 @@ async function isInRepo(root: string, realRoot: string, deadline?: Deadline): Pr
   return toplevel !== undefined && (realRoot === toplevel || realRoot.startsWith(`${toplevel}${sep}`));
 }
 
+/**
+ * Where a world takes parses from instead of parsing again (each only for a doc whose text
+ * there is the text here), and its folder set when its file set is the very same.
+ */
+interface Reuse {
+  docs: ReadonlyMap<string, string>;
+  parse: (path: string) => ParsedDoc | undefined;
+  files?: ReadonlySet<string>;
+  dirs?: ReadonlySet<string>;
+}
+
 /** A world with parsed docs and a path lookup: what references resolve against. */
 class ResolvedWorld implements PathLookup {
-  private readonly dirs = new Set<string>(['']);
+  private readonly dirs: ReadonlySet<string>;
   private readonly parsed = new Map<string, ParsedDoc>();
 
   constructor(
@@ -126,16 +144,14 @@ class ResolvedWorld implements PathLookup {
     private readonly onDisk: (path: string) => boolean,
     /** Paths that were removed (moved away or deleted): never found on disk either. */
     private readonly removed: ReadonlySet<string>,
-    /** Parses to keep: each is kept only for a doc whose text here is the text it parsed. */
-    reuse?: { docs: ReadonlyMap<string, string>; parsed: ReadonlyMap<string, ParsedDoc> },
+    private readonly reuse?: Reuse,
   ) {
-    for (const file of files)
-      for (let d = dirOf(file); d !== '' && !this.dirs.has(d); d = dirOf(d)) this.dirs.add(d);
-    if (reuse !== undefined)
-      for (const [path, text] of docs) {
-        const old = reuse.parsed.get(path);
-        if (old !== undefined && reuse.docs.get(path) === text) this.parsed.set(path, old);
-      }
+    if (reuse?.dirs !== undefined && reuse.files === files) this.dirs = reuse.dirs;
+    else {
+      const dirs = new Set<string>(['']);
+      for (const file of files) for (let d = dirOf(file); d !== '' && !dirs.has(d); d = dirOf(d)) dirs.add(d);
+      this.dirs = dirs;
+    }
   }
 
   doc(path: string): ParsedDoc | undefined {
@@ -143,7 +159,8 @@ class ResolvedWorld implements PathLookup {
     if (parsed === undefined) {
       const text = this.docs.get(path);
       if (text === undefined) return undefined;
-      parsed = parseMarkdown(text);
+      const reused = this.reuse?.docs.get(path) === text ? this.reuse.parse(path) : undefined;
+      parsed = reused ?? parseMarkdown(text);
       this.parsed.set(path, parsed);
     }
     return parsed;
@@ -218,12 +235,23 @@ export interface SimulatedChange {
   renamed: Map<string, string>;
 }
 
-/** A world's texts and the parses made of them, for the world after a change to keep. */
-const reusable = (world: ResolvedWorld) => ({ docs: world.docs, parsed: world['parsed'] });
+/** A world's texts, parses and folders, for the world after a change to keep. */
+const reusable = (world: ResolvedWorld): Reuse => ({
+  docs: world.docs,
+  parse: (path) => world.doc(path),
+  files: world.files,
+  dirs: world['dirs'],
+});
 
 /** The in-memory result of a change: edited texts, moved paths, removed files. */
 export function simulate(before: ResolvedWorld, change: PlannedChange): SimulatedChange {
-  const files = new Set(before.files);
+  // The file set is copied only when a file goes or moves: a text edit keeps the same set
+  // (and with it the folder set of the world before).
+  let changedFiles: Set<string> | undefined;
+  const files = () => {
+    changedFiles ??= new Set(before.files);
+    return changedFiles;
+  };
   const docs = new Map(before.docs);
   const removed = new Set<string>();
   const unappliable = new Map<string, string>();
@@ -244,30 +272,30 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
     const removesFile =
       result.text.replace(/^\uFEFF/, '') === '' && entries.some((e) => e.exact_edit?.kind === 'delete-range');
     if (removesFile) {
-      files.delete(path);
+      files().delete(path);
       docs.delete(path);
       removed.add(path);
     } else docs.set(path, result.text);
   }
   for (const unit of change.deletes ?? []) {
-    for (const file of [...files])
+    for (const file of [...(changedFiles ?? before.files)])
       if (isUnder(file, unit)) {
-        files.delete(file);
+        files().delete(file);
         docs.delete(file);
         removed.add(file);
       }
   }
   for (const [from, to] of change.moves) {
-    files.delete(from);
+    files().delete(from);
     removed.add(from);
-    files.add(to);
+    files().add(to);
     const text = docs.get(from);
     docs.delete(from);
     if (text !== undefined) docs.set(to, text);
     renamed.set(from, to);
   }
   return {
-    after: new ResolvedWorld(files, docs, before['onDisk'], removed, reusable(before)),
+    after: new ResolvedWorld(changedFiles ?? before.files, docs, before['onDisk'], removed, reusable(before)),
     unappliable,
     renamed,
   };
@@ -290,7 +318,7 @@ export function worldOf(world: DocWorld): ResolvedWorld {
     world.docs,
     world.onDisk,
     new Set(),
-    world.parsed !== undefined ? { docs: world.docs, parsed: world.parsed } : undefined,
+    world.parsed !== undefined ? { docs: world.docs, parse: (path) => world.parsed?.get(path) } : undefined,
   );
 }
 

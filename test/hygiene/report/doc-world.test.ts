@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { readDocWorld } from '../../../src/hygiene/references.js';
+import { readDocWorld, simulate, worldOf } from '../../../src/hygiene/references.js';
 import { scanWithDocuments } from '../../../src/hygiene/scan/index.js';
 import { DEFAULT_CONFIG } from '../../../src/hygiene/types.js';
 import { makeRepo, type TestRepo } from '../../helpers/git-repo.js';
@@ -58,4 +58,39 @@ describe('the doc world check proves link fixes against', () => {
       assert.equal(reused.docs.has('notes/untracked.md'), true);
     });
   }
+
+  it('asks the disk once per path, and a text edit keeps the world’s file set', async () => {
+    const repo = project();
+    const world = await readDocWorld(repo.dir, structuredClone(DEFAULT_CONFIG));
+    assert.equal(world.onDisk('notes/later.md'), false);
+    repo.write({ 'notes/later.md': '# Later\n' });
+    // One world is one look at the tree: the answer does not change under it.
+    assert.equal(world.onDisk('notes/later.md'), false);
+    assert.equal(
+      (await readDocWorld(repo.dir, structuredClone(DEFAULT_CONFIG))).onDisk('notes/later.md'),
+      true,
+    );
+
+    const before = worldOf(world);
+    const edit = {
+      id: 'e',
+      path: 'README.md',
+      op_type: 'deterministic',
+      exact_edit: {
+        kind: 'replace-text',
+        anchor: { start_line: 3, end_line: 3 },
+        match: 'docs/guide.md#setup',
+        replacement: 'docs/guide.md',
+      },
+    } as never;
+    const edited = simulate(before, { edits: new Map([['README.md', [edit]]]), moves: new Map() });
+    assert.equal(edited.after.files, before.files);
+    assert.equal(edited.after.isDir('docs'), true);
+    assert.equal(edited.after.doc('docs/guide.md'), before.doc('docs/guide.md'));
+    assert.notEqual(edited.after.docs.get('README.md'), before.docs.get('README.md'));
+    const moved = simulate(before, { edits: new Map(), moves: new Map([['docs/guide.md', 'guide.md']]) });
+    assert.notEqual(moved.after.files, before.files);
+    assert.equal(moved.after.exists('docs/guide.md'), false);
+    assert.equal(moved.after.exists('guide.md'), true);
+  });
 });
