@@ -367,16 +367,52 @@ export interface Report {
 }
 
 /**
+ * The scanner signal a classifier cites: same name, the same line when a line is given, and
+ * the same `data.target` when one is given. A classifier names evidence; the scanner's own
+ * signal object carries it, so nothing a classifier writes into a signal counts as proof.
+ */
+export function citedSignal(cited: unknown, signals: readonly Signal[]): Signal | undefined {
+  if (typeof cited !== 'object' || cited === null) return undefined;
+  const { name, line, data } = cited as { name?: unknown; line?: unknown; data?: unknown };
+  if (typeof name !== 'string') return undefined;
+  const target =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['target'] : undefined;
+  return signals.find(
+    (signal) =>
+      signal.name === name &&
+      (line === null || line === undefined || signal.line === line) &&
+      (target === undefined || signal.data?.['target'] === target),
+  );
+}
+
+/**
+ * A broken-reference fix proved by code: it writes the suggested target, and git history
+ * shows the move (a renamed file or folder), or the paths alone settle it (a case-only rename beside the missing file, or the
+ * one file ending in the missing path's folder and name). A file that shares only the name
+ * is a guess.
+ */
+function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): boolean {
+  if (signal?.name !== 'broken_reference') return false;
+  // The edit must write the target the evidence names, not another that happens to resolve.
+  const target = signal.data?.['suggested_target'];
+  if (typeof target !== 'string' || typeof replacement !== 'string' || !replacement.includes(target))
+    return false;
+  const by = signal.data?.['suggested_by'];
+  if (by === 'rename-history' || by === 'folder-move') return true;
+  const match = signal.data?.['suggestion_match'];
+  return by === 'unique-name' && (match === 'case-only' || match === 'path-suffix');
+}
+
+/**
  * The evidence behind an entry (docs/report-schema.md: judged evidence → confirm). An auto entry lands
  * unread, so evidence counts as deterministic only where code proves the edit:
- * - a `replace-text` is a link fix (every signal a `broken_reference`), which `check`
- *   applies in memory and re-resolves before it proposes it; any other text replacement
- *   is judged;
+ * - a `replace-text` is a link fix (every signal a `broken_reference`) whose new target
+ *   is proved (isProvedLinkFix) and which `check` applies in memory and re-resolves
+ *   before it proposes it; a same-name guess or any other text replacement is judged;
  * - an `insert-frontmatter` (a freeze) is proved by a `status:` the author wrote in the
  *   frontmatter; an in-body status line or a ticked checklist is read by a heuristic, so
  *   judged;
- * - a `move-to-archive` is proved by a frontmatter marker (superseded_by, archived, a
- *   status); a move on an in-body status line or an older-looking name is judged;
+ * - a `move-to-archive` is always judged: it breaks links from outside the repository;
  * - a `dedupe` is always judged: which copy is canonical is a judgment;
  * - a `bloat/redundant` entry is always judged: which copy stays, and whether a reworded
  *   copy says nothing of its own, is a judgment;
@@ -393,20 +429,15 @@ export function entryEvidence(
     case 'dedupe':
       return 'judged';
     case 'replace-text':
-      return signals.length > 0 && signals.every((signal) => signal?.name === 'broken_reference')
+      return signals.length > 0 &&
+        signals.every((signal) => isProvedLinkFix(signal, entry.exact_edit?.replacement))
         ? 'deterministic'
         : 'judged';
     case 'move-to-archive':
-      // A move breaks every link from outside the repository, so it rests only on what the
-      // author wrote in the frontmatter (superseded_by, archived, a status); an in-body
-      // status line or an older-looking name is read by a heuristic.
-      return signals.some(
-        (signal) =>
-          signal?.name === 'frontmatter_marker' &&
-          ['status', 'superseded_by', 'archived'].includes(String(signal.data?.['marker'])),
-      )
-        ? 'deterministic'
-        : 'judged';
+      // A move changes the file's address: links from outside the repository (a published
+      // site, other repositories, bookmarks) break, and no rewrite here can reach them. No
+      // frontmatter marker proves there are none, so a move is always a person's call.
+      return 'judged';
     case 'insert-frontmatter':
       return signals.some(
         (signal) => signal?.name === 'frontmatter_marker' && signal.data?.['marker'] === 'status',

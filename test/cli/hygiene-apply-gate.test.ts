@@ -141,7 +141,7 @@ describe('a committed symlink into .git as the archive folder (built CLI)', () =
         }),
       ]),
     );
-    const result = await runCliJson(['hygiene', 'clean'], {
+    const result = await runCliJson(['hygiene', 'clean', '--approve', 'mv'], {
       cwd: repo.dir,
       env: { STW_NOW: '2026-04-02T08:30:00Z' },
     });

@@ -295,7 +295,7 @@ describe('stw hygiene finalize', () => {
     }
   });
 
-  it('proves every link fix as check does: a fix that resolves is auto, one that does not is dropped and named', async () => {
+  it('proves every link fix as check does: a fix that resolves is kept (confirm: no scanner evidence names its target), one that does not is dropped and named', async () => {
     const linked = makeRepo();
     try {
       linked.commit('docs', {
@@ -332,7 +332,7 @@ describe('stw hygiene finalize', () => {
       const report = result.json['report'] as { entries: { path: string; safety_tier: string }[] };
       assert.deepEqual(
         report.entries.map((e) => [e.path, e.safety_tier]),
-        [['README.md', 'auto']],
+        [['README.md', 'confirm']],
       );
       assert.deepEqual(result.json['unproved'], [
         { path: 'docs/a.md', reason: 'the new target setup.md#install does not resolve' },

@@ -129,7 +129,7 @@ describe('stw hygiene clean: SIGKILL at every step boundary', () => {
   for (const [step, outcome] of STEPS) {
     it(`killed at ${step}: nothing is lost, and the next run reports it (${outcome}) and finishes the job`, async () => {
       const { repo, start } = project();
-      const crashed = await runCli(['hygiene', 'clean'], {
+      const crashed = await runCli(['hygiene', 'clean', '--approve', 'mv'], {
         cwd: repo.dir,
         env: { ...NOW, STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: step },
       });
@@ -140,7 +140,7 @@ describe('stw hygiene clean: SIGKILL at every step boundary', () => {
       );
       assertRecoverable(repo, start);
 
-      const next = await runCliJson(['hygiene', 'clean'], { cwd: repo.dir, env: NOW });
+      const next = await runCliJson(['hygiene', 'clean', '--approve', 'mv'], { cwd: repo.dir, env: NOW });
       const interrupted = next.json['interrupted_run'] as Record<string, unknown> | undefined;
       assert.equal(interrupted?.['outcome'], outcome, JSON.stringify(next.json));
       assert.equal(interrupted?.['command'], 'clean');
@@ -195,12 +195,12 @@ describe('stw hygiene clean: SIGKILL at every step boundary', () => {
 
   it('the human output names the interrupted run and its checkpoint', async () => {
     const { repo } = project();
-    await runCli(['hygiene', 'clean'], {
+    await runCli(['hygiene', 'clean', '--approve', 'mv'], {
       cwd: repo.dir,
       env: { ...NOW, STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: 'after-write:1' },
     });
     const wip = repo.head();
-    const next = await runCli(['hygiene', 'clean'], { cwd: repo.dir, env: NOW });
+    const next = await runCli(['hygiene', 'clean', '--approve', 'mv'], { cwd: repo.dir, env: NOW });
     assert.equal(next.code, 0, next.stderr);
     assert.match(
       next.stdout,

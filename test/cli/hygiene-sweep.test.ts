@@ -82,7 +82,7 @@ describe('stw hygiene sweep (built CLI)', () => {
     assert.equal(existsSync(repo.path('docs/plans/caching-idea.md')), false);
     assert.match(
       repo.git(['log', '-1', '--format=%B']),
-      /Confirmed: 1 \(delete-range ×1, dedupe ×0, distill ×0, split ×0\)/,
+      /Confirmed: 1 \(move-to-archive ×0, replace-text ×0, freeze ×0, delete ×0, delete-range ×1, dedupe ×0, distill ×0, split ×0\)/,
     );
   });
 

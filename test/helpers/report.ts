@@ -36,10 +36,17 @@ export interface EntrySpec {
   signals?: Signal[];
 }
 
-/** A link fix rests on a broken reference; a move and a freeze on a frontmatter marker. */
-function defaultSignals(kind: EditKind | 'generative'): Signal[] {
+/** A link fix rests on a broken reference history explains; a move and a freeze on a frontmatter marker. */
+function defaultSignals(kind: EditKind | 'generative', replacement = 'new'): Signal[] {
   if (kind === 'replace-text')
-    return [{ name: 'broken_reference', line: 1, detail: 'link target does not resolve', data: {} }];
+    return [
+      {
+        name: 'broken_reference',
+        line: 1,
+        detail: 'link target does not resolve; moved?',
+        data: { suggested_target: replacement, suggested_by: 'rename-history' },
+      },
+    ];
   if (kind === 'move-to-archive')
     return [
       {
@@ -69,7 +76,7 @@ export function makeEntry(root: string | undefined, spec: EntrySpec): Entry {
     id: spec.id,
     path: spec.path,
     category: spec.category ?? CATEGORY[spec.kind],
-    signals: spec.signals ?? defaultSignals(spec.kind),
+    signals: spec.signals ?? defaultSignals(spec.kind, spec.replacement),
     op: `${spec.kind} ${spec.path}`,
     token_estimate: { raw_tokens: 10, injection_frequency: 0, weighted_tokens: 0 },
     confidence: 0.9,

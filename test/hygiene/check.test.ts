@@ -75,7 +75,7 @@ describe('runCheck', () => {
     ]);
     assert.deepEqual(kinds, [
       ['CLAUDE.md', 'distill', 'generative', 'confirm'],
-      ['docs/design-v1.md', 'superseded', 'move-to-archive', 'auto'],
+      ['docs/design-v1.md', 'superseded', 'move-to-archive', 'confirm'],
       ['docs/guide.md', 'dangling-reference', 'replace-text', 'auto'],
       ['docs/plans/idea.md', 'orphaned', 'delete-range', 'confirm'],
       ['docs/plans/rollout.md', 'completed-in-place', 'insert-frontmatter', 'auto'],
@@ -93,8 +93,8 @@ describe('runCheck', () => {
       signals_without_entry: 1,
       files_with_unfixed_signals: 1,
       cleared: 4,
-      auto: 3,
-      confirm: 2,
+      auto: 2,
+      confirm: 3,
       tokens_saved_per_session: distill.token_estimate.weighted_tokens,
       // A distill saves what is over the 300-token budget, counted for the agent that loads it.
       agents: [
@@ -319,6 +319,15 @@ describe('runCheck', () => {
     assert.deepEqual(
       proved.report.entries.map((e) => [e.path, e.exact_edit?.kind, e.safety_tier]),
       [['docs/guide.md', 'replace-text', 'auto']],
+    );
+    // The citation stands for the scanner's signal: its evidence (history shows the move) is
+    // what makes the fix auto, and only for the target that evidence names.
+    assert.equal(proved.report.entries[0]!.signals[0]!.data?.['suggested_by'], 'rename-history');
+    writeFileSync(file, JSON.stringify(linkFix('(install.md)')));
+    const elsewhere = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW), proposalsFile: file });
+    assert.deepEqual(
+      elsewhere.report.entries.map((e) => [e.path, e.exact_edit?.kind, e.safety_tier]),
+      [['docs/guide.md', 'replace-text', 'confirm']],
     );
     writeFileSync(file, JSON.stringify(linkFix('(getting-started/set-up.md)')));
     const dropped = await runCheck({ cwd: repo.dir, clock: fixedClock(LATER), proposalsFile: file });

@@ -447,16 +447,20 @@ export interface CleanResult {
   };
 }
 
-// Labels in the commit message, in the order docs/hygiene-clean.md gives them. A dedupe is
-// always confirm (choosing the canonical copy is a judgment), so it is counted with the
-// confirmed entries.
-const AUTO_LABELS: [string, (entry: Entry) => boolean][] = [
-  ['move-to-archive', (e) => kindOf(e) === 'move-to-archive'],
-  ['replace-text', (e) => kindOf(e) === 'replace-text'],
-  ['freeze', (e) => kindOf(e) === 'insert-frontmatter'],
-  ['delete', (e) => kindOf(e) === 'delete-path'],
-];
+// Labels in the commit message, in the order docs/hygiene-clean.md gives them: each line
+// names every kind that can be in its tier, so its parts add up to its count. A move and a
+// dedupe are always confirm (a move breaks links from outside; the canonical copy is a
+// judgment); a link fix, a freeze or a delete is confirm when its evidence is judged.
+const MOVE: [string, (entry: Entry) => boolean] = ['move-to-archive', (e) => kindOf(e) === 'move-to-archive'];
+const REPLACE: [string, (entry: Entry) => boolean] = ['replace-text', (e) => kindOf(e) === 'replace-text'];
+const FREEZE: [string, (entry: Entry) => boolean] = ['freeze', (e) => kindOf(e) === 'insert-frontmatter'];
+const DELETE: [string, (entry: Entry) => boolean] = ['delete', (e) => kindOf(e) === 'delete-path'];
+const AUTO_LABELS: [string, (entry: Entry) => boolean][] = [REPLACE, FREEZE, DELETE];
 const CONFIRMED_LABELS: [string, (entry: Entry) => boolean][] = [
+  MOVE,
+  REPLACE,
+  FREEZE,
+  DELETE,
   ['delete-range', (e) => kindOf(e) === 'delete-range'],
   ['dedupe', (e) => kindOf(e) === 'dedupe'],
   ['distill', (e) => kindOf(e) === 'generative' && e.category.subtype === 'distill'],

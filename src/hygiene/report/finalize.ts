@@ -22,6 +22,7 @@ import { spanText, splitLines } from '../line-span.js';
 import type { LifecycleUnit } from '../scan/lifecycle.js';
 import { countTokens, TOKENIZER_NAME } from '../tokens.js';
 import {
+  citedSignal,
   DEFAULT_CONFIG,
   deriveSafetyTier,
   type Entry,
@@ -155,7 +156,14 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
       `use one of: ${CATEGORY_FILTER_VALUES.join(', ')}`,
     );
   }
-  const proposals = parseProposals(input.proposals);
+  // A proposal's signals stand for the scanner's: each one the scan holds for that file is
+  // replaced by the scanner's own object, so the evidence a tier rests on is code-computed.
+  const proposals = parseProposals(input.proposals).map((proposal) => ({
+    ...proposal,
+    signals: proposal.signals.map(
+      (signal) => citedSignal(signal, artifact.signals[proposal.path] ?? []) ?? signal,
+    ),
+  }));
 
   const shortlisted = new Set(artifact.shortlist);
   const units = new Map((artifact.lifecycle ?? []).map((unit) => [unit.path, unit]));

@@ -55,7 +55,7 @@ describe('clean applies what the rules classifier proposes', () => {
         assert.equal(repo.git(['rev-parse', 'HEAD~1']), start);
         assert.match(
           repo.git(['log', '-1', '--format=%B']),
-          /^docs: hygiene cleanup \(\d+ edits? across \d+ files?\)\n\nAuto: \d+ \(move-to-archive ×\d+, replace-text ×\d+, freeze ×\d+, delete ×\d+\)\nConfirmed: \d+ \(delete-range ×\d+, dedupe ×\d+, distill ×\d+, split ×\d+\)\nSkipped \(re-analysis recommended\): \d+\n$/,
+          /^docs: hygiene cleanup \(\d+ edits? across \d+ files?\)\n\nAuto: \d+ \(replace-text ×\d+, freeze ×\d+, delete ×\d+\)\nConfirmed: \d+ \(move-to-archive ×\d+, replace-text ×\d+, freeze ×\d+, delete ×\d+, delete-range ×\d+, dedupe ×\d+, distill ×\d+, split ×\d+\)\nSkipped \(re-analysis recommended\): \d+\n$/,
         );
         assert.equal(repo.git(['status', '--porcelain', '--untracked-files=no']), '');
         // The fixes hold: a fresh check proposes none of the applied deterministic edits again.

@@ -136,7 +136,7 @@ describe('clean: moves land only in plain folders', () => {
       ]),
     );
     const gitlink = repo.git(['ls-files', '-s', 'docs/archive']);
-    const result = await clean({ cwd: repo.dir, clock, env });
+    const result = await clean({ cwd: repo.dir, clock, env, approve: ['mv'] });
     assert.equal(result.status, 'partial');
     assert.deepEqual(
       result.entries.map((e) => [e.id, e.outcome, e.reason]),
@@ -186,7 +186,7 @@ describe('clean: moves land only in plain folders', () => {
         }),
       ],
     );
-    const result = await clean({ cwd: repo.dir, clock, env });
+    const result = await clean({ cwd: repo.dir, clock, env, approve: ['mv'] });
     assert.equal(result.status, 'partial');
     assert.deepEqual(
       result.entries.map((e) => [e.id, e.outcome, e.reason]),

@@ -104,8 +104,8 @@ describe('clean', () => {
       [
         'docs: hygiene cleanup (4 edits across 3 files)',
         '',
-        'Auto: 2 (move-to-archive ×0, replace-text ×1, freeze ×1, delete ×0)',
-        'Confirmed: 2 (delete-range ×1, dedupe ×1, distill ×0, split ×0)',
+        'Auto: 2 (replace-text ×1, freeze ×1, delete ×0)',
+        'Confirmed: 2 (move-to-archive ×0, replace-text ×0, freeze ×0, delete ×0, delete-range ×1, dedupe ×1, distill ×0, split ×0)',
         'Skipped (re-analysis recommended): 0',
       ].join('\n'),
     );
@@ -385,7 +385,7 @@ describe('clean', () => {
         dest_path: 'docs/archive/old.md',
       }),
     ]);
-    const result = await clean({ cwd: repo.dir, clock, env });
+    const result = await clean({ cwd: repo.dir, clock, env, approve: ['mv'] });
     assert.equal(result.status, 'committed');
     assert.equal(
       repo.git(['show', '-M', '--name-status', '--format=', 'HEAD']),
@@ -790,7 +790,7 @@ describe('clean data safety', () => {
         cwd: repo.dir,
         clock,
         env,
-        approve: ['rm'],
+        approve: ['rm', 'mv'],
         faults: {
           beforeCommit: () => {
             writeFileSync(repo.path('docs/archive/old.md'), 'old, edited in its new place\n');

@@ -103,7 +103,7 @@ describe('clean --generated FILE', () => {
     assert.equal(repo.git(['rev-list', '--count', 'HEAD']), String(Number(commits) + 1));
     assert.match(
       result.json.message!,
-      /^docs: hygiene cleanup \(1 edit across 1 file\)\n\n.*\nConfirmed: 1 \(delete-range ×0, dedupe ×0, distill ×1, split ×0\)/,
+      /^docs: hygiene cleanup \(1 edit across 1 file\)\n\n.*\nConfirmed: 1 \(move-to-archive ×0, replace-text ×0, freeze ×0, delete ×0, delete-range ×0, dedupe ×0, distill ×1, split ×0\)/,
     );
     assert.equal(repo.git(['status', '--porcelain']), '');
     assert.equal(result.json.model, null);

@@ -34,8 +34,9 @@ describe('a cleanup never turns a resolving reference into a broken one', () => 
     });
     const checked = await runCheck({ cwd: repo.dir, clock });
     const move = checked.report.entries.find((e) => e.exact_edit?.kind === 'move-to-archive');
-    assert.equal(move?.safety_tier, 'auto');
-    const result = await clean({ cwd: repo.dir, clock, env });
+    // A move breaks links from outside the repository: always a person's call.
+    assert.equal(move?.safety_tier, 'confirm');
+    const result = await clean({ cwd: repo.dir, clock, env, approve: [move!.id] });
     assert.equal(result.status, 'committed');
     assert.deepEqual(
       (result.link_rewrites ?? []).map((r) => [r.path, r.line, r.from, r.to]),

@@ -40,10 +40,12 @@ function project(config = ''): TestRepo {
   repo.commit('docs', {
     'README.md': '# Widget\n\nSee [the guide](docs/guide.md) and [install](docs/start/install.md).\n',
     'docs/guide.md': '# Guide\n\nFirst [install the toolchain](install.md), then run `widget serve`.\n',
-    'docs/start/install.md': '# Install\n\nRun `make`.\n',
+    'docs/install.md': '# Install\n\nRun `make`.\n',
     'CLAUDE.md': CLAUDE_MD,
     '.dochygiene.yml': `context:\n  budget_tokens: 150\n${config}`,
   });
+  // History shows the move, so the model's fix to the new place is proved (auto).
+  repo.move('move the install guide', 'docs/install.md', 'docs/start/install.md');
   return repo;
 }
 
@@ -188,7 +190,7 @@ describe('check with a model classifier (local provider stubs)', () => {
           kind: 'link',
           suggested_target: 'start/install.md',
           suggested_path: 'docs/start/install.md',
-          suggested_by: 'unique-name',
+          suggested_by: 'rename-history',
         },
       })),
     );

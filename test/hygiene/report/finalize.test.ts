@@ -56,8 +56,8 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const signal = {
   name: 'broken_reference' as const,
   line: 3,
-  detail: 'guide.md does not exist',
-  data: { target: 'guide.md' },
+  detail: 'guide.md does not exist; moved to "docs/guide.md"?',
+  data: { target: 'guide.md', suggested_target: 'docs/guide.md', suggested_by: 'rename-history' },
 };
 
 function proposals(): Proposal[] {

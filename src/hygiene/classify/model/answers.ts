@@ -9,7 +9,7 @@
 import { fixedClock } from '../../../core/clock.js';
 import { ValidationError } from '../../../core/errors.js';
 import { finalizeReport } from '../../report/finalize.js';
-import type { Proposal, ScanArtifact, Signal } from '../../types.js';
+import { citedSignal, type Proposal, type ScanArtifact, type Signal } from '../../types.js';
 import { findProposalConflicts, parseProposals } from '../proposals.js';
 import { nullableKeys } from './wire-schema.js';
 
@@ -27,16 +27,6 @@ function withoutNulls(value: Record<string, unknown>, keys: readonly string[]): 
   const out = { ...value };
   for (const key of keys) if (out[key] === null) delete out[key];
   return out;
-}
-
-/** The scanner signal a citation names: same name, and the same line when a line is given. */
-function citedSignal(cited: unknown, signals: readonly Signal[]): Signal | undefined {
-  if (!isRecord(cited) || typeof cited['name'] !== 'string') return undefined;
-  const line = cited['line'];
-  return signals.find(
-    (signal) =>
-      signal.name === cited['name'] && (line === null || line === undefined || signal.line === line),
-  );
 }
 
 /**

@@ -76,13 +76,22 @@ export const brokenReference: SignalModule = {
           const deleted = renamed === undefined && history.existed.has(resolved.path);
           // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
           const found = renamed ?? (deleted ? undefined : nearestUnique(resolved.path, sameName));
-          const suggestion = found !== undefined && unsafePathReason(found) === undefined ? found : undefined;
+          const match =
+            found === undefined || renamed !== undefined
+              ? undefined
+              : nameMatch(resolved.path, found, sameName);
+          // A backticked path matched by its name alone is most often a placeholder or an
+          // example (`assets/eip-N/image.png`): no suggestion, only the signal.
+          const guessed = ref.kind === 'code-path' && match === 'name-only';
+          const suggestion =
+            found !== undefined && !guessed && unsafePathReason(found) === undefined ? found : undefined;
           if (suggestion !== undefined) {
             data['suggested_target'] = withoutMarkdownPunctuation(
               writeTargetLike(doc.path, ref, resolved, suggestion),
             );
             data['suggested_path'] = suggestion;
             data['suggested_by'] = renamed !== undefined ? 'rename-history' : 'unique-name';
+            if (match !== undefined) data['suggestion_match'] = match;
           }
           emit(doc.path, {
             line: ref.line,
@@ -152,6 +161,28 @@ export function nearestUnique(missing: string, candidates: readonly string[]): s
     .sort((x, y) => x.distance - y.distance);
   if (ranked.length > 1 && ranked[0]!.distance === ranked[1]!.distance) return undefined;
   return ranked[0]!.path;
+}
+
+/**
+ * How far a same-named suggestion is proved by the paths alone (docs/scanner-and-classifiers.md):
+ * - `case-only`: it stands beside the missing file, its name differing only in case;
+ * - `path-suffix`: it ends in the missing path's folder and name (`sig-x/README.md` for a
+ *   missing `community/sig-x/README.md`, or a link one folder too deep), and no other file
+ *   of that name does;
+ * - `name-only`: only the file name matches — a guess, never an auto edit.
+ */
+export function nameMatch(
+  missing: string,
+  suggestion: string,
+  sameName: readonly string[],
+): 'case-only' | 'path-suffix' | 'name-only' {
+  if (dirOf(suggestion) === dirOf(missing)) return 'case-only';
+  const tail = (p: string) => `${baseOf(dirOf(p))}/${baseOf(p)}`;
+  if (dirOf(missing) === '' || dirOf(suggestion) === '' || tail(suggestion) !== tail(missing))
+    return 'name-only';
+  return sameName.filter((p) => dirOf(p) !== '' && tail(p) === tail(missing)).length === 1
+    ? 'path-suffix'
+    : 'name-only';
 }
 
 /** A fragment keeps only the fragment: `]`, `)`, `>` or quotes around it belong to the Markdown. */

@@ -126,7 +126,53 @@ describe('broken_reference', () => {
           suggested_target: '../reference/api-reference.md',
           suggested_path: 'reference/api-reference.md',
           suggested_by: 'unique-name',
+          suggestion_match: 'name-only',
         },
+      },
+    ]);
+  });
+
+  it('says how far the paths prove a same-named suggestion: case-only, path-suffix, name-only', async () => {
+    const repo = fixtureRepo({
+      'docs/index.md': [
+        '# Index',
+        '',
+        'See [charter](CHARTER.md).', // 3: charter.md beside it
+        '',
+        'See [sig](community/sig-x/README.md).', // 5: sig-x/README.md is the one such file
+        '',
+        'See [image](../assets/eip-1/image.png).', // 7: only the name matches
+        '',
+      ].join('\n'),
+      'docs/charter.md': '# Charter\n',
+      'docs/sig-x/README.md': '# SIG X\n',
+      'README.md': '# Root\n',
+      'assets/eip-7885/image.png': 'png',
+    });
+    const artifact = await scanDir(repo.dir);
+    const matches = signalsOf(artifact, 'docs/index.md', 'broken_reference').map((s) => [
+      s.line,
+      s.data?.['suggested_path'],
+      s.data?.['suggestion_match'],
+    ]);
+    assert.deepEqual(matches, [
+      [3, 'docs/charter.md', 'case-only'],
+      [5, 'docs/sig-x/README.md', 'path-suffix'],
+      [7, 'assets/eip-7885/image.png', 'name-only'],
+    ]);
+  });
+
+  it('gives a backticked path matched by name only no suggestion (a placeholder, not a move)', async () => {
+    const repo = fixtureRepo({
+      'EIPS/eip-1.md': '# EIP-1\n\nUse relative links such as `../assets/eip-1/image.png`.\n',
+      'assets/eip-7885/image.png': 'png',
+      'assets/eip-1/diagram.svg': 'svg',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'EIPS/eip-1.md', 'broken_reference')), [
+      {
+        line: 3,
+        data: { target: '../assets/eip-1/image.png', kind: 'code-path', evidence: 'parent-folder' },
       },
     ]);
   });
