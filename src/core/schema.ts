@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { schemaPath } from './package.js';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 /** A JSON path in the form the tool prints: `entries[3].safety_tier`, `scan.files_scanned`. */
 export function formatJsonPath(segments: readonly (string | number)[]): string {
@@ -21,7 +20,8 @@ function pointerToSegments(pointer: string): string[] {
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function describe(error: ErrorObject): string {
+/** One Ajv error as a violation: its JSON path, then what is wrong. */
+export function describeSchemaError(error: ErrorObject): string {
   const segments = pointerToSegments(error.instancePath);
   switch (error.keyword) {
     case 'required':
@@ -46,33 +46,29 @@ function describe(error: ErrorObject): string {
 export type Violations = string[];
 
 const cache = new Map<string, ValidateFunction>();
-/** Schemas referenced from others (`"$ref": "agent-context.schema.json"`), registered once. */
-const SHARED_SCHEMAS = ['agent-context.schema.json'];
-let ajv: Ajv | undefined;
 
 /**
  * A validator for a JSON Schema shipped in `schemas/` (draft-07). Returns the list of
- * violations, each prefixed by its JSON path; empty means valid. Compiled once per file.
+ * violations, each prefixed by its JSON path; empty means valid. The validators are compiled
+ * from the schemas by Ajv at build time (`scripts/compile-schemas.mjs`, options `allErrors`,
+ * `strict`, `allowUnionTypes`), so a run loads only the ones it uses and compiles none.
  */
 export function schemaValidator(file: string): (value: unknown) => Violations {
   let validate = cache.get(file);
   if (validate === undefined) {
-    if (ajv === undefined) {
-      ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-      // Shared parts other schemas refer to by file name.
-      for (const shared of SHARED_SCHEMAS)
-        ajv.addSchema(JSON.parse(readFileSync(schemaPath(shared), 'utf8')) as object);
+    const modulePath = `./validators/${file.replace(/\.json$/, '')}.cjs`;
+    try {
+      validate = createRequire(import.meta.url)(modulePath) as ValidateFunction;
+    } catch (error) {
+      throw new Error(`no compiled validator for ${file} (${(error as Error).message}); run npm run build`);
     }
-    const schema = JSON.parse(readFileSync(schemaPath(file), 'utf8')) as object;
-    const id = (schema as { $id?: string }).$id;
-    validate = (id !== undefined ? ajv.getSchema(id) : undefined) ?? ajv.compile(schema);
     cache.set(file, validate);
   }
   const compiled = validate;
   return (value) => {
     if (compiled(value)) return [];
     const seen = new Set<string>();
-    for (const error of compiled.errors ?? []) seen.add(describe(error));
+    for (const error of compiled.errors ?? []) seen.add(describeSchemaError(error));
     return [...seen];
   };
 }

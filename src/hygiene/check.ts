@@ -34,13 +34,13 @@ import {
 import { classifyWithRules } from './classify/rules.js';
 import { loadConfig } from './config.js';
 import { resolveProjectRoot } from './project.js';
-import { readDocWorld } from './references.js';
+import { readDocWorld, type ScannedDocuments } from './references.js';
 import { finalizeReport } from './report/finalize.js';
 import { renderLifecycleSection } from './report/lifecycle-md.js';
 import { proveLinkFixes } from './report/prove.js';
 import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
-import { isPartialScan, scan } from './scan/index.js';
+import { isPartialScan, scanWithDocuments } from './scan/index.js';
 import { GITIGNORE_LINE, StateStore } from './state/store.js';
 import type { Proposal, Report, ScanArtifact, Signal } from './types.js';
 
@@ -228,15 +228,19 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
         )
       : undefined;
 
-  const artifact = await scan({
-    root,
-    config,
-    nowMs: options.clock.now().getTime(),
-    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
-    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-    ...(options.signal !== undefined ? { signal: options.signal } : {}),
-  });
+  // `documents` (every doc's text and parse) is let go once link fixes are proved, before
+  // the report is built (and the tokenizer loaded): the two need not be held at once.
+  const scanned: { artifact: ScanArtifact; documents: ScannedDocuments | undefined } =
+    await scanWithDocuments({
+      root,
+      config,
+      nowMs: options.clock.now().getTime(),
+      ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
+  const { artifact } = scanned;
   // A mistyped --scope must not replace a good report with an empty one.
   if (options.scopes !== undefined && options.scopes.length > 0 && artifact.shortlist.length === 0) {
     throw new UsageError(
@@ -268,7 +272,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   if (supplied !== undefined) classified = supplied;
   else if (settings === undefined)
     classified = classifyWithRules(artifact, config, readText, exists, {
-      ...(await gatherClassifierFacts(artifact, readText, options.deadline)),
+      ...(await gatherClassifierFacts(artifact, readText, options.deadline, scanned.documents?.docs)),
       onDeclined,
     });
   else {
@@ -304,11 +308,16 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     ...deletions,
   ];
   // Every link fix, whoever proposed it (rules, a proposals file, a model), is proved —
-  // applied in memory and re-resolved — before it can be an auto entry.
-  const world = await readDocWorld(root, config, options.deadline);
-  const proposals = proveLinkFixes(world, withDeletions, (proposal, why) => {
-    for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
-  });
+  // applied in memory and re-resolved — before it can be an auto entry — against the docs
+  // the scan read, as it read them.
+  const proposals = proveLinkFixes(
+    await readDocWorld(root, config, options.deadline, scanned.documents),
+    withDeletions,
+    (proposal, why) => {
+      for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
+    },
+  );
+  scanned.documents = undefined;
 
   const report = await finalizeReport({
     artifact,

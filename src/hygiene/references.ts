@@ -25,31 +25,55 @@ export interface DocWorld {
   docs: ReadonlyMap<string, string>;
   /** Whether `path` exists outside the listing (an ignored file a doc links to). */
   onDisk: (path: string) => boolean;
+  /** Docs already parsed (by the scan), each parse of exactly the text in `docs`. */
+  parsed?: ReadonlyMap<string, ParsedDoc>;
+}
+
+/**
+ * What a scan already read, handed to `readDocWorld` so that check neither lists nor reads
+ * nor parses those docs again, and the world is the tree the scan saw.
+ */
+export interface ScannedDocuments {
+  /** The scan's `git ls-files` listing (in a repository): the listing the world would make. */
+  gitListing?: readonly string[];
+  /** Each doc the scan read under its own path → its text and its parse. */
+  docs: ReadonlyMap<string, { text: string; parsed: ParsedDoc }>;
 }
 
 /**
  * Reads the world from disk: the listing the scan uses, and every doc-like file (the scan
  * globs) except the tool's state and folders `scan.excluded_dirs` names — but archive folders
- * are read too: they yield no candidates, yet their links out must keep working.
+ * are read too: they yield no candidates, yet their links out must keep working. Docs in
+ * `scanned` are taken from it instead of being read and parsed again (the apply paths, which
+ * run later on a tree that may have changed, read everything afresh).
  */
 export async function readDocWorld(
   root: string,
   config: HygieneConfig,
   deadline?: Deadline,
+  scanned?: ScannedDocuments,
 ): Promise<DocWorld> {
   const realRoot = realpathSync(root);
-  const repo = await discoverRepo(root, deadline);
-  const toplevel = repo?.toplevel ? realpathSync(repo.toplevel) : undefined;
-  const inRepo =
-    toplevel !== undefined && (realRoot === toplevel || realRoot.startsWith(`${toplevel}${sep}`));
   const excluded = config.scan.excluded_dirs.map((d) => d.replace(/^\.\/+|\/+$/g, ''));
   const skip = new Set(excluded.filter((d) => !d.includes('/') && !ARCHIVE_SEGMENTS.has(d.toLowerCase())));
-  const listing = await listFiles(root, inRepo, new Set([...skip, '.git']), deadline);
+  // In a repository the listing is git's, whatever folders are skipped: the scan's is the same.
+  const listed =
+    scanned?.gitListing !== undefined
+      ? scanned.gitListing
+      : (
+          await listFiles(
+            root,
+            await isInRepo(root, realRoot, deadline),
+            new Set([...skip, '.git']),
+            deadline,
+          )
+        ).files;
   const globs = [...config.scan.globs, ...AGENT_CONTEXT_GLOBS];
   const inGlobs = picomatch(globs, { dot: true });
   const excludedPaths = excluded.filter((d) => d.includes('/'));
   const docs = new Map<string, string>();
-  for (const file of listing.files) {
+  const parsed = new Map<string, ParsedDoc>();
+  for (const file of listed) {
     if (!inGlobs(file) || file.startsWith('.dochygiene/') || unsafePathReason(file) !== undefined) continue;
     const segments = file.split('/');
     if (segments.slice(0, -1).some((s) => skip.has(s))) continue;
@@ -59,27 +83,59 @@ export async function readDocWorld(
       )
     )
       continue;
+    const known = scanned?.docs.get(file);
+    if (known !== undefined) {
+      docs.set(file, known.text);
+      parsed.set(file, known.parsed);
+      continue;
+    }
     const read = readDoc(root, realRoot, file);
     if (read.kind === 'text') docs.set(file, read.text);
   }
   const absolute = resolve(root);
+  // Proofs ask about the same missing targets again and again; the disk is asked once each.
+  const probed = new Map<string, boolean>();
   return {
-    files: new Set(listing.files),
+    files: new Set(listed),
     docs,
+    ...(parsed.size > 0 ? { parsed } : {}),
     onDisk: (path) => {
-      try {
-        realpathSync(`${absolute}/${path}`);
-        return true;
-      } catch {
-        return false;
+      let found = probed.get(path);
+      if (found === undefined) {
+        try {
+          realpathSync(`${absolute}/${path}`);
+          found = true;
+        } catch {
+          found = false;
+        }
+        probed.set(path, found);
       }
+      return found;
     },
   };
 }
 
+/** Whether `root` lies inside a git work tree. */
+async function isInRepo(root: string, realRoot: string, deadline?: Deadline): Promise<boolean> {
+  const repo = await discoverRepo(root, deadline);
+  const toplevel = repo?.toplevel ? realpathSync(repo.toplevel) : undefined;
+  return toplevel !== undefined && (realRoot === toplevel || realRoot.startsWith(`${toplevel}${sep}`));
+}
+
+/**
+ * Where a world takes parses from instead of parsing again (each only for a doc whose text
+ * there is the text here), and its folder set when its file set is the very same.
+ */
+interface Reuse {
+  docs: ReadonlyMap<string, string>;
+  parse: (path: string) => ParsedDoc | undefined;
+  files?: ReadonlySet<string>;
+  dirs?: ReadonlySet<string>;
+}
+
 /** A world with parsed docs and a path lookup: what references resolve against. */
 class ResolvedWorld implements PathLookup {
-  private readonly dirs = new Set<string>(['']);
+  private readonly dirs: ReadonlySet<string>;
   private readonly parsed = new Map<string, ParsedDoc>();
 
   constructor(
@@ -88,15 +144,14 @@ class ResolvedWorld implements PathLookup {
     private readonly onDisk: (path: string) => boolean,
     /** Paths that were removed (moved away or deleted): never found on disk either. */
     private readonly removed: ReadonlySet<string>,
-    reuse?: ResolvedWorld,
+    private readonly reuse?: Reuse,
   ) {
-    for (const file of files)
-      for (let d = dirOf(file); d !== '' && !this.dirs.has(d); d = dirOf(d)) this.dirs.add(d);
-    if (reuse !== undefined)
-      for (const [path, text] of docs) {
-        const old = reuse.parsed.get(path);
-        if (old !== undefined && reuse.docs.get(path) === text) this.parsed.set(path, old);
-      }
+    if (reuse?.dirs !== undefined && reuse.files === files) this.dirs = reuse.dirs;
+    else {
+      const dirs = new Set<string>(['']);
+      for (const file of files) for (let d = dirOf(file); d !== '' && !dirs.has(d); d = dirOf(d)) dirs.add(d);
+      this.dirs = dirs;
+    }
   }
 
   doc(path: string): ParsedDoc | undefined {
@@ -104,7 +159,8 @@ class ResolvedWorld implements PathLookup {
     if (parsed === undefined) {
       const text = this.docs.get(path);
       if (text === undefined) return undefined;
-      parsed = parseMarkdown(text);
+      const reused = this.reuse?.docs.get(path) === text ? this.reuse.parse(path) : undefined;
+      parsed = reused ?? parseMarkdown(text);
       this.parsed.set(path, parsed);
     }
     return parsed;
@@ -179,9 +235,23 @@ export interface SimulatedChange {
   renamed: Map<string, string>;
 }
 
+/** A world's texts, parses and folders, for the world after a change to keep. */
+const reusable = (world: ResolvedWorld): Reuse => ({
+  docs: world.docs,
+  parse: (path) => world.doc(path),
+  files: world.files,
+  dirs: world['dirs'],
+});
+
 /** The in-memory result of a change: edited texts, moved paths, removed files. */
 export function simulate(before: ResolvedWorld, change: PlannedChange): SimulatedChange {
-  const files = new Set(before.files);
+  // The file set is copied only when a file goes or moves: a text edit keeps the same set
+  // (and with it the folder set of the world before).
+  let changedFiles: Set<string> | undefined;
+  const files = () => {
+    changedFiles ??= new Set(before.files);
+    return changedFiles;
+  };
   const docs = new Map(before.docs);
   const removed = new Set<string>();
   const unappliable = new Map<string, string>();
@@ -202,29 +272,33 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
     const removesFile =
       result.text.replace(/^\uFEFF/, '') === '' && entries.some((e) => e.exact_edit?.kind === 'delete-range');
     if (removesFile) {
-      files.delete(path);
+      files().delete(path);
       docs.delete(path);
       removed.add(path);
     } else docs.set(path, result.text);
   }
   for (const unit of change.deletes ?? []) {
-    for (const file of [...files])
+    for (const file of [...(changedFiles ?? before.files)])
       if (isUnder(file, unit)) {
-        files.delete(file);
+        files().delete(file);
         docs.delete(file);
         removed.add(file);
       }
   }
   for (const [from, to] of change.moves) {
-    files.delete(from);
+    files().delete(from);
     removed.add(from);
-    files.add(to);
+    files().add(to);
     const text = docs.get(from);
     docs.delete(from);
     if (text !== undefined) docs.set(to, text);
     renamed.set(from, to);
   }
-  return { after: new ResolvedWorld(files, docs, before['onDisk'], removed, before), unappliable, renamed };
+  return {
+    after: new ResolvedWorld(changedFiles ?? before.files, docs, before['onDisk'], removed, reusable(before)),
+    unappliable,
+    renamed,
+  };
 }
 
 /** The world with some docs' texts replaced (a generative rewrite's result), nothing moved. */
@@ -232,14 +306,20 @@ export function withTexts(before: ResolvedWorld, texts: ReadonlyMap<string, stri
   const docs = new Map(before.docs);
   for (const [path, text] of texts) docs.set(path, text);
   return {
-    after: new ResolvedWorld(before.files, docs, before['onDisk'], new Set(), before),
+    after: new ResolvedWorld(before.files, docs, before['onDisk'], new Set(), reusable(before)),
     unappliable: new Map(),
     renamed: new Map(),
   };
 }
 
 export function worldOf(world: DocWorld): ResolvedWorld {
-  return new ResolvedWorld(world.files, world.docs, world.onDisk, new Set());
+  return new ResolvedWorld(
+    world.files,
+    world.docs,
+    world.onDisk,
+    new Set(),
+    world.parsed !== undefined ? { docs: world.docs, parse: (path) => world.parsed?.get(path) } : undefined,
+  );
 }
 
 export type { ResolvedWorld };

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { formatJsonPath } from '../../src/core/schema.js';
+import { Ajv } from 'ajv';
+import { describeSchemaError, formatJsonPath, schemaValidator } from '../../src/core/schema.js';
+
+const SCHEMAS = join(import.meta.dirname, '..', '..', '..', 'schemas');
 
 describe('formatJsonPath', () => {
   it('prints JSON paths the way violations name them', () => {
@@ -8,4 +13,31 @@ describe('formatJsonPath', () => {
     assert.equal(formatJsonPath(['signals', 'docs/a b.md', 0]), 'signals["docs/a b.md"][0]');
     assert.equal(formatJsonPath([]), '(root)');
   });
+});
+
+describe('the validators compiled at build time', () => {
+  const read = (file: string) => JSON.parse(readFileSync(join(SCHEMAS, file), 'utf8')) as { $id: string };
+  // Documents that break each schema in several places at once (allErrors), and an empty one.
+  const samples: unknown[] = [
+    {},
+    [],
+    'text',
+    { schema_version: 1, entries: [{ path: 7 }], unknown_key: true },
+    { version: 2, branches: [{}], tasks: 'x', signals: { 'a.md': [{ name: 3 }] } },
+  ];
+  for (const file of readdirSync(SCHEMAS).filter((f) => f.endsWith('.schema.json'))) {
+    it(`${file}: judge as Ajv does when it compiles the schema now`, () => {
+      const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+      ajv.addSchema(read('agent-context.schema.json'));
+      const schema = read(file);
+      const runtime = ajv.getSchema(schema.$id) ?? ajv.compile(schema);
+      const compiled = schemaValidator(file);
+      for (const sample of samples) {
+        const expected = runtime(sample)
+          ? []
+          : [...new Set((runtime.errors ?? []).map((error) => describeSchemaError(error)))];
+        assert.deepEqual(compiled(sample), expected, `${file}: ${JSON.stringify(sample)}`);
+      }
+    });
+  }
 });

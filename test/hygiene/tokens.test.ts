@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { countTokens, TOKENIZER_NAME } from '../../src/hygiene/tokens.js';
 
@@ -15,5 +16,20 @@ describe('countTokens', () => {
 
   it('treats special-token text in a doc as plain text', () => {
     assert.ok(countTokens('<|endoftext|>') > 1);
+  });
+});
+
+describe('the tokenizer tables', () => {
+  it('are loaded on the first count, not when the module is imported', () => {
+    const tokens = new URL('../../src/hygiene/tokens.js', import.meta.url).href;
+    const script = `
+      import { createRequire } from 'node:module';
+      const { countTokens } = await import(${JSON.stringify(tokens)});
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('gpt-tokenizer'));
+      const before = loaded();
+      const n = countTokens('hello world');
+      console.log(JSON.stringify({ before, after: loaded(), n }));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out), { before: false, after: true, n: 2 });
   });
 });

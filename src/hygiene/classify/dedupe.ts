@@ -33,6 +33,8 @@ export interface DedupeFacts {
   isGenerated: (path: string) => boolean;
   /** Whether `from` has a reference (link, image, definition) that resolves to the file `to`. */
   linksTo: (from: string, to: string) => boolean;
+  /** `parseMarkdown(text)` of the doc at `path`, possibly a parse already made of that text. */
+  parse?: (path: string, text: string) => ParsedDoc;
 }
 
 interface Copy {
@@ -232,7 +234,7 @@ export function decideDedupe(
   for (const copy of [chosen.keep, chosen.edit]) {
     const text = facts.readText(copy.path);
     if (text === undefined) return { declined: `${copy.path} cannot be read` };
-    docs.set(copy.path, parseMarkdown(text));
+    docs.set(copy.path, facts.parse?.(copy.path, text) ?? parseMarkdown(text));
   }
   const editDoc = docs.get(chosen.edit.path)!;
   const keepDoc = docs.get(chosen.keep.path)!;

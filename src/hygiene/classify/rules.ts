@@ -510,6 +510,7 @@ export function classifyWithRules(
       realPath: facts.realPath ?? ((path) => path),
       isGenerated: facts.isGenerated ?? (() => false),
       linksTo: facts.linksTo ?? (() => false),
+      ...(facts.parse !== undefined ? { parse: facts.parse } : {}),
     },
     facts.onDeclined ?? (() => {}),
   );

@@ -3,6 +3,7 @@ import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo } from '../../core/git.js';
+import type { ScannedDocuments } from '../references.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
 import { WhoLoads } from './context/who-loads.js';
@@ -59,6 +60,17 @@ export function isPartialScan(artifact: ScanArtifact): boolean {
  * (agent context, every reference resolved once) → one history pass → each signal module.
  */
 export async function scan(options: ScanOptions): Promise<ScanArtifact> {
+  return (await scanWithDocuments(options)).artifact;
+}
+
+/** A scan's artifact, and the listing and docs it read (what `check` proves link fixes against). */
+export interface ScanResult {
+  artifact: ScanArtifact;
+  documents: ScannedDocuments;
+}
+
+/** `scan`, also handing back what it read, so that a caller need not list, read or parse it again. */
+export async function scanWithDocuments(options: ScanOptions): Promise<ScanResult> {
   const root = resolve(options.root);
   const realRoot = realpathSync(root);
   const { config } = options;
@@ -172,7 +184,7 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
     ...(options.deadline ? { deadline: options.deadline } : {}),
   });
   const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
-  return {
+  const artifact: ScanArtifact = {
     project_root: root,
     scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,
     excluded_dirs: config.scan.excluded_dirs,
@@ -188,6 +200,11 @@ export async function scan(options: ScanOptions): Promise<ScanArtifact> {
       : {}),
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
+  };
+  return {
+    artifact,
+    // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
+    documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs },
   };
 }
 
