@@ -200,6 +200,29 @@ export function excludesFileArgs(path: string | undefined): string[] {
   return path === undefined ? [] : ['-c', `core.excludesFile=${path}`];
 }
 
+/**
+ * Which of `paths` git ignores, as `git status` sees it (the user's global excludes file
+ * included). The paths need not exist. Outside a repository, or when git gives no clean
+ * answer, nothing is taken for ignored.
+ */
+export async function ignoredByGit(
+  root: string,
+  paths: readonly string[],
+  deadline?: Deadline,
+): Promise<Set<string>> {
+  if (paths.length === 0) return new Set();
+  const excludes = excludesFileArgs(await userExcludesFile(root, deadline));
+  const result = await git([...excludes, 'check-ignore', '-z', '--stdin'], {
+    cwd: root,
+    input: `${paths.join('\0')}\0`,
+    maxBytes: 64 * 1024 * 1024,
+    ...(deadline ? { deadline } : {}),
+  });
+  // Exit 1: none ignored; anything but 0/1 (not a repository): git ignores nothing here.
+  if (result.kind !== 'exited' || result.code !== 0) return new Set();
+  return new Set(splitNul(result.stdout));
+}
+
 /** Splits NUL-separated output; a trailing terminator yields no empty last field. */
 export function splitNul(output: Buffer | string): string[] {
   const text = typeof output === 'string' ? output : output.toString('utf8');

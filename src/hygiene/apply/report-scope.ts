@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import ignore from 'ignore';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
-import { git, splitNul } from '../../core/git.js';
+import { ignoredByGit } from '../../core/git.js';
 import { loadConfig } from '../config.js';
 import { STATE_DIR } from '../state/store.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type LifecycleRule, type Report } from '../types.js';
@@ -25,19 +25,6 @@ export interface OutsideScan {
   id: string;
   path: string;
   why: string;
-}
-
-async function gitIgnored(root: string, paths: readonly string[], deadline: Deadline): Promise<Set<string>> {
-  if (paths.length === 0) return new Set();
-  const result = await git(['check-ignore', '-z', '--stdin'], {
-    cwd: root,
-    deadline,
-    input: `${paths.join('\0')}\0`,
-    maxBytes: 64 * 1024 * 1024,
-  });
-  // Exit 1: none ignored; anything but 0/1 (not a repository): git ignores nothing here.
-  if (result.kind !== 'exited' || result.code !== 0) return new Set();
-  return new Set(splitNul(result.stdout));
 }
 
 /** Entries whose path (or move destination) the configured scan would not include, with why. */
@@ -63,7 +50,7 @@ export async function entriesOutsideScan(
   } catch {
     // no ignore file
   }
-  const ignored = await gitIgnored(root, [...new Set(report.entries.map((entry) => entry.path))], deadline);
+  const ignored = await ignoredByGit(root, [...new Set(report.entries.map((entry) => entry.path))], deadline);
   const outside: OutsideScan[] = [];
   for (const entry of report.entries) {
     const { path } = entry;

@@ -1,3 +1,4 @@
+import { ignoredByGit } from '../../../core/git.js';
 import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
@@ -46,72 +47,106 @@ export const brokenReference: SignalModule = {
   needs: ['renames'],
   async collect({ facts, history }, emit) {
     const { tree } = facts;
-    let byLowerName: Map<string, string[]> | undefined;
-    for (const doc of facts.docs.values()) {
+    const unresolved: {
+      doc: string;
+      ref: DocRef;
+      check: { status: 'missing-path' | 'missing-fragment'; resolved: Resolved };
+    }[] = [];
+    for (const doc of facts.docs.values())
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
-        if (check.status === 'missing-path') {
-          const resolved = check.resolved;
-          const evidence =
-            ref.kind === 'code-path' ? codePathEvidence(facts, history, doc.path, ref) : undefined;
-          if (ref.kind === 'code-path' && evidence === undefined) continue;
-          const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
-          if (evidence !== undefined) data['evidence'] = evidence;
-          // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
-          if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
-          const renamed = renameTarget(history.renames, resolved.path, (p) => tree.isFile(p));
-          byLowerName ??= lowerNameIndex(tree.files);
-          // Never the doc itself: a link to its own name means something else was meant.
-          // Case is ignored only beside the missing file (a case-only rename); elsewhere a
-          // name that differs in case is another file (OWNERS.md is not owners.md).
-          const name = baseOf(resolved.path);
-          const sameName = (byLowerName.get(name.toLowerCase()) ?? []).filter(
-            (p) =>
-              p !== resolved.path &&
-              p !== doc.path &&
-              (baseOf(p) === name || dirOf(p) === dirOf(resolved.path)),
-          );
-          // A target history shows was deleted, not moved, was removed on purpose: a file
-          // of the same name elsewhere is another document (it may have stood beside it).
-          const deleted = renamed === undefined && history.existed.has(resolved.path);
-          // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
-          const found = renamed ?? (deleted ? undefined : nearestUnique(resolved.path, sameName));
-          const match =
-            found === undefined || renamed !== undefined
-              ? undefined
-              : nameMatch(resolved.path, found, sameName);
-          // A backticked path matched by its name alone is most often a placeholder or an
-          // example (`assets/eip-N/image.png`): no suggestion, only the signal.
-          const guessed = ref.kind === 'code-path' && match === 'name-only';
-          const suggestion =
-            found !== undefined && !guessed && unsafePathReason(found) === undefined ? found : undefined;
-          if (suggestion !== undefined) {
-            data['suggested_target'] = withoutMarkdownPunctuation(
-              writeTargetLike(doc.path, ref, resolved, suggestion),
-            );
-            data['suggested_path'] = suggestion;
-            data['suggested_by'] = renamed !== undefined ? 'rename-history' : 'unique-name';
-            if (match !== undefined) data['suggestion_match'] = match;
-          }
-          emit(doc.path, {
-            line: ref.line,
-            detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
-              suggestion !== undefined ? `; moved to "${suggestion}"?` : ''
-            }`,
-            data,
-          });
-        } else if (check.status === 'missing-fragment') {
-          emit(doc.path, {
-            line: ref.line,
-            detail: `fragment "#${check.resolved.fragment}" matches no heading in "${fragmentTarget(check.resolved, tree)}"`,
-            data: { target: ref.target, kind: 'fragment' },
-          });
-        }
+        if (check.status === 'missing-path' || check.status === 'missing-fragment')
+          unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
       }
+    // A target git ignores is a build output (a generated reference page, say): it is
+    // missing until the build runs, and no check of the tree can say whether it will be there.
+    const ignored = await ignoredByGit(tree.root, [
+      ...new Set(
+        unresolved.flatMap(({ check }) =>
+          check.status === 'missing-path' && check.resolved.brokenLink === undefined
+            ? [check.resolved.path]
+            : [],
+        ),
+      ),
+    ]);
+    const suggest = suggester(facts, history);
+    for (const { doc, ref, check } of unresolved) {
+      if (check.status === 'missing-fragment') {
+        emit(doc, {
+          line: ref.line,
+          detail: `fragment "#${check.resolved.fragment}" matches no heading in "${fragmentTarget(check.resolved, tree)}"`,
+          data: { target: ref.target, kind: 'fragment' },
+        });
+        continue;
+      }
+      const resolved = check.resolved;
+      if (ignored.has(resolved.path)) continue;
+      const evidence = ref.kind === 'code-path' ? codePathEvidence(facts, history, doc, ref) : undefined;
+      if (ref.kind === 'code-path' && evidence === undefined) continue;
+      const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
+      if (evidence !== undefined) data['evidence'] = evidence;
+      // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
+      if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
+      const suggestion = suggest(doc, ref, resolved);
+      if (suggestion !== undefined) Object.assign(data, suggestion.data);
+      emit(doc, {
+        line: ref.line,
+        detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
+          suggestion !== undefined ? `; moved to "${suggestion.path}"?` : ''
+        }`,
+        data,
+      });
     }
     await collectCodeReferences({ facts, history }, emit);
   },
 };
+
+/**
+ * Where a missing target went, when the evidence says: the rename history shows, or one
+ * same-named file (nearestUnique), with how far the paths prove it (nameMatch).
+ */
+function suggester(
+  facts: ScanFacts,
+  history: HistoryFacts,
+): (
+  doc: string,
+  ref: DocRef,
+  resolved: Resolved,
+) => { path: string; data: Record<string, unknown> } | undefined {
+  const { tree } = facts;
+  let byLowerName: Map<string, string[]> | undefined;
+  return (doc, ref, resolved) => {
+    const renamed = renameTarget(history.renames, resolved.path, (p) => tree.isFile(p));
+    byLowerName ??= lowerNameIndex(tree.files);
+    // Never the doc itself: a link to its own name means something else was meant.
+    // Case is ignored only beside the missing file (a case-only rename); elsewhere a
+    // name that differs in case is another file (OWNERS.md is not owners.md).
+    const name = baseOf(resolved.path);
+    const sameName = (byLowerName.get(name.toLowerCase()) ?? []).filter(
+      (p) => p !== resolved.path && p !== doc && (baseOf(p) === name || dirOf(p) === dirOf(resolved.path)),
+    );
+    // A target history shows was deleted, not moved, was removed on purpose: a file
+    // of the same name elsewhere is another document (it may have stood beside it).
+    const deleted = renamed === undefined && history.existed.has(resolved.path);
+    const found = renamed ?? (deleted ? undefined : nearestUnique(resolved.path, sameName));
+    if (found === undefined) return undefined;
+    const match = renamed !== undefined ? undefined : nameMatch(resolved.path, found, sameName);
+    // A backticked path matched by its name alone is most often a placeholder or an
+    // example (`assets/eip-N/image.png`): no suggestion, only the signal.
+    if (ref.kind === 'code-path' && match === 'name-only') return undefined;
+    // A suggestion becomes a link in the doc and a path in the report: never an unsafe name.
+    if (unsafePathReason(found) !== undefined) return undefined;
+    return {
+      path: found,
+      data: {
+        suggested_target: withoutMarkdownPunctuation(writeTargetLike(doc, ref, resolved, found)),
+        suggested_path: found,
+        suggested_by: renamed !== undefined ? 'rename-history' : 'unique-name',
+        ...(match !== undefined ? { suggestion_match: match } : {}),
+      },
+    };
+  };
+}
 
 /** Why a path through a symlink does not resolve, for the signal's detail. */
 function brokenLinkNote(link: Resolved['brokenLink']): string {

@@ -162,6 +162,18 @@ describe('broken_reference', () => {
     ]);
   });
 
+  it('does not report a target git ignores: a build output is missing until the build runs', async () => {
+    const repo = fixtureRepo({
+      '.gitignore': '/docs/reference/cli.md\n',
+      'docs/guide.md': '# Guide\n\nSee [the CLI](reference/cli.md#uv-run) and [gone](reference/gone.md).\n',
+      'docs/reference/index.md': '# Reference\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
+      { line: 3, data: { target: 'reference/gone.md', kind: 'link' } },
+    ]);
+  });
+
   it('gives a backticked path matched by name only no suggestion (a placeholder, not a move)', async () => {
     const repo = fixtureRepo({
       'EIPS/eip-1.md': '# EIP-1\n\nUse relative links such as `../assets/eip-1/image.png`.\n',
