@@ -29,11 +29,13 @@ import {
 } from '../tidy/observe-git.js';
 import { loadOrCreatePlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../tidy/store.js';
-import { DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../tidy/types.js';
+import { type BackendName, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../tidy/types.js';
 import { openTaskJournal, taskJournalPath, taskRecordPath, writeTaskRecord } from './store.js';
 import {
+  type AnyTaskCreatedFacts,
   checkId,
   defaultTaskBranch,
+  type GitTaskCreationPlan,
   lockReasonFor,
   type TaskCreatedFacts,
   type TaskCreationPlan,
@@ -49,8 +51,12 @@ export interface CreateTaskOptions {
   /** `--dest`: an absolute path that does not exist yet, in an existing real directory. */
   dest: string;
   stateDir: string;
-  /** `--branch`: a short branch name; default `stw/task/<task_id>`. */
+  /** `--branch`: a short branch name; default `stw/task/<task_id>` (Git only). */
   branch?: string | undefined;
+  /** `--backend`: overrides the choice made from `.jj/` / `.git` at or above PATH. */
+  backend?: BackendName | undefined;
+  /** The environment jj runs with (hardened by src/core/jj.ts); defaults to this process's. */
+  env?: NodeJS.ProcessEnv;
   /** The key that authenticates the record (the plan key); defaults to `planKeyPath()`, created on first use. */
   keyFile?: string | undefined;
   cwd?: string;
@@ -65,15 +71,15 @@ export interface TaskCreateResult {
   schema_version: 1;
   status: TaskCreateStatus;
   task: TaskCreationPlan | null;
-  /** What creation observed once the worktree existed; null when it did not get that far. */
-  created: TaskCreatedFacts | null;
+  /** What creation observed once the worktree or workspace existed; null when it did not get that far. */
+  created: AnyTaskCreatedFacts | null;
   record: string | null;
   journal: string | null;
   refusal: { code: string; message: string } | null;
   failure: { code: string; message: string } | null;
 }
 
-function isWithin(parent: string, child: string): boolean {
+export function isWithin(parent: string, child: string): boolean {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
@@ -83,7 +89,7 @@ async function canonical(path: string): Promise<string> {
 }
 
 /** The destination checks: absolute, canonical, absent, in a real directory, outside repository and store. */
-async function checkDestination(
+export async function checkDestination(
   dest: string,
   avoid: readonly { what: string; path: string }[],
 ): Promise<void> {
@@ -137,7 +143,7 @@ async function branchExists(ref: string, ctx: GitCallContext): Promise<boolean> 
   return text.split('\n').includes(ref);
 }
 
-async function identityOf(path: string): Promise<PhysicalId> {
+export async function identityOf(path: string): Promise<PhysicalId> {
   return idOf(await lstat(path, { bigint: true }));
 }
 
@@ -187,7 +193,7 @@ function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code;
 }
 
-function emptyResult(): TaskCreateResult {
+export function emptyResult(): TaskCreateResult {
   return {
     schema_version: 1,
     status: 'refused',
@@ -200,7 +206,7 @@ function emptyResult(): TaskCreateResult {
   };
 }
 
-function problem(error: StwError): { code: string; message: string } {
+export function problem(error: StwError): { code: string; message: string } {
   return { code: error.code, message: error.message };
 }
 
@@ -212,7 +218,7 @@ export async function createTask(options: CreateTaskOptions): Promise<TaskCreate
   const now = () => formatInstant(clock.now());
   const cwd = options.cwd ?? process.cwd();
   const result = emptyResult();
-  let task: TaskCreationPlan;
+  let task: GitTaskCreationPlan;
   let ctx: GitCallContext;
   try {
     for (const [label, text] of [
@@ -228,13 +234,17 @@ export async function createTask(options: CreateTaskOptions): Promise<TaskCreate
     const stateDir = resolve(cwd, options.stateDir);
     await checkStateDirPrivate(stateDir);
     const observe = { deadline, bounds, signal: options.signal };
-    // A jj repository's workspaces are jj's: a Git worktree made behind its back would be
-    // one jj does not know. Tasks on jj are not built yet, so they are refused.
-    if (selectBackend(resolve(cwd, options.path), undefined) === 'jj')
+    // A jj repository's tasks are jj workspaces: a Git worktree made behind jj's back
+    // would be one jj does not know (docs/tasks.md).
+    if (options.backend === 'git' && selectBackend(resolve(cwd, options.path), undefined) === 'jj')
       throw new RefusalError(
         'unsupported',
-        'task create does not support jj repositories yet (a Git worktree would be invisible to jj)',
+        'task create --backend git refuses a jj repository: jj would not know the Git worktree; omit --backend to make a jj workspace',
       );
+    if (selectBackend(resolve(cwd, options.path), options.backend) === 'jj') {
+      const { createJjTask } = await import('./create-jj.js');
+      return await createJjTask(options, { stateDir, observe, now, result });
+    }
     const layout = await discoverGitLayout(resolve(cwd, options.path), observe);
     if (layout.isBare || layout.toplevel === undefined)
       throw new RefusalError('bare-repository', 'task create needs a repository with a work tree');
@@ -301,23 +311,49 @@ export async function createTask(options: CreateTaskOptions): Promise<TaskCreate
     }
     throw error;
   }
-  await runCreation(task, result, options, ctx, now, bounds);
+  await runCreation(task, result, resolve(cwd, options.stateDir), now, {
+    add: async () => {
+      const added = await git(
+        [
+          'worktree',
+          'add',
+          '--quiet',
+          '--lock',
+          '--reason',
+          task.lock_reason,
+          '-b',
+          task.branch.slice('refs/heads/'.length),
+          task.destination,
+          task.start_oid,
+        ],
+        { cwd: task.source.path, deadline: ctx.deadline, maxBytes: bounds.maxOutputBytes },
+      );
+      return added.kind === 'exited' && added.code === 0
+        ? null
+        : { code: 'worktree-add-failed', message: describeOutcome(added, 'git worktree add') };
+    },
+    observe: () => observeCreated(task, ctx, bounds),
+  });
   return result;
 }
 
-/** Journal → native creation → observation → journal. Every outcome is journaled. */
-async function runCreation(
+/** The native creation of one task and the read-back that proves what it made. */
+export interface CreationSteps<F extends AnyTaskCreatedFacts> {
+  /** Runs the native command; null on success, else the failure to journal. */
+  add: () => Promise<{ code: string; message: string } | null>;
+  /** Reads back what the command made; throws when it is not exactly the planned task. */
+  observe: () => Promise<F>;
+}
+
+/** Journal `intent` → native creation → observation → journal `created` and `completed`. Every outcome is journaled. */
+export async function runCreation<F extends AnyTaskCreatedFacts>(
   task: TaskCreationPlan,
   result: TaskCreateResult,
-  options: CreateTaskOptions,
-  ctx: GitCallContext,
+  stateDir: string,
   now: () => string,
-  bounds: TidyBounds,
+  steps: CreationSteps<F>,
 ): Promise<void> {
-  const journal = await openTaskJournal(
-    resolve(options.cwd ?? process.cwd(), options.stateDir),
-    task.task_id,
-  );
+  const journal = await openTaskJournal(stateDir, task.task_id);
   const fail = (code: string, message: string) => {
     journal.append({ type: 'failed', task_id: task.task_id, at: now(), reason: code, message });
     result.status = 'failed';
@@ -325,33 +361,18 @@ async function runCreation(
   };
   try {
     journal.append({ type: 'intent', task_id: task.task_id, at: now() });
-    const short = task.branch.slice('refs/heads/'.length);
-    const added = await git(
-      [
-        'worktree',
-        'add',
-        '--quiet',
-        '--lock',
-        '--reason',
-        task.lock_reason,
-        '-b',
-        short,
-        task.destination,
-        task.start_oid,
-      ],
-      { cwd: task.source.path, deadline: ctx.deadline, maxBytes: bounds.maxOutputBytes },
-    );
-    if (added.kind !== 'exited' || added.code !== 0) {
-      fail('worktree-add-failed', describeOutcome(added, 'git worktree add'));
+    const failed = await steps.add();
+    if (failed !== null) {
+      fail(failed.code, failed.message);
       return;
     }
-    let facts: TaskCreatedFacts;
+    let facts: F;
     try {
-      facts = await observeCreated(task, ctx, bounds);
+      facts = await steps.observe();
     } catch (error) {
       fail(
         'post-creation-check-failed',
-        `the new worktree does not look as created: ${(error as Error).message}`,
+        `the new ${task.backend === 'jj' ? 'workspace' : 'worktree'} does not look as created: ${(error as Error).message}`,
       );
       return;
     }
@@ -366,7 +387,7 @@ async function runCreation(
 
 /** Reads back what `git worktree add` made and checks it is exactly the planned task. */
 async function observeCreated(
-  task: TaskCreationPlan,
+  task: GitTaskCreationPlan,
   ctx: GitCallContext,
   bounds: TidyBounds,
 ): Promise<TaskCreatedFacts> {

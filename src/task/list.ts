@@ -9,11 +9,14 @@ import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { type GitCallContext, observeGitRaw, readWorktrees } from '../tidy/observe-git.js';
+import { type JjCallContext, readCurrentOperation, readWorkspaces } from '../tidy/observe-jj.js';
+import type { JjWorkspace } from '../tidy/observe-jj-parse.js';
+import { requireSupportedJj } from '../tidy/plan-jj.js';
 import { loadPlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDirPrivate } from '../tidy/store.js';
 import { DEFAULT_PLAN_BOUNDS, type TidyBounds } from '../tidy/types.js';
 import { listTaskIds, loadTask } from './store.js';
-import type { TaskCreationPlan } from './types.js';
+import type { JjWorkspaceFacts, TaskCreationPlan } from './types.js';
 
 export type DestinationState = 'present' | 'absent' | 'replaced' | 'not-a-directory' | 'unknown';
 export type RegistrationState = 'registered' | 'missing' | 'unknown';
@@ -29,8 +32,13 @@ export interface TaskListEntry {
     registration: RegistrationState;
     /** The worktree's branch and HEAD as git lists them; null when not registered. */
     worktree: { branch: string | null; head: string | null; locked: string | null } | null;
-    /** The task branch's commit now; null when the branch is gone or unreadable. */
+    /** The task branch's commit now; null when the branch is gone or unreadable (and on jj). */
     branch_oid: string | null;
+    /**
+     * jj: the task's workspace as `jj workspace list` shows it at the current operation
+     * (stored state, not snapshotted); null when jj does not list it, and for Git tasks.
+     */
+    workspace: JjWorkspaceFacts | null;
     /** Why part of the current view could not be read; null when it was. */
     problem: string | null;
   };
@@ -52,6 +60,8 @@ export interface ListTasksOptions {
   keyFile?: string | undefined;
   bounds?: TidyBounds;
   signal?: AbortSignal;
+  /** The environment jj runs with (hardened by src/core/jj.ts). */
+  env?: NodeJS.ProcessEnv;
 }
 
 async function destinationState(task: TaskCreationPlan, expected: { dev: string; ino: string } | undefined) {
@@ -113,6 +123,7 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
     return key;
   };
   const worktreeLists = new Map<string, Promise<WorktreeRecord[]>>();
+  const workspaceLists = new Map<string, Promise<JjWorkspace[]>>();
   for (const id of ids) {
     const entry: TaskListEntry = {
       task_id: id,
@@ -123,6 +134,7 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
         registration: 'unknown',
         worktree: null,
         branch_oid: null,
+        workspace: null,
         problem: null,
       },
       record_problem: null,
@@ -142,8 +154,38 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
     entry.task = task;
     entry.creation = { complete: journal.complete, problem: journal.problem, journal: journal.path };
     entry.now.destination = await destinationState(task, journal.created?.destination_identity);
-    const ctx: GitCallContext = { deadline, bounds, signal: options.signal, cwd: task.source.path };
     try {
+      if (task.backend === 'jj') {
+        const ctx: JjCallContext = {
+          deadline,
+          bounds,
+          signal: options.signal,
+          cwd: task.source.path,
+          env: options.env ?? process.env,
+        };
+        let list = workspaceLists.get(task.source.common_dir);
+        if (list === undefined) {
+          // The same version gate as tidy's: an unsupported jj gives no workspace list.
+          list = requireSupportedJj(ctx, ctx.env)
+            .then(() => readCurrentOperation(ctx))
+            .then((op) => readWorkspaces(op, ctx));
+          workspaceLists.set(task.source.common_dir, list);
+        }
+        const listed = (await list).find((w) => w.name === task.workspace && w.root === task.destination);
+        entry.now.registration = listed === undefined ? 'missing' : 'registered';
+        entry.now.workspace =
+          listed === undefined
+            ? null
+            : {
+                name: listed.name,
+                root: task.destination,
+                commit_id: listed.commit_id,
+                change_id: listed.change_id,
+                parents: listed.parents,
+              };
+        continue;
+      }
+      const ctx: GitCallContext = { deadline, bounds, signal: options.signal, cwd: task.source.path };
       let list = worktreeLists.get(task.source.common_dir);
       if (list === undefined) {
         list = readWorktrees(ctx);

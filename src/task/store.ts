@@ -13,7 +13,11 @@ import { Journal, readJournal, writeFileExclusive } from '../core/fs-atomic.js';
 import { authenticate, isAuthentic } from '../tidy/plan-key.js';
 import type { RepositoryBinding } from '../tidy/types.js';
 import {
+  type AnyTaskCreatedFacts,
+  type GitTaskCreationPlan,
   isValidTaskId,
+  type JjTaskCreatedFacts,
+  type JjTaskCreationPlan,
   type StoredTaskRecord,
   TASK_RECORD_FORMAT,
   type TaskCreatedFacts,
@@ -120,7 +124,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function checkTaskShape(task: unknown, taskId: string): asserts task is TaskCreationPlan {
   const bad = (why: string) => new RefusalError('tampered-task', `task record ${taskId} ${why}`);
   if (!isObject(task)) throw bad('has no task');
-  for (const key of ['task_id', 'owner', 'created_at', 'branch', 'start_oid', 'destination', 'lock_reason'])
+  const backend = task['backend'];
+  if (backend !== 'git' && backend !== 'jj') throw bad('names no known backend');
+  const own = backend === 'git' ? ['branch', 'lock_reason'] : ['workspace'];
+  for (const key of ['task_id', 'owner', 'created_at', 'start_oid', 'destination', ...own])
     if (typeof task[key] !== 'string') throw bad(`lacks ${key}`);
   if (!isObject(task['source']) || !isObject(task['base'])) throw bad('lacks its source or base');
   const source = task['source'];
@@ -129,9 +136,12 @@ function checkTaskShape(task: unknown, taskId: string): asserts task is TaskCrea
   if (task['task_id'] !== taskId) throw bad('carries a different task_id');
 }
 
-export interface LoadedTask {
+export interface LoadedTask<
+  T extends TaskCreationPlan = TaskCreationPlan,
+  F extends AnyTaskCreatedFacts = AnyTaskCreatedFacts,
+> {
   path: string;
-  task: TaskCreationPlan;
+  task: T;
   /** The repository the record is bound to (checked against the repository by its users). */
   binding: RepositoryBinding;
   /** The record's verified integrity value. */
@@ -142,15 +152,30 @@ export interface LoadedTask {
     /** intent → created → completed, in that order, for this task: creation finished. */
     complete: boolean;
     /** The facts recorded once the worktree existed; undefined when creation did not get that far. */
-    created: TaskCreatedFacts | undefined;
+    created: F | undefined;
     /** Why the journal does not prove a completed creation; null when it does. */
     problem: string | null;
   };
 }
 
-function foldTaskJournal(records: unknown[], taskId: string): LoadedTask['journal'] {
+export type LoadedGitTask = LoadedTask<GitTaskCreationPlan, TaskCreatedFacts>;
+export type LoadedJjTask = LoadedTask<JjTaskCreationPlan, JjTaskCreatedFacts>;
+
+export function isGitTask(loaded: LoadedTask): loaded is LoadedGitTask {
+  return loaded.task.backend === 'git';
+}
+
+export function isJjTask(loaded: LoadedTask): loaded is LoadedJjTask {
+  return loaded.task.backend === 'jj';
+}
+
+function foldTaskJournal(
+  records: unknown[],
+  taskId: string,
+  backend: TaskCreationPlan['backend'],
+): LoadedTask['journal'] {
   const typed: TaskJournalRecord[] = [];
-  let created: TaskCreatedFacts | undefined;
+  let created: AnyTaskCreatedFacts | undefined;
   let problem: string | null = null;
   const expected = ['intent', 'created', 'completed'];
   records.forEach((raw, index) => {
@@ -171,16 +196,16 @@ function foldTaskJournal(records: unknown[], taskId: string): LoadedTask['journa
     }
     if (record.type === 'created') {
       const facts = record as unknown as Record<string, unknown>;
-      if (!isObject(facts['registration']) || !isObject(facts['destination_identity'])) {
+      const native =
+        backend === 'git'
+          ? typeof facts['head'] === 'string'
+          : isObject(facts['workspace']) && typeof facts['operation_id'] === 'string';
+      if (!isObject(facts['registration']) || !isObject(facts['destination_identity']) || !native) {
         problem = 'the created record lacks the registration or destination identity';
         return;
       }
-      created = {
-        destination_identity: record.destination_identity,
-        parent_identity: record.parent_identity,
-        registration: record.registration,
-        head: record.head,
-      };
+      const { type: _type, task_id: _id, at: _at, ...rest } = record;
+      created = rest;
     }
   });
   if (problem === null && typed.length < expected.length)
@@ -246,7 +271,7 @@ export async function loadTask(stateDir: string, taskId: string, key: Buffer): P
       );
     }
   }
-  const journal = foldTaskJournal(records, taskId);
+  const journal = foldTaskJournal(records, taskId, record.task.backend);
   journal.path = journalPath;
   if (torn && journal.complete) {
     journal.complete = false;
@@ -267,4 +292,15 @@ export async function listTaskIds(stateDir: string, limit: number): Promise<stri
   if (ids.length > limit)
     throw new RefusalError('bound-exceeded', `the store records ${ids.length} tasks; the bound is ${limit}`);
   return ids;
+}
+
+/** Loads a task that must be a Git task (the Git retirement protocol); a jj task refuses `unsupported`. */
+export async function loadGitTask(stateDir: string, taskId: string, key: Buffer): Promise<LoadedGitTask> {
+  const loaded = await loadTask(stateDir, taskId, key);
+  if (!isGitTask(loaded))
+    throw new RefusalError(
+      'unsupported',
+      `task ${taskId} is a jj workspace; this plan was made for a Git worktree`,
+    );
+  return loaded;
 }

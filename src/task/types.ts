@@ -49,24 +49,42 @@ export interface TaskSource {
   object_format: 'sha1' | 'sha256';
 }
 
-/** The creation plan: everything decided before the worktree is made. Immutable. */
-export interface TaskCreationPlan {
+/** What every creation plan records, whatever the backend. Immutable. */
+interface TaskCreationPlanCommon {
   task_id: string;
   owner: string;
   created_at: string;
   tool_version: string;
-  backend: 'git';
   source: TaskSource;
+  /** git: `ref` is the full ref (or null for an object id); jj: the bookmark name. */
   base: { selector: string; ref: string | null; oid: string };
-  /** Full branch name, e.g. refs/heads/stw/task/<task_id>. */
-  branch: string;
-  /** The commit the branch was created at (the base commit). */
+  /** The commit the task starts from: the base commit (git: the branch start; jj: the working-copy commit's parent). */
   start_oid: string;
   /** The destination's canonical absolute path. */
   destination: string;
+}
+
+/** The creation plan of a Git task: a linked worktree on a new branch, locked. */
+export interface GitTaskCreationPlan extends TaskCreationPlanCommon {
+  backend: 'git';
+  /** Full branch name, e.g. refs/heads/stw/task/<task_id>. */
+  branch: string;
   /** The worktree lock's reason text: the lock SourceSteward owns and alone may remove. */
   lock_reason: string;
 }
+
+/**
+ * The creation plan of a jj task: a jj workspace (`jj workspace add`) whose new
+ * working-copy commit has the base commit as its only parent. jj has no branch to make
+ * and no worktree lock; the workspace name is the registration.
+ */
+export interface JjTaskCreationPlan extends TaskCreationPlanCommon {
+  backend: 'jj';
+  /** The jj workspace name, e.g. stw-task-<task_id>. */
+  workspace: string;
+}
+
+export type TaskCreationPlan = GitTaskCreationPlan | JjTaskCreationPlan;
 
 export interface StoredTaskRecord {
   record_format: 2;
@@ -90,6 +108,7 @@ export interface TaskRegistration {
   lock: string | null;
 }
 
+/** What Git creation observed once the worktree existed. */
 export interface TaskCreatedFacts {
   destination_identity: PhysicalIdentity;
   /** The destination's parent directory: the folder removal ends in. */
@@ -99,16 +118,52 @@ export interface TaskCreatedFacts {
   head: string;
 }
 
+/** A jj workspace as `jj workspace list` shows it; commit and change ids stay separate. */
+export interface JjWorkspaceFacts {
+  name: string;
+  root: string;
+  /** The working-copy commit (40 hex). */
+  commit_id: string;
+  /** Its change id (32 letters k-z). */
+  change_id: string;
+  /** Its parents' commit ids. */
+  parents: string[];
+}
+
+/** The workspace on disk: `<destination>/.jj` and the `.jj/repo` pointer file jj wrote. */
+export interface JjTaskRegistration {
+  jj_dir_identity: PhysicalIdentity;
+  /** The text of `<destination>/.jj/repo` (the path of the shared repository directory). */
+  repo_pointer: string;
+}
+
+/** What jj creation observed once the workspace existed. */
+export interface JjTaskCreatedFacts {
+  destination_identity: PhysicalIdentity;
+  parent_identity: PhysicalIdentity;
+  workspace: JjWorkspaceFacts;
+  registration: JjTaskRegistration;
+  /** The operation jj was at once the workspace was observed (128 hex). */
+  operation_id: string;
+}
+
+export type AnyTaskCreatedFacts = TaskCreatedFacts | JjTaskCreatedFacts;
+
 /** The creation journal, `DIR/tasks/<task_id>.jsonl`: intent → created → completed. */
 export type TaskJournalRecord =
   | { type: 'intent'; task_id: string; at: string }
-  | ({ type: 'created'; task_id: string; at: string } & TaskCreatedFacts)
+  | ({ type: 'created'; task_id: string; at: string } & AnyTaskCreatedFacts)
   | { type: 'completed'; task_id: string; at: string }
   | { type: 'failed'; task_id: string; at: string; reason: string; message: string };
 
 /** The lock reason task create writes; retirement removes a lock only with exactly this text. */
 export function lockReasonFor(taskId: string, owner: string): string {
   return `sourcesteward task ${taskId} (owner ${owner}); retire with stw tidy plan --task`;
+}
+
+/** The jj workspace name for a task. */
+export function taskWorkspaceName(taskId: string): string {
+  return `stw-task-${taskId}`;
 }
 
 /** The default branch for a task. */

@@ -139,3 +139,28 @@ export function parseWorkspaceList(stdout: string, maxEntries: number): JjWorksp
     };
   });
 }
+
+/** One line of COMMIT_STATE_TEMPLATE (observe-jj.ts) for exactly `commit`; '' is a commit jj does not list. */
+export function parseCommitState(
+  stdout: string,
+  commit: string,
+): {
+  commit_id: string;
+  change_id: string;
+  empty: boolean;
+  conflict: boolean;
+  parents: string[];
+} | null {
+  const what = 'log (commit state)';
+  const entries = lines(stdout, what, 1);
+  if (entries.length === 0) return null;
+  const entry = entries[0];
+  if (!isRecord(entry)) return malformed(what, 'not an object');
+  const { commit_id, change_id, empty, conflict, parents } = entry;
+  if (commit_id !== commit) return malformed(what, 'another commit was listed');
+  if (typeof change_id !== 'string' || !CHANGE_ID.test(change_id)) return malformed(what, 'bad change id');
+  if (typeof empty !== 'boolean' || typeof conflict !== 'boolean') return malformed(what, 'bad flags');
+  if (!Array.isArray(parents) || !parents.every((p) => typeof p === 'string' && COMMIT_ID.test(p)))
+    return malformed(what, 'bad parent list');
+  return { commit_id, change_id, empty, conflict, parents: parents as string[] };
+}

@@ -13,6 +13,7 @@ import {
   type JjBookmarks,
   type JjWorkspace,
   parseBookmarkList,
+  parseCommitState,
   parseOperationId,
   parseWorkspaceList,
   WORKSPACE_LIST_TEMPLATE,
@@ -292,7 +293,7 @@ function selectBookmarks(
 }
 
 /** The base: a present, resolved local bookmark. */
-function resolveJjBase(bookmarks: JjBookmarks, name: string): { name: string; commit: string } {
+export function resolveJjBase(bookmarks: JjBookmarks, name: string): { name: string; commit: string } {
   const base = bookmarks.local.find((b) => b.name === name);
   if (base === undefined || !present(base.targets))
     throw new RefusalError('base-unresolved', `--base ${JSON.stringify(name)} is not a local jj bookmark`, {
@@ -361,4 +362,90 @@ export async function observeJj(
     changes,
     integrated,
   };
+}
+
+/** The root commits of one commit's history (jj's virtual root excluded), for a task's binding. */
+export async function readCommitRoots(op: string, commit: string, ctx: JjCallContext): Promise<string[]> {
+  const out = await jjOk(
+    pinned(op, [
+      'log',
+      '--no-graph',
+      '-r',
+      `roots(::commit_id(${commitIdForRevset(commit)}) ~ root())`,
+      '-T',
+      'commit_id ++ "\\n"',
+    ]),
+    ctx,
+    'jj log (root commits)',
+  );
+  const roots = out === '' ? [] : out.endsWith('\n') ? out.slice(0, -1).split('\n') : ['?'];
+  if (!roots.every((line) => /^[0-9a-f]{40}$/.test(line)))
+    throw new IncompleteObservationError('malformed-output', 'jj log (root commits): unexpected line');
+  return roots.sort();
+}
+
+/** What jj's commit template says of one commit: empty (no change against its parents) and conflicted. */
+export interface JjCommitState {
+  commit_id: string;
+  change_id: string;
+  empty: boolean;
+  conflict: boolean;
+  parents: string[];
+}
+
+export const COMMIT_STATE_TEMPLATE =
+  '"{\\"commit_id\\":" ++ json(commit_id) ++ ",\\"change_id\\":" ++ json(change_id) ++ ",\\"empty\\":" ++ json(empty) ++ ",\\"conflict\\":" ++ json(conflict) ++ ",\\"parents\\":" ++ json(parents.map(|c| c.commit_id())) ++ "}\\n"';
+
+/**
+ * The revset of one commit while it is visible. `present(commit_id(X))` alone still
+ * resolves a hidden (abandoned) commit on jj 0.45, so visibility is ancestry of the
+ * visible heads. The id is checked first: only 40 hex digits ever enter a revset.
+ */
+export function visibleCommitRevset(commit: string): string {
+  return `present(commit_id(${commitIdForRevset(commit)})) & ::visible_heads()`;
+}
+
+/** A commit id as it may enter a revset: exactly 40 hex digits, nothing a revset would parse. */
+function commitIdForRevset(commit: string): string {
+  if (!/^[0-9a-f]{40}$/.test(commit))
+    throw new IncompleteObservationError('malformed-output', `not a commit id: ${JSON.stringify(commit)}`);
+  return commit;
+}
+
+/** Reads one commit's state at a pinned operation; null when it is not visible there (absent or abandoned). */
+export async function readCommitState(
+  op: string,
+  commit: string,
+  ctx: JjCallContext,
+): Promise<JjCommitState | null> {
+  const out = await jjOk(
+    pinned(op, ['log', '--no-graph', '-r', visibleCommitRevset(commit), '-T', COMMIT_STATE_TEMPLATE]),
+    ctx,
+    'jj log (commit state)',
+  );
+  return parseCommitState(out, commit);
+}
+
+/** Whether `commit` is in `::BASE` (the base bookmark named exactly), at a pinned operation. */
+export async function isAncestorOfBookmark(
+  op: string,
+  commit: string,
+  base: string,
+  ctx: JjCallContext,
+): Promise<boolean> {
+  const out = await jjOk(
+    pinned(op, [
+      'log',
+      '--no-graph',
+      '-r',
+      `commit_id(${commitIdForRevset(commit)}) & ::bookmarks(${jjExact(base)})`,
+      '-T',
+      'commit_id ++ "\\n"',
+    ]),
+    ctx,
+    'jj log (ancestry)',
+  );
+  if (out === '') return false;
+  if (out === `${commit}\n`) return true;
+  throw new IncompleteObservationError('malformed-output', 'jj log (ancestry): unexpected output');
 }

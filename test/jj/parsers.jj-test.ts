@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parseBookmarkList, parseOperationId, parseWorkspaceList } from '../../src/tidy/observe-jj-parse.js';
+import { COMMIT_STATE_TEMPLATE } from '../../src/tidy/observe-jj.js';
+import {
+  parseBookmarkList,
+  parseCommitState,
+  parseOperationId,
+  parseWorkspaceList,
+} from '../../src/tidy/observe-jj-parse.js';
 import { IncompleteObservationError } from '../../src/tidy/types.js';
 import { type JjRepo, makeJjRepo } from './helpers.js';
 
@@ -82,5 +88,34 @@ describe('jj output parsers, on output captured from the pinned jj', () => {
       assert.deepEqual(workspace.parents, [b]);
     }
     assert.throws(() => parseWorkspaceList('{"name":"x"}\n', 1024), IncompleteObservationError);
+  });
+
+  it('parses one commit state (empty, conflict, parents) and rejects another commit or a bad line', () => {
+    const out = at(['log', '--no-graph', '-r', `present(commit_id(${b}))`, '-T', COMMIT_STATE_TEMPLATE]);
+    const state = parseCommitState(out, b);
+    assert.equal(state?.commit_id, b);
+    assert.match(state?.change_id ?? '', /^[k-z]{32}$/);
+    assert.equal(state?.empty, false);
+    assert.equal(state?.conflict, false);
+    assert.deepEqual(state?.parents, [a]);
+    const wc = repo.ids('@');
+    const empty = parseCommitState(
+      at(['log', '--no-graph', '-r', `present(commit_id(${wc.commit}))`, '-T', COMMIT_STATE_TEMPLATE]),
+      wc.commit,
+    );
+    assert.equal(empty?.empty, true);
+    assert.equal(empty?.change_id, wc.change);
+    const absent = at([
+      'log',
+      '--no-graph',
+      '-r',
+      `present(commit_id(${'0'.repeat(39)}1))`,
+      '-T',
+      COMMIT_STATE_TEMPLATE,
+    ]);
+    assert.equal(parseCommitState(absent, `${'0'.repeat(39)}1`), null);
+    assert.throws(() => parseCommitState(out, a), IncompleteObservationError);
+    assert.throws(() => parseCommitState(out.slice(0, -1), b), IncompleteObservationError);
+    assert.throws(() => parseCommitState(`${out}${out}`, b), IncompleteObservationError);
   });
 });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { schemaValidator } from '../../src/core/schema.js';
 import type { TaskCreateResult } from '../../src/task/create.js';
 import type { TaskListResult } from '../../src/task/list.js';
+import type { GitTaskCreationPlan, TaskCreatedFacts } from '../../src/task/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { cleanupTaskFixtures, createTask, STW_NOW, taskRepo, validateTaskList } from './fixture.js';
 
@@ -31,12 +32,12 @@ describe('stw task create', () => {
   it('creates a locked worktree on a new branch and records plan and completed journal', async () => {
     const f = await createTask(taskRepo());
     const { json } = f.created;
-    assert.equal(json.task?.branch, 'refs/heads/stw/task/task-1');
+    assert.equal((json.task as GitTaskCreationPlan | null)?.branch, 'refs/heads/stw/task/task-1');
     assert.equal(json.task?.destination, f.dest);
     assert.equal(json.task?.start_oid, f.repo.head('refs/heads/main'));
     assert.equal(json.task?.created_at, STW_NOW);
     assert.match(json.created?.destination_identity.ino ?? '', /^\d+$/);
-    assert.equal(json.created?.registration.gitdir, `${f.dest}/.git`);
+    assert.equal((json.created as TaskCreatedFacts | null)?.registration.gitdir, `${f.dest}/.git`);
     const listed = f.repo.git(['worktree', 'list', '--porcelain']);
     assert.match(
       listed,
@@ -59,7 +60,7 @@ describe('stw task create', () => {
 
   it('--branch names the new branch', async () => {
     const f = await createTask(taskRepo(), 'named', 'bob', ['--branch', 'feature/named']);
-    assert.equal(f.created.json.task?.branch, 'refs/heads/feature/named');
+    assert.equal((f.created.json.task as GitTaskCreationPlan | null)?.branch, 'refs/heads/feature/named');
   });
 
   for (const [name, setup, code] of [
@@ -103,14 +104,6 @@ describe('stw task create', () => {
     ['an owner id with a control character', () => ({ owner: 'al\u001bice' }), 'invalid-id'],
     ['a task id over 128 bytes', () => ({ task: 'x'.repeat(129) }), 'invalid-id'],
     ['a short base name', () => ({ base: 'main' }), 'short-selector'],
-    [
-      'a jj repository (tasks on jj are not built yet)',
-      (b: ReturnType<typeof taskRepo>) => {
-        mkdirSync(join(b.repo.dir, '.jj'));
-        return {};
-      },
-      'unsupported',
-    ],
   ] as const) {
     it(`refuses ${name} (exit 1, one line naming it) and writes nothing`, async () => {
       const base = taskRepo();
@@ -125,6 +118,37 @@ describe('stw task create', () => {
       assert.doesNotMatch(base.repo.git(['worktree', 'list']), /\n/, 'no worktree was added');
     });
   }
+
+  it('takes a .jj/ repository to jj: with no jj on PATH it refuses not-found, never a Git worktree', async () => {
+    const base = taskRepo();
+    mkdirSync(join(base.repo.dir, '.jj'));
+    const empty = join(base.parent, 'empty-bin');
+    mkdirSync(empty);
+    const result = await runCliJson<TaskCreateResult>(
+      [
+        'task',
+        'create',
+        base.repo.dir,
+        '--base',
+        'main',
+        '--task',
+        't',
+        '--owner',
+        'o',
+        '--dest',
+        join(base.parent, 't'),
+        '--state-dir',
+        base.stateDir,
+      ],
+      { cwd: base.repo.dir, env: { STW_NOW, PATH: empty } },
+    );
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.json.refusal?.code, 'not-found');
+    assert.equal(result.json.record, null);
+    assert.deepEqual(validateCreate(result.json), []);
+    assert.doesNotMatch(base.repo.git(['worktree', 'list']), /\n/, 'no worktree was added');
+    assert.equal(existsSync(join(base.stateDir, 'tasks')), false, 'nothing was written to the store');
+  });
 
   it('refuses a task id the store already records, and a branch that exists', async () => {
     const f = await createTask(taskRepo());

@@ -13,6 +13,7 @@ import {
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
+import type { TaskRegistration } from '../../src/task/types.js';
 import { applyRetirement } from '../../src/tidy/retire/apply.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import {
@@ -179,7 +180,7 @@ describe('stw tidy apply: retirement refusals and stale proofs (exit 1, nothing 
   it('a lock taken by someone else after the files went is never removed', async () => {
     const f = await integratedTask();
     const plan = await retirePlan(f);
-    const admin = plan.retirement!.registration.recorded.admin_dir;
+    const admin = (plan.retirement!.registration.recorded as TaskRegistration).admin_dir;
     // Run the library directly and, right after the files are removed, swap the lock.
     const result = await applyRetirement({
       planId: plan.plan_id,

@@ -20,15 +20,22 @@ export function renderTaskCreate(result: TaskCreateResult, style: Style): string
     out.push(`owner: ${quote(task.owner)}`);
     out.push(`source: ${quote(task.source.path)} (common dir ${quote(task.source.common_dir)})`);
     out.push(`base: ${quote(task.base.selector)} at ${task.base.oid}`);
-    out.push(`branch: ${quote(task.branch)} at ${task.start_oid}`);
+    if (task.backend === 'git') out.push(`branch: ${quote(task.branch)} at ${task.start_oid}`);
+    else out.push(`jj workspace: ${quote(task.workspace)} on ${task.start_oid}`);
     out.push(`destination: ${quote(task.destination)}`);
   }
   if (result.created !== null) {
     const c = result.created;
     out.push(`  identity: dev ${c.destination_identity.dev} ino ${c.destination_identity.ino}`);
-    out.push(
-      `  registration: ${quote(c.registration.admin_dir)} (locked: ${quote(c.registration.lock ?? '')})`,
-    );
+    if ('workspace' in c) {
+      out.push(
+        `  working-copy commit: ${c.workspace.commit_id} (change ${c.workspace.change_id}), parent ${c.workspace.parents.join(', ')}`,
+      );
+      out.push(`  operation: ${c.operation_id}`);
+    } else
+      out.push(
+        `  registration: ${quote(c.registration.admin_dir)} (locked: ${quote(c.registration.lock ?? '')})`,
+      );
   }
   if (result.record !== null) out.push(`record: ${quote(result.record)}`);
   if (result.journal !== null) out.push(`journal: ${quote(result.journal)}`);
@@ -46,6 +53,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       dest: { type: 'string' },
       'state-dir': { type: 'string' },
       branch: { type: 'string' },
+      backend: { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
@@ -53,6 +61,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const hint = "run 'stw task create --help'";
   for (const flag of ['base', 'task', 'owner', 'dest', 'state-dir'] as const)
     if (values[flag] === undefined) throw new UsageError(`--${flag} is required`, hint);
+  const backend = values.backend;
+  if (backend !== undefined && backend !== 'git' && backend !== 'jj')
+    throw new UsageError(`--backend must be git or jj, not ${quote(backend)}`, hint);
   let bounds: ReturnType<typeof boundsFromEnv>;
   try {
     bounds = boundsFromEnv(ctx.env, DEFAULT_APPLY_BOUNDS);
@@ -67,6 +78,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     dest: values.dest!,
     stateDir: values['state-dir']!,
     branch: values.branch,
+    backend,
+    env: ctx.env,
     cwd: ctx.cwd,
     clock: ctx.clock,
     bounds,

@@ -22,7 +22,11 @@ export function renderTaskList(result: TaskListResult, style: Style): string {
       continue;
     }
     const task = entry.task!;
-    out.push(`    owner ${quote(task.owner)}, branch ${quote(task.branch)} from ${task.start_oid}`);
+    out.push(
+      task.backend === 'git'
+        ? `    owner ${quote(task.owner)}, branch ${quote(task.branch)} from ${task.start_oid}`
+        : `    owner ${quote(task.owner)}, jj workspace ${quote(task.workspace)} on ${task.start_oid}`,
+    );
     out.push(`    destination ${quote(task.destination)}: ${entry.now.destination}`);
     out.push(
       `    creation: ${entry.creation.complete ? 'complete' : `incomplete (${escapeText(entry.creation.problem ?? '')})`}`,
@@ -31,7 +35,12 @@ export function renderTaskList(result: TaskListResult, style: Style): string {
     out.push(
       `    registration: ${entry.now.registration}${wt === null ? '' : ` (${wt.branch === null ? 'detached' : quote(wt.branch)} at ${wt.head ?? 'unknown'}${wt.locked === null ? ', unlocked' : ', locked'})`}`,
     );
-    out.push(`    branch now: ${entry.now.branch_oid ?? 'absent'}`);
+    const ws = entry.now.workspace;
+    if (task.backend === 'jj')
+      out.push(
+        `    working-copy commit now: ${ws === null ? 'not listed' : `${ws.commit_id} (change ${ws.change_id}), parents ${ws.parents.join(', ')}`}`,
+      );
+    else out.push(`    branch now: ${entry.now.branch_oid ?? 'absent'}`);
     if (entry.now.problem !== null) out.push(`    not observed: ${escapeText(entry.now.problem)}`);
   }
   return out.join('\n');
@@ -54,6 +63,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     stateDir: resolve(ctx.cwd, values['state-dir']),
     bounds,
     signal: ctx.signal,
+    env: ctx.env,
   });
   const output = new Output(values.json === true, ctx.streams, ctx.env);
   output.result(result, (style) => renderTaskList(result, style));

@@ -35,14 +35,30 @@ export function renderRetirementPlan(plan: TidyPlanV2, style: Style): string {
     `source: ${quote(r.source.common_dir)} (dev ${r.source.common_dir_identity.dev} ino ${r.source.common_dir_identity.ino})`,
   );
   out.push(`base: ${quote(plan.base.selector)} at ${plan.base.oid}`);
-  out.push(
-    `branch: ${quote(r.target.branch)} at ${r.target.tip_oid ?? 'absent'} — ancestor of base: ${r.integration.ancestor_of_base === null ? 'not established' : r.integration.ancestor_of_base ? 'yes' : 'no'} (${r.integration.method})`,
-  );
+  const integrated = `ancestor of base: ${r.integration.ancestor_of_base === null ? 'not established' : r.integration.ancestor_of_base ? 'yes' : 'no'} (${r.integration.method})`;
+  if (r.jj !== undefined) {
+    const wc = r.jj.working_copy;
+    out.push(`jj operation: ${r.jj.operation_id}`);
+    out.push(
+      `workspace: ${quote(r.jj.workspace.recorded.name)}${r.jj.workspace.observed === null ? ' (not listed by jj)' : ''}`,
+    );
+    out.push(
+      wc === null
+        ? 'working-copy commit: not listed'
+        : `working-copy commit: ${wc.commit_id} (change ${wc.change_id})${wc.empty ? ', empty' : ', not empty'}${wc.conflict ? ', conflicted' : ''}; parents ${wc.parents.join(', ') || 'none'}`,
+    );
+    out.push(`parent: ${r.integration.tip_oid ?? 'not one'} — ${integrated}`);
+    out.push(`disk: ${escapeText(r.jj.disk_comparison)}`);
+  } else
+    out.push(`branch: ${quote(r.target.branch ?? '')} at ${r.target.tip_oid ?? 'absent'} — ${integrated}`);
   out.push(
     `destination: ${quote(r.target.destination)} (dev ${r.target.destination_identity.dev} ino ${r.target.destination_identity.ino})`,
   );
+  const recorded = r.registration.recorded;
   out.push(
-    `registration: ${quote(r.registration.recorded.admin_dir)}${r.registration.listed ? '' : ' (not listed by git)'}${r.registration.lock_owned ? ', locked by task create' : ''}`,
+    'admin_dir' in recorded
+      ? `registration: ${quote(recorded.admin_dir)}${r.registration.listed ? '' : ' (not listed by git)'}${r.registration.lock_owned ? ', locked by task create' : ''}`
+      : `registration: ${quote(`${r.target.destination}/.jj`)} naming ${quote(recorded.repo_pointer)}`,
   );
   out.push(`manifest: ${r.manifest.entries.length} entries${r.manifest.complete ? '' : ' (incomplete)'}`);
   out.push('actions:');
@@ -101,6 +117,7 @@ export async function runRetirementPlan(
     owner: flags.owner!,
     removeRegistration: true,
     removeFiles: flags.removeFiles,
+    env: ctx.env,
     cwd: ctx.cwd,
     clock: ctx.clock,
     bounds,
@@ -154,10 +171,15 @@ export function renderRetirementApply(result: RetirementApplyResult, style: Styl
   }
   out.push(result.journal === null ? 'journal: none' : `journal: ${quote(result.journal)}`);
   if (result.recovery !== null) {
+    const isRef = result.recovery.ref.startsWith('refs/');
     out.push(
-      `recovery ref: ${quote(result.recovery.ref)} at ${result.recovery.oid}${result.recovery.present ? '' : ' (not created)'}`,
+      `recovery ${isRef ? 'ref' : 'bookmark'}: ${quote(result.recovery.ref)} at ${result.recovery.oid}${result.recovery.present ? '' : ' (not created)'}`,
     );
-    out.push(`  restore the branch: ${escapeText(result.recovery.restore_command)}`);
+    // A forget-only jj retirement keeps the files, so jj can only add the workspace beside them.
+    const beside = !isRef && !result.effects.some((effect) => effect.type === 'remove-files');
+    out.push(
+      `  restore the ${isRef ? 'branch' : 'workspace'}${beside ? ' (beside the kept files: jj adds a workspace only in a new directory)' : ''}: ${escapeText(result.recovery.restore_command)}`,
+    );
   }
   out.push('limitations:');
   for (const limitation of result.limitations) out.push(`  - ${limitation}`);
@@ -220,6 +242,7 @@ export async function runRetirementApply(
     clock: ctx.clock,
     signal: ctx.signal,
     bounds: options.bounds,
+    env: ctx.env,
     onProgress: (event) => output.progress(`  ${event.effect_id}. ${event.type}: ${event.outcome}`),
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });

@@ -88,7 +88,8 @@ Owned task retirement (the second form; exclusive with --ref; docs/tasks.md):
   --remove-registration
                     Required: retire the worktree registration. Alone, a git plan
                     retains as unsupported: git cannot forget a present worktree while
-                    keeping its files.
+                    keeping its files. On jj it forgets exactly the task workspace
+                    (jj workspace forget) and keeps its files.
   --remove-files ABS_PATH
                     Also remove the files; must equal the recorded destination.
   Prints schema v2 (schemas/tidy-plan-v2.schema.json): plan null and a retirement
@@ -101,6 +102,11 @@ Owned task retirement (the second form; exclusive with --ref; docs/tasks.md):
   trees, a lock it did not write, unsupported metadata, exceeded bounds, a process
   working inside it, a branch not integrated. Unknown task, other owner, incomplete
   ownership, another repository or another --remove-files path refuse (exit 1).
+  A jj task (a workspace) is planned at one pinned operation without snapshotting:
+  its working-copy commit must be empty with one integrated parent and the same stored
+  tree, and the disk must match that tree file for file (compared with the stored tree
+  in the backing Git repository, so the user's workspaces are never snapshotted);
+  --base is a bookmark name.
 
 Bounds: 10 s in total, 64 KiB of git output per call, 1 MiB plan, 1024 entries,
 4096-byte paths and selectors. Exceeding one refuses or reports incomplete.
@@ -186,7 +192,12 @@ registration, the manifest or its removal), a journal intent, the effect, an
 inspection. Files are removed through confined directory handles, never following a
 link, only while type, mode, identity and content still match; anything unexpected is
 kept with its folders. An interrupted or uncertain removal is partial and needs manual
-review (never retried blindly). JSON: schemas/tidy-apply-v2.schema.json.
+review (never retried blindly). On jj the effects are: the recovery bookmark
+stw-recovery/<plan_id>/1 at the working-copy commit, 'jj workspace forget <name>'
+(files stay), then the confined removal when selected; the current operation must be
+the plan's (or the last verified effect's), and each jj effect's operation must follow
+it directly with exactly its own change. The change is never abandoned, nothing is
+pushed or fetched. JSON: schemas/tidy-apply-v2.schema.json.
 
 Exit codes: 0 every action done and verified (or nothing to do), 1 refused, partial,
 failed or cancelled (the JSON says which in "status"), 2 invalid usage.

@@ -14,7 +14,7 @@ import { Deadline } from '../../core/deadline.js';
 import { isStwError, OperationalError, RefusalError, StwError } from '../../core/errors.js';
 import type { Journal } from '../../core/fs-atomic.js';
 import { toolVersion } from '../../core/package.js';
-import { type LoadedTask, loadTask } from '../../task/store.js';
+import { type LoadedGitTask, loadGitTask } from '../../task/store.js';
 import { bindingMismatch, readGitBinding } from '../binding-git.js';
 import { restoreCommand } from '../effects-git.js';
 import { ApplyLock, discardTornTail, journalPath, openJournal, tornTailRecord } from '../journal.js';
@@ -36,6 +36,7 @@ import { ADMIN_ALLOWED, retirementBlockers } from './decide.js';
 import { type EffectJournalState, loadRetirementJournal, type RetirementJournalRecord } from './journal.js';
 import {
   manifestDifference,
+  type RemovalReport,
   type RetainedEntry,
   removeManifest,
   sameManifest,
@@ -44,7 +45,14 @@ import {
 import { observeRetirement, type RetirementObservation } from './observe-git.js';
 import { checkOwnership, checkSource } from './plan.js';
 import { readRetirementRecord } from './store.js';
-import type { RetirementEffect, RetirementEffectType, RetirementRecord, TidyPlanV2 } from './types.js';
+import {
+  type GitRetirementRecord,
+  isGitRetirementRecord,
+  type RetirementEffect,
+  type RetirementEffectType,
+  type RetirementRecord,
+  type TidyPlanV2,
+} from './types.js';
 
 export type RetirementApplyStatus = 'complete' | 'refused' | 'partial' | 'failed' | 'cancelled';
 export type RetirementEffectOutcome =
@@ -75,7 +83,8 @@ export interface RetirementApplyResult {
   plan_id: string;
   started_at: string;
   tool_version: string;
-  task: { task_id: string; owner: string; destination: string; branch: string } | null;
+  /** `branch` is null for a jj task. */
+  task: { task_id: string; owner: string; destination: string; branch: string | null } | null;
   repository: string | null;
   journal: string | null;
   effects: RetirementEffectResult[];
@@ -112,6 +121,8 @@ export interface RetirementApplyOptions {
   signal?: AbortSignal;
   bounds?: TidyBounds;
   backend?: RetirementBackend;
+  /** The environment jj runs with (jj plans; hardened by src/core/jj.ts). */
+  env?: NodeJS.ProcessEnv;
   onProgress?: (event: {
     effect_id: number;
     type: RetirementEffectType;
@@ -170,7 +181,7 @@ const EFFECT_ORDER: readonly RetirementEffectType[] = [
 ];
 
 /** The effects must be exactly what the planner writes for this record: ids in order, types in order, the plan's own pin. */
-function checkEffects(plan: TidyPlanV2, record: RetirementRecord): void {
+function checkEffects(plan: TidyPlanV2, record: GitRetirementRecord): void {
   const bad = (why: string) => new RefusalError('tampered-plan', `plan record ${plan.plan_id} ${why}`);
   let last = -1;
   record.effects.forEach((effect, index) => {
@@ -194,6 +205,15 @@ function checkEffects(plan: TidyPlanV2, record: RetirementRecord): void {
     throw bad('removes files other than the recorded destination');
 }
 
+/** A plan checked for its backend: its record, the protocol that applies it, and how to restore. */
+export interface PreparedRetirement {
+  record: RetirementRecord;
+  protocol: RetirementProtocol;
+  restoreCommand: string;
+  /** What this backend's apply cannot promise (the result's limitations). */
+  limitations: readonly string[];
+}
+
 /** Applies one stored retirement plan. Refusals and stale proofs come back in the result; only bugs throw. */
 export async function applyRetirement(options: RetirementApplyOptions): Promise<RetirementApplyResult> {
   const clock = options.clock ?? systemClock;
@@ -210,51 +230,74 @@ export async function applyRetirement(options: RetirementApplyOptions): Promise<
   const bounds = options.bounds ?? { ...DEFAULT_APPLY_BOUNDS };
   const deadline = Deadline.after(bounds.deadlineMs);
   let plan: TidyPlanV2;
-  let record: RetirementRecord;
-  let loaded: LoadedTask;
+  let prepared: PreparedRetirement;
   let key: Buffer;
   try {
     await checkStateDirPrivate(options.stateDir);
     key = await loadPlanKey(options.keyFile ?? planKeyPath(), options.stateDir);
     const stored = await readRetirementRecord(options.stateDir, options.planId, bounds.maxRecordBytes, key);
     plan = stored.plan;
-    record = plan.retirement!;
+    const storedRecord = plan.retirement!;
     result.task = {
-      task_id: record.task.task_id,
-      owner: record.task.owner,
-      destination: record.target.destination,
-      branch: record.target.branch,
+      task_id: storedRecord.task.task_id,
+      owner: storedRecord.task.owner,
+      destination: storedRecord.target.destination,
+      branch: storedRecord.target.branch,
     };
     result.repository = plan.repository?.path ?? null;
-    if (record.decision !== 'retire') {
-      const first = record.blockers[0];
+    if (storedRecord.decision !== 'retire') {
+      const first = storedRecord.blockers[0];
       throw new RefusalError(
         'plan-retains',
-        `plan ${plan.plan_id} retains task ${record.task.task_id}${first === undefined ? '' : `: ${first.code}${first.path === null ? '' : ` ${first.path}`}: ${first.message}`}`,
-        { blockers: record.blockers },
+        `plan ${plan.plan_id} retains task ${storedRecord.task.task_id}${first === undefined ? '' : `: ${first.code}${first.path === null ? '' : ` ${first.path}`}: ${first.message}`}`,
+        { blockers: storedRecord.blockers },
       );
     }
-    checkEffects(plan, record);
-    await checkStateDir(options.stateDir, [
-      plan.repository?.toplevel ?? '',
-      plan.repository?.git_dir ?? '',
-      plan.repository?.common_dir ?? '',
-      record.target.destination,
-    ]);
-    loaded = await loadTask(options.stateDir, record.task.task_id, key);
-    await checkPlanBinding(plan, stored.binding, { deadline, bounds, signal: options.signal });
+    if (plan.backend.name === 'jj') {
+      const { prepareJjRetirement } = await import('./apply-jj.js');
+      prepared = await prepareJjRetirement({
+        plan,
+        record: storedRecord,
+        binding: stored.binding,
+        key,
+        options,
+        bounds,
+        deadline,
+      });
+    } else {
+      if (!isGitRetirementRecord(storedRecord))
+        throw new RefusalError('tampered-plan', `plan record ${plan.plan_id} is not a Git retirement plan`);
+      const record = storedRecord;
+      checkEffects(plan, record);
+      await checkStateDir(options.stateDir, [
+        plan.repository?.toplevel ?? '',
+        plan.repository?.git_dir ?? '',
+        plan.repository?.common_dir ?? '',
+        record.target.destination,
+      ]);
+      const loaded = await loadGitTask(options.stateDir, record.task.task_id, key);
+      await checkPlanBinding(plan, stored.binding, { deadline, bounds, signal: options.signal });
+      prepared = {
+        record,
+        protocol: new GitRetirementProtocol(plan, record, loaded, key, options, bounds, deadline),
+        restoreCommand: restoreCommand(record.target.branch, record.effects[0]!.recovery_ref!),
+        limitations: RETIREMENT_APPLY_LIMITATIONS,
+      };
+    }
   } catch (error) {
     if (isStwError(error)) return refuse(result, error);
     if ((error as NodeJS.ErrnoException).code !== undefined)
       return refuse(result, new RefusalError('state-dir-unreadable', (error as Error).message));
     throw error;
   }
+  const { record, protocol } = prepared;
+  result.limitations = [...prepared.limitations];
   const pin = record.effects[0]!;
   result.recovery = {
     ref: pin.recovery_ref!,
     oid: pin.oid!,
     present: false,
-    restore_command: restoreCommand(record.target.branch, pin.recovery_ref!),
+    restore_command: prepared.restoreCommand,
   };
   result.effects = record.effects.map((effect) => ({
     effect_id: effect.effect_id,
@@ -274,7 +317,7 @@ export async function applyRetirement(options: RetirementApplyOptions): Promise<
     if (isStwError(error)) return refuse(result, error);
     throw error;
   }
-  const run = new RetirementRun(plan, record, loaded, key, result, options, bounds, deadline, now);
+  const run = new RetirementRun(plan, record, result, options, deadline, now, protocol);
   const path = journalPath(options.stateDir, plan.plan_id);
   try {
     await run.execute(path);
@@ -305,36 +348,52 @@ async function checkPlanBinding(
     );
 }
 
-type Recheck =
+export type Recheck =
   | { ok: true }
   | { ok: false; code: string; message: string }
   | { ok: 'interrupted'; cause: 'deadline' | 'signal' };
 
+/** Files: gone from the recorded parent (done), all there exactly as planned (not-done), or anything else. */
+export async function inspectFilesRemoval(record: RetirementRecord): Promise<NativeInspection> {
+  const target = record.target;
+  const chain = await checkDirectoryChain(target.destination);
+  if (chain.problem !== null) return { state: 'inconsistent', detail: chain.problem };
+  if (!chain.exists) return { state: 'done', detail: `${target.destination} is gone` };
+  const walk = await walkManifest(target.destination, record.source.object_format, {
+    maxEntries: record.manifest.max_entries,
+    maxFileBytes: record.manifest.max_file_bytes,
+  });
+  if (walk.complete && walk.problems.length === 0 && sameManifest(record.manifest.entries, walk.entries))
+    return { state: 'not-done', detail: 'every manifest entry is present and unchanged' };
+  const difference =
+    manifestDifference(record.manifest.entries, walk.entries) ?? walk.problems[0]?.message ?? 'changed';
+  return { state: 'inconsistent', detail: `the destination differs from the manifest: ${difference}` };
+}
+
+/**
+ * The generic retirement protocol: journal, interruption handling, inspection-decided
+ * outcomes and verification, for any backend's protocol (Git here, jj in apply-jj.ts).
+ */
 class RetirementRun {
   journal: Journal | undefined;
   private states = new Map<number, EffectJournalState>();
-  private readonly backend: RetirementBackend;
 
   constructor(
     private readonly plan: TidyPlanV2,
     private readonly record: RetirementRecord,
-    private loaded: LoadedTask,
-    private readonly key: Buffer,
     private readonly result: RetirementApplyResult,
     private readonly options: RetirementApplyOptions,
-    private readonly bounds: TidyBounds,
     private readonly deadline: Deadline,
     private readonly now: () => string,
-  ) {
-    this.backend = options.backend ?? gitRetirementBackend;
+    private readonly protocol: RetirementProtocol,
+  ) {}
+
+  private inspect(effect: RetirementEffect): Promise<NativeInspection> {
+    return this.protocol.inspect(effect);
   }
 
-  private native(grace = false): RetirementNativeContext {
-    return {
-      cwd: this.plan.repository!.path,
-      deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : this.deadline,
-      maxBytes: this.bounds.maxOutputBytes,
-    };
+  private recheck(effect: RetirementEffect): Promise<Recheck> {
+    return this.protocol.recheck(effect);
   }
 
   private async append(record: RetirementJournalRecord): Promise<void> {
@@ -362,6 +421,7 @@ class RetirementRun {
     try {
       const loaded = await loadRetirementJournal(path, this.record.effects, JOURNAL_MAX_BYTES);
       this.states = loaded.states;
+      this.protocol.resume?.(loaded.states);
       if (loaded.tornTail !== undefined) {
         await discardTornTail(path, loaded.tornTail);
         await this.append(tornTailRecord(loaded.tornTail, this.now()) as RetirementJournalRecord);
@@ -429,55 +489,11 @@ class RetirementRun {
     else this.result.status = outcomes.includes('failed') ? 'failed' : 'refused';
     if (this.result.recovery !== null) {
       try {
-        const found = await this.backend.inspectPin(
-          this.result.recovery.ref,
-          this.result.recovery.oid,
-          this.native(true),
-        );
-        this.result.recovery.present = found.state === 'done';
+        this.result.recovery.present = await this.protocol.isPinPresent();
       } catch {
         this.result.recovery.present = false;
       }
     }
-  }
-
-  /** What the world shows for one effect now. */
-  private async inspect(effect: RetirementEffect): Promise<NativeInspection> {
-    const ctx = this.native(true);
-    const adminDir = this.record.registration.recorded.admin_dir;
-    switch (effect.type) {
-      case 'pin-recovery-ref':
-        return this.backend.inspectPin(effect.recovery_ref!, effect.oid!, ctx);
-      case 'remove-files':
-        return this.inspectFiles();
-      case 'remove-own-lock':
-        return this.backend.inspectLock(adminDir, effect.lock!, ctx);
-      case 'remove-registration':
-        return this.backend.inspectRegistration(this.record.target.destination, adminDir, ctx);
-    }
-  }
-
-  /** Files: gone from the recorded parent (done), all there exactly as planned (not-done), or anything else. */
-  private async inspectFiles(): Promise<NativeInspection> {
-    const target = this.record.target;
-    const chain = await checkDirectoryChain(target.destination);
-    if (chain.problem !== null) return { state: 'inconsistent', detail: chain.problem };
-    if (!chain.exists) return { state: 'done', detail: `${target.destination} is gone` };
-    const walk = await walkManifest(target.destination, this.record.source.object_format, {
-      maxEntries: this.record.manifest.max_entries,
-      maxFileBytes: this.record.manifest.max_file_bytes,
-    });
-    if (
-      walk.complete &&
-      walk.problems.length === 0 &&
-      sameManifest(this.record.manifest.entries, walk.entries)
-    )
-      return { state: 'not-done', detail: 'every manifest entry is present and unchanged' };
-    const difference =
-      manifestDifference(this.record.manifest.entries, walk.entries) ??
-      walk.problems[0]?.message ??
-      'changed';
-    return { state: 'inconsistent', detail: `the destination differs from the manifest: ${difference}` };
   }
 
   private async runEffect(
@@ -499,19 +515,28 @@ class RetirementRun {
       });
       return 'stop';
     }
-    if (state.phase === 'settled' && state.last?.result === 'done') return this.verify(index, effect, true);
+    if (state.phase === 'settled' && state.last?.result === 'done') {
+      // Done but not verified by an earlier run: what else changed since must pass the guard too.
+      const guarded = await this.protocol.guard?.(effect);
+      if (guarded != null) return this.unexpected(index, effect.effect_id, guarded, true);
+      return this.verify(index, effect, true);
+    }
     if (state.phase === 'settled' && state.last?.result === 'partial') {
       this.settle(index, {
         outcome: 'partial',
         reason: 'manual-review-required',
         message:
-          'an earlier run removed part of the files and kept the rest; review the destination by hand (never retried)',
+          state.last.reason === 'unexpected-change'
+            ? 'an earlier run found another change made alongside this effect; review it by hand (never retried)'
+            : 'an earlier run removed part of the files and kept the rest; review the destination by hand (never retried)',
       });
       return 'stop';
     }
     if (state.phase === 'open') {
       // Interrupted after its intent: ask the world, never retry blindly.
       const found = await this.inspect(effect);
+      const guarded = found.state === 'done' ? await this.protocol.guard?.(effect) : null;
+      if (guarded != null) return this.unexpected(index, id, guarded, true);
       if (found.state === 'done') {
         await this.append({
           type: 'outcome',
@@ -581,32 +606,14 @@ class RetirementRun {
   /** The effect itself, then the inspection that decides what happened. */
   private async perform(index: number, effect: RetirementEffect): Promise<'next' | 'stop'> {
     const id = effect.effect_id;
-    const ctx = this.native();
-    const adminDir = this.record.registration.recorded.admin_dir;
-    let note: string | null = null;
-    let removal: Awaited<ReturnType<typeof removeManifest>> | undefined;
-    switch (effect.type) {
-      case 'pin-recovery-ref':
-        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, ctx);
-        break;
-      case 'remove-files':
-        removal = await removeManifest(this.record.target.destination, this.record.manifest.entries, {
-          format: this.record.source.object_format,
-          maxFileBytes: this.record.manifest.max_file_bytes,
-          parentId: this.record.target.parent_identity,
-          isStopped: () => this.stopped() !== undefined,
-          afterEntry: () => this.checkpoint('after-entry', id),
-        });
-        break;
-      case 'remove-own-lock':
-        note = await this.backend.removeOwnLock(this.record.target.destination, adminDir, effect.lock!, ctx);
-        break;
-      case 'remove-registration':
-        note = await this.backend.removeRegistration(this.record.target.destination, adminDir, ctx);
-        break;
-    }
+    const { note, removal } = await this.protocol.perform(effect, {
+      isStopped: () => this.stopped() !== undefined,
+      afterEntry: () => this.checkpoint('after-entry', id),
+    });
     await this.checkpoint('after-effect', id);
     const after = await this.inspect(effect);
+    const guarded = after.state === 'done' ? await this.protocol.guard?.(effect) : null;
+    if (guarded != null) return this.unexpected(index, id, guarded, false);
     if (after.state === 'done') {
       await this.append({
         type: 'outcome',
@@ -656,6 +663,25 @@ class RetirementRun {
     return 'stop';
   }
 
+  /** The effect happened, and something else with it: recorded partial, for a person to review; never retried. */
+  private async unexpected(index: number, id: number, detail: string, recovered: boolean): Promise<'stop'> {
+    await this.append({
+      type: 'outcome',
+      effect_id: id,
+      result: 'partial',
+      reason: 'unexpected-change',
+      recovered,
+      at: this.now(),
+    });
+    this.settle(index, {
+      outcome: 'partial',
+      reason: 'manual-review-required',
+      message: `the effect happened, but not alone: ${detail}`,
+      recovered,
+    });
+    return 'stop';
+  }
+
   private async verify(
     index: number,
     effect: RetirementEffect,
@@ -671,18 +697,138 @@ class RetirementRun {
       });
       return 'stop';
     }
-    await this.append({ type: 'verified', effect_id: effect.effect_id, at: this.now() });
+    const verified = (await this.protocol.verifiedFields?.(effect)) ?? { fields: {} };
+    if ('unexpected' in verified)
+      return this.unexpected(index, effect.effect_id, verified.unexpected, recovered);
+    await this.append({
+      type: 'verified',
+      effect_id: effect.effect_id,
+      ...verified.fields,
+      at: this.now(),
+    });
     this.settle(index, { outcome: 'done', verified: true, recovered });
     await this.checkpoint('after-verified', effect.effect_id);
     return 'next';
   }
+}
+
+/** What one backend's retirement does and checks, for the generic run. */
+export interface RetirementProtocol {
+  /** What the world shows for one effect now: done, not done, or anything else. */
+  inspect(effect: RetirementEffect): Promise<NativeInspection>;
+  /** Everything the effect's proof rests on, again, just before it. */
+  recheck(effect: RetirementEffect): Promise<Recheck>;
+  /** The native effect itself (or the confined removal); the caller inspects afterwards. */
+  perform(
+    effect: RetirementEffect,
+    hooks: { isStopped: () => boolean; afterEntry: () => Promise<void> },
+  ): Promise<{ note: string | null; removal?: RemovalReport }>;
+  /**
+   * After an effect found done (just performed, or interrupted and resolved): what else
+   * changed with it, one line, or null when it is exactly the planned change (jj's
+   * operation guard; Git's transactions need none).
+   */
+  guard?(effect: RetirementEffect): Promise<string | null>;
+  /**
+   * Fields the `verified` record carries (jj: the operation the guard verified), or, when
+   * something changed since the guard looked, that change: the effect is then partial and
+   * never retried.
+   */
+  verifiedFields?(
+    effect: RetirementEffect,
+  ): Promise<{ fields: Record<string, string> } | { unexpected: string }>;
+  /** The journal as read at the start of a run (jj: the operation last verified). */
+  resume?(states: Map<number, EffectJournalState>): void;
+  isPinPresent(): Promise<boolean>;
+}
+
+/** The Git protocol: git's worktree, lock and ref effects, checked with git's own view. */
+class GitRetirementProtocol implements RetirementProtocol {
+  private readonly backend: RetirementBackend;
+
+  constructor(
+    private readonly plan: TidyPlanV2,
+    private readonly record: GitRetirementRecord,
+    private loaded: LoadedGitTask,
+    private readonly key: Buffer,
+    private readonly options: RetirementApplyOptions,
+    private readonly bounds: TidyBounds,
+    private readonly deadline: Deadline,
+  ) {
+    this.backend = options.backend ?? gitRetirementBackend;
+  }
+
+  private native(grace = false): RetirementNativeContext {
+    return {
+      cwd: this.plan.repository!.path,
+      deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : this.deadline,
+      maxBytes: this.bounds.maxOutputBytes,
+    };
+  }
+
+  async isPinPresent(): Promise<boolean> {
+    const pin = this.record.effects[0]!;
+    return (await this.backend.inspectPin(pin.recovery_ref!, pin.oid!, this.native(true))).state === 'done';
+  }
+
+  async perform(
+    effect: RetirementEffect,
+    hooks: { isStopped: () => boolean; afterEntry: () => Promise<void> },
+  ): Promise<{ note: string | null; removal?: RemovalReport }> {
+    const ctx = this.native();
+    const adminDir = this.record.registration.recorded.admin_dir;
+    let note: string | null = null;
+    let removal: Awaited<ReturnType<typeof removeManifest>> | undefined;
+    switch (effect.type) {
+      case 'pin-recovery-ref':
+        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, ctx);
+        break;
+      case 'remove-files':
+        removal = await removeManifest(this.record.target.destination, this.record.manifest.entries, {
+          format: this.record.source.object_format,
+          maxFileBytes: this.record.manifest.max_file_bytes,
+          parentId: this.record.target.parent_identity,
+          isStopped: hooks.isStopped,
+          afterEntry: hooks.afterEntry,
+        });
+        break;
+      case 'remove-own-lock':
+        note = await this.backend.removeOwnLock(this.record.target.destination, adminDir, effect.lock!, ctx);
+        break;
+      case 'remove-registration':
+        note = await this.backend.removeRegistration(this.record.target.destination, adminDir, ctx);
+        break;
+    }
+    return removal === undefined ? { note } : { note, removal };
+  }
+
+  /** What the world shows for one effect now. */
+  async inspect(effect: RetirementEffect): Promise<NativeInspection> {
+    const ctx = this.native(true);
+    const adminDir = this.record.registration.recorded.admin_dir;
+    switch (effect.type) {
+      case 'pin-recovery-ref':
+        return this.backend.inspectPin(effect.recovery_ref!, effect.oid!, ctx);
+      case 'remove-files':
+        return this.inspectFiles();
+      case 'remove-own-lock':
+        return this.backend.inspectLock(adminDir, effect.lock!, ctx);
+      case 'remove-registration':
+        return this.backend.inspectRegistration(this.record.target.destination, adminDir, ctx);
+    }
+  }
+
+  /** Files: gone from the recorded parent (done), all there exactly as planned (not-done), or anything else. */
+  inspectFiles(): Promise<NativeInspection> {
+    return inspectFilesRemoval(this.record);
+  }
 
   /** Ownership, integration, registration and the files (present as planned, or gone) again. */
-  private async recheck(effect: RetirementEffect): Promise<Recheck> {
+  async recheck(effect: RetirementEffect): Promise<Recheck> {
     const record = this.record;
     let obs: RetirementObservation;
     try {
-      const loaded = await loadTask(this.options.stateDir, record.task.task_id, this.key);
+      const loaded = await loadGitTask(this.options.stateDir, record.task.task_id, this.key);
       if (loaded.integrity !== record.task.record_integrity)
         return {
           ok: false,

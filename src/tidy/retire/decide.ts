@@ -4,8 +4,8 @@
  * for Git the registration and files effects are coupled. Blocker paths are absolute.
  */
 import { join } from 'node:path';
-import { sameId } from '../../core/confined-fs.js';
-import type { LoadedTask } from '../../task/store.js';
+import { type PhysicalId, sameId } from '../../core/confined-fs.js';
+import type { LoadedGitTask } from '../../task/store.js';
 import type { ManifestEntry } from './manifest.js';
 import type { RetirementObservation } from './observe-git.js';
 import type { RetirementAction, RetirementBlocker, RetirementBlockerCode } from './types.js';
@@ -31,7 +31,8 @@ export interface RetirementSelection {
   removeFiles: string | null;
 }
 
-class Blockers {
+/** Collects blockers, once per code and path, up to the bound. */
+export class Blockers {
   readonly list: RetirementBlocker[] = [];
   private readonly seen = new Set<string>();
   constructor(private readonly limit: number) {}
@@ -110,7 +111,7 @@ function contentBlockers(obs: RetirementObservation, destination: string, out: B
 }
 
 /** Blockers on the registration: the `.git` file, the admin dir, git's entry, the lock. */
-function registrationBlockers(loaded: LoadedTask, obs: RetirementObservation, out: Blockers): void {
+function registrationBlockers(loaded: LoadedGitTask, obs: RetirementObservation, out: Blockers): void {
   const { task } = loaded;
   const recorded = loaded.journal.created!.registration;
   const observed = obs.registration;
@@ -174,12 +175,47 @@ function registrationBlockers(loaded: LoadedTask, obs: RetirementObservation, ou
     }
 }
 
+/** What the destination and its parent must still be: the directories task create made and recorded. */
+export function destinationBlockers(
+  destination: string,
+  created: { destination_identity: PhysicalId; parent_identity: PhysicalId },
+  obs: {
+    destination: { exists: boolean; identity: PhysicalId | null; problem: string | null };
+    parentIdentity: PhysicalId | null;
+  },
+  out: Blockers,
+): void {
+  if (obs.destination.problem !== null)
+    out.add(
+      'symlink',
+      destination,
+      `the destination is not reached through real directories: ${obs.destination.problem}`,
+    );
+  else if (!obs.destination.exists)
+    out.add('destination-missing', destination, 'the destination does not exist');
+  else if (
+    obs.destination.identity === null ||
+    !sameId(obs.destination.identity, created.destination_identity)
+  )
+    out.add(
+      'destination-replaced',
+      destination,
+      'the destination is another directory than the one task create made (device/inode differ)',
+    );
+  if (obs.parentIdentity === null || !sameId(obs.parentIdentity, created.parent_identity))
+    out.add(
+      'destination-replaced',
+      destination,
+      "the destination's parent folder is not the one recorded at creation",
+    );
+}
+
 /**
  * Every blocker for retiring the task with the destination present (plan time, and
  * apply before its first effects).
  */
 export function retirementBlockers(
-  loaded: LoadedTask,
+  loaded: LoadedGitTask,
   obs: RetirementObservation,
   selection: RetirementSelection,
   limit: number,
@@ -199,29 +235,7 @@ export function retirementBlockers(
       null,
       'confined directory handles (/proc/self/fd) are unavailable: files cannot be removed without following paths',
     );
-  if (obs.destination.problem !== null)
-    out.add(
-      'symlink',
-      task.destination,
-      `the destination is not reached through real directories: ${obs.destination.problem}`,
-    );
-  else if (!obs.destination.exists)
-    out.add('destination-missing', task.destination, 'the destination does not exist');
-  else if (
-    obs.destination.identity === null ||
-    !sameId(obs.destination.identity, created.destination_identity)
-  )
-    out.add(
-      'destination-replaced',
-      task.destination,
-      'the destination is another directory than the one task create made (device/inode differ)',
-    );
-  if (obs.parentIdentity === null || !sameId(obs.parentIdentity, created.parent_identity))
-    out.add(
-      'destination-replaced',
-      task.destination,
-      "the destination's parent folder is not the one recorded at creation",
-    );
+  destinationBlockers(task.destination, created, obs, out);
   if (obs.destination.exists && obs.destination.problem === null) registrationBlockers(loaded, obs, out);
   const toplevel = obs.layout.toplevel;
   if (

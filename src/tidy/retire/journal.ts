@@ -28,7 +28,8 @@ export type RetirementJournalRecord =
       recovered?: boolean;
       at: string;
     }
-  | { type: 'verified'; effect_id: number; at: string }
+  /** `operation`: jj only, the operation the verified effect ended at (128 hex). */
+  | { type: 'verified'; effect_id: number; operation?: string; at: string }
   | { type: 'torn-tail-discarded'; bytes: number; text: string; at: string };
 
 export type EffectPhase = 'none' | 'open' | 'settled' | 'verified';
@@ -38,6 +39,8 @@ export interface EffectJournalState {
   phase: EffectPhase;
   last: { result: RetirementOutcome; reason: string | undefined } | undefined;
   attempts: number;
+  /** jj: the operation recorded when the effect was verified. */
+  operation: string | undefined;
 }
 
 function corrupt(path: string, line: number, why: string): RefusalError {
@@ -51,6 +54,19 @@ function corrupt(path: string, line: number, why: string): RefusalError {
 const OUTCOMES = new Set(['done', 'not-done', 'partial', 'refused', 'failed']);
 /** After these outcomes nothing happened, so a later run may start the effect again. */
 const RETRYABLE = new Set(['not-done', 'refused', 'failed']);
+
+/**
+ * A done effect found, before its verification, to have come with another change: the one
+ * outcome that may follow an outcome (partial, for review; never retried).
+ */
+function isUnexpectedAfterDone(state: EffectJournalState, record: Record<string, unknown>): boolean {
+  return (
+    state.phase === 'settled' &&
+    state.last?.result === 'done' &&
+    record['result'] === 'partial' &&
+    record['reason'] === 'unexpected-change'
+  );
+}
 
 /** Folds the records into per-effect states, checking every record against the plan and the protocol. */
 export function foldRetirementJournal(
@@ -66,6 +82,7 @@ export function foldRetirementJournal(
       phase: 'none',
       last: undefined,
       attempts: 0,
+      operation: undefined,
     });
   records.forEach((raw, index) => {
     const line = index + 1;
@@ -107,7 +124,10 @@ export function foldRetirementJournal(
         state.attempts += 1;
         break;
       case 'outcome':
-        if (state.phase !== 'open' || !OUTCOMES.has(String(record['result'])))
+        if (
+          !(state.phase === 'open' || isUnexpectedAfterDone(state, record)) ||
+          !OUTCOMES.has(String(record['result']))
+        )
           throw corrupt(path, line, `unexpected outcome for effect ${effect.effect_id}`);
         state.phase = 'settled';
         state.last = {
@@ -118,7 +138,10 @@ export function foldRetirementJournal(
       case 'verified':
         if (state.phase !== 'settled' || state.last?.result !== 'done')
           throw corrupt(path, line, `verification without a completed effect ${effect.effect_id}`);
+        if (record['operation'] !== undefined && !/^[0-9a-f]{128}$/.test(String(record['operation'])))
+          throw corrupt(path, line, `verification of effect ${effect.effect_id} names a malformed operation`);
         state.phase = 'verified';
+        state.operation = record['operation'] as string | undefined;
         break;
       default:
         throw corrupt(path, line, `unknown record type ${JSON.stringify(record['type'])}`);

@@ -16,7 +16,7 @@ import {
 } from '../../core/confined-fs.js';
 import { type IndexFlags, parseIndexFlags, splitNul, type WorktreeRecord } from '../../core/git.js';
 import { readGitRegistration } from '../../task/create.js';
-import type { LoadedTask } from '../../task/store.js';
+import type { LoadedGitTask } from '../../task/store.js';
 import type { TaskRegistration } from '../../task/types.js';
 import { readRefOids } from '../effects-git.js';
 import {
@@ -160,7 +160,7 @@ async function readAdminEntries(adminDir: string, limit: number): Promise<string
 }
 
 /** Processes (other than this one) whose working directory is inside `dir`, where /proc shows it. */
-async function visibleActivity(dir: string, limit: number): Promise<{ pid: number; cwd: string }[]> {
+export async function visibleActivity(dir: string, limit: number): Promise<{ pid: number; cwd: string }[]> {
   let pids: string[];
   try {
     pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
@@ -204,7 +204,7 @@ async function ancestry(
 
 /** Observes one task for retirement (plan) or its recheck (apply). */
 export async function observeRetirement(
-  loaded: LoadedTask,
+  loaded: LoadedGitTask,
   sourcePath: string,
   baseSelector: string,
   ctx: ObserveContext & { counter?: { calls: number } },

@@ -12,7 +12,7 @@ import { sameId } from '../../core/confined-fs.js';
 import { Deadline } from '../../core/deadline.js';
 import { isStwError, RefusalError } from '../../core/errors.js';
 import { toolVersion } from '../../core/package.js';
-import { type LoadedTask, loadTask } from '../../task/store.js';
+import { isGitTask, isJjTask, type LoadedGitTask, type LoadedTask, loadTask } from '../../task/store.js';
 import { checkId } from '../../task/types.js';
 import { bindingMismatch, readGitBinding } from '../binding-git.js';
 import { checkTextBound, type GitCallContext } from '../observe-git.js';
@@ -50,6 +50,8 @@ export interface RetirementPlanOptions {
   removeFiles?: string | undefined;
   /** The plan key that authenticates task records and stored plans; defaults to `planKeyPath()`. */
   keyFile?: string | undefined;
+  /** The environment jj runs with (jj tasks; hardened by src/core/jj.ts). */
+  env?: NodeJS.ProcessEnv;
   cwd?: string;
   clock?: Clock;
   bounds?: TidyBounds;
@@ -78,7 +80,7 @@ export function checkOwnership(loaded: LoadedTask, owner: string): void {
 }
 
 /** The observed repository must be the one the task was created from (path and physical identity). */
-export function checkSource(loaded: LoadedTask, obs: RetirementObservation): void {
+export function checkSource(loaded: LoadedGitTask, obs: RetirementObservation): void {
   const source = loaded.task.source;
   if (
     obs.layout.commonDir !== source.common_dir ||
@@ -97,7 +99,7 @@ export function checkSource(loaded: LoadedTask, obs: RetirementObservation): voi
  * device, inode) and the same root commits below the task's start commit.
  */
 export async function checkTaskBinding(
-  loaded: LoadedTask,
+  loaded: LoadedGitTask,
   obs: RetirementObservation,
   ctx: GitCallContext,
 ): Promise<void> {
@@ -113,7 +115,7 @@ export async function checkTaskBinding(
 /** The ordered native effects of a retirement that retires. */
 export function retirementEffects(
   planId: string,
-  loaded: LoadedTask,
+  loaded: LoadedGitTask,
   obs: RetirementObservation,
   entries: number,
 ): RetirementEffect[] {
@@ -151,7 +153,7 @@ export function retirementEffects(
 }
 
 function buildRecord(
-  loaded: LoadedTask,
+  loaded: LoadedGitTask,
   obs: RetirementObservation,
   selection: RetirementSelection,
   planId: string,
@@ -258,13 +260,37 @@ export async function planRetirement(options: RetirementPlanOptions): Promise<Re
     await checkStateDirPrivate(stateDir);
     // Verifies the task record; the same key seals the plan below (it exists: task create made it).
     const key = await loadPlanKey(options.keyFile ?? planKeyPath(), stateDir);
-    const loaded = await loadTask(stateDir, options.taskId, key);
-    checkOwnership(loaded, options.owner);
-    if (options.removeFiles !== undefined && options.removeFiles !== loaded.task.destination)
+    const anyTask = await loadTask(stateDir, options.taskId, key);
+    checkOwnership(anyTask, options.owner);
+    if (options.removeFiles !== undefined && options.removeFiles !== anyTask.task.destination)
       throw new RefusalError(
         'remove-files-mismatch',
-        `--remove-files ${JSON.stringify(options.removeFiles)} is not the recorded destination ${JSON.stringify(loaded.task.destination)} of task ${loaded.task.task_id}`,
+        `--remove-files ${JSON.stringify(options.removeFiles)} is not the recorded destination ${JSON.stringify(anyTask.task.destination)} of task ${anyTask.task.task_id}`,
       );
+    const selection = {
+      removeRegistration: options.removeRegistration,
+      removeFiles: options.removeFiles ?? null,
+    };
+    if (isJjTask(anyTask)) {
+      const { planJjRetirement } = await import('./plan-jj.js');
+      recordPath = await planJjRetirement(
+        plan,
+        anyTask,
+        {
+          path: resolve(cwd, options.path),
+          base: options.base,
+          stateDir,
+          selection,
+          key,
+          env: options.env ?? process.env,
+        },
+        { deadline, bounds, signal: options.signal },
+      );
+      return { plan, exitCode: 0, recordPath };
+    }
+    if (!isGitTask(anyTask))
+      throw new RefusalError('tampered-task', `task ${options.taskId} names no known backend`);
+    const loaded = anyTask;
     const obs = await observeRetirement(loaded, resolve(cwd, options.path), options.base, {
       deadline,
       bounds,
@@ -296,13 +322,7 @@ export async function planRetirement(options: RetirementPlanOptions): Promise<Re
         'the planning deadline passed; evidence is incomplete',
       );
     plan.plan_id = newPlanId();
-    plan.retirement = buildRecord(
-      loaded,
-      obs,
-      { removeRegistration: options.removeRegistration, removeFiles: options.removeFiles ?? null },
-      plan.plan_id,
-      bounds,
-    );
+    plan.retirement = buildRecord(loaded, obs, selection, plan.plan_id, bounds);
     plan.status = 'complete';
     const binding = await readGitBinding(obs.layout.commonDir, obs.base.oid, call);
     recordPath = await writeRetirementRecord(stateDir, plan, bounds.maxRecordBytes, { key, binding });

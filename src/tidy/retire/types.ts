@@ -5,7 +5,12 @@
  * the selected actions with their decisions, the ordered native effects, blockers and
  * recovery limits. Reference cleanup keeps schema v1 unchanged. See docs/tasks.md.
  */
-import type { PhysicalIdentity, TaskRegistration } from '../../task/types.js';
+import type {
+  JjTaskRegistration,
+  JjWorkspaceFacts,
+  PhysicalIdentity,
+  TaskRegistration,
+} from '../../task/types.js';
 import type { PlanBackend, PlanBase, PlanRefusal, PlanRepository, PlanStatus } from '../types.js';
 import type { ManifestEntry } from './manifest.js';
 
@@ -76,6 +81,27 @@ export interface RetirementEffect {
   /** remove-own-lock / remove-registration: the admin dir, and the exact lock text removed. */
   admin_dir?: string;
   lock?: string;
+  /** remove-registration on jj: the workspace `jj workspace forget` forgets. */
+  workspace?: string;
+}
+
+/** What a jj retirement plan observed at its pinned operation. */
+export interface JjRetirementFacts {
+  operation_id: string;
+  workspace: { recorded: JjWorkspaceFacts; observed: JjWorkspaceFacts | null };
+  /** The working-copy commit at that operation; null when jj does not list the workspace. */
+  working_copy: {
+    commit_id: string;
+    change_id: string;
+    parents: string[];
+    empty: boolean;
+    conflict: boolean;
+    /** Stored tree ids (backing Git repository) of the commit and of its one parent; null when not read. */
+    tree_id: string | null;
+    parent_tree_id: string | null;
+  } | null;
+  /** How the disk was compared with the stored tree. */
+  disk_comparison: string;
 }
 
 export interface RetirementRecord {
@@ -102,9 +128,10 @@ export interface RetirementRecord {
     destination: string;
     destination_identity: PhysicalIdentity;
     parent_identity: PhysicalIdentity;
-    branch: string;
+    /** The task branch (git); null on jj, where a task is a workspace. */
+    branch: string | null;
     start_oid: string;
-    /** The branch's commit now; null when the branch is missing. */
+    /** The branch's commit now (jj: the working-copy commit); null when it is missing. */
     tip_oid: string | null;
   };
   integration: {
@@ -116,9 +143,9 @@ export interface RetirementRecord {
   };
   /** The registration as recorded at creation and as observed now. */
   registration: {
-    recorded: TaskRegistration;
+    recorded: TaskRegistration | JjTaskRegistration;
     /** null when the destination's registration could not be read. */
-    observed: TaskRegistration | null;
+    observed: TaskRegistration | JjTaskRegistration | null;
     listed: boolean;
     /** The lock is exactly the one task create wrote. */
     lock_owned: boolean;
@@ -130,6 +157,8 @@ export interface RetirementRecord {
     max_file_bytes: number;
     entries: ManifestEntry[];
   };
+  /** jj only: the operation observed, the workspace and its working-copy commit (ids kept distinct). */
+  jj?: JjRetirementFacts;
   decision: 'retire' | 'retain';
   actions: RetirementAction[];
   effects: RetirementEffect[];
@@ -167,3 +196,19 @@ export const RECOVERY_LIMITS: readonly string[] = [
   'there is no automatic rollback: files and registrations are not restored',
   'recovery refs stay after success; review them before removing any',
 ];
+
+/** A retirement record of a Git task: a branch and a worktree registration. */
+export type GitRetirementRecord = RetirementRecord & {
+  target: RetirementRecord['target'] & { branch: string };
+  registration: RetirementRecord['registration'] & {
+    recorded: TaskRegistration;
+    observed: TaskRegistration | null;
+  };
+};
+
+/** Whether a record is a Git task's (the Git apply protocol's input). */
+export function isGitRetirementRecord(record: RetirementRecord): record is GitRetirementRecord {
+  return (
+    record.target.branch !== null && 'admin_dir' in record.registration.recorded && record.jj === undefined
+  );
+}
