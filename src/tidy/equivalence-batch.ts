@@ -28,7 +28,8 @@
  * branch to the per-branch route, which answers exactly as before.
  */
 import { isFullOid } from '../core/git.js';
-import { type GitCallContext, observeGitOk, settleAll } from './observe-git.js';
+import { describeOutcome } from '../core/run.js';
+import { type GitCallContext, observeGitOk, observeGitRaw, settleAll } from './observe-git.js';
 import { IncompleteObservationError, type ObjectFormat, type PlanEquivalence } from './types.js';
 
 /** The per-branch route's bound on base commits since the merge base (patch-id only). */
@@ -413,7 +414,10 @@ async function patchIds(
     ...commits.map((commit) => `${commit}\n`),
   ].join('');
   // `<tip> <merge base>` diffs the tip against the merge base as if it were its only parent.
-  const patches = await observeGitOk(
+  // The patch text goes to patch-id as bytes: decoded as UTF-8, two patches that differ only
+  // in bytes that are not UTF-8 (a Latin-1 `é` against an `è`) would become one text.
+  const diffLabel = 'git diff-tree --stdin -p (patches)';
+  const patches = await observeGitRaw(
     [
       'diff-tree',
       '--stdin',
@@ -429,12 +433,16 @@ async function patchIds(
       '--dst-prefix=b/',
     ],
     { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATCH_TEXT_BYTES } },
-    'git diff-tree --stdin -p (patches)',
+    diffLabel,
     input,
   );
+  if (patches.code !== 0)
+    throw new IncompleteObservationError('git-failed', describeOutcome(patches, diffLabel));
   const label = 'git patch-id --stable';
   const ids = new Map<string, string>();
-  for (const line of nonEmptyLines(await observeGitOk(['patch-id', '--stable'], ctx, label, patches))) {
+  for (const line of nonEmptyLines(
+    await observeGitOk(['patch-id', '--stable'], ctx, label, patches.stdout),
+  )) {
     const [id = '', name = ''] = line.split(' ');
     if (!isFullOid(id, request.objectFormat) || !isFullOid(name, request.objectFormat))
       throw unexpected(label);

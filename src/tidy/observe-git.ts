@@ -103,7 +103,7 @@ export async function observeGitRaw(
   args: readonly string[],
   ctx: GitCallContext,
   label: string,
-  input?: string,
+  input?: string | Buffer,
 ): Promise<RunResult & { kind: 'exited' }> {
   if (ctx.counter) ctx.counter.calls += 1;
   const result = await git(args, {
@@ -123,7 +123,7 @@ export async function observeGitOk(
   args: readonly string[],
   ctx: GitCallContext,
   label: string,
-  input?: string,
+  input?: string | Buffer,
 ): Promise<string> {
   const result = await observeGitRaw(args, ctx, label, input);
   if (result.code !== 0) throw new IncompleteObservationError('git-failed', describeOutcome(result, label));

@@ -107,6 +107,20 @@ describe('tidy plan: batched equivalence checks', () => {
     assert.equal(target(json, 'refs/heads/bin-b').evidence.equivalence?.status, 'not-equivalent');
   });
 
+  it('text that is not UTF-8 matches only the squash of the same bytes (Latin-1 é is not è)', async () => {
+    const r = repo();
+    r.commit('latin-1 text', { 'menu.txt': Buffer.from('caf\n', 'latin1') });
+    r.git(['checkout', '-q', '-b', 'e-acute']);
+    r.commit('é', { 'menu.txt': Buffer.from('caf\xe9\n', 'latin1') });
+    r.git(['checkout', '-q', '-b', 'e-grave', 'main']);
+    r.commit('è', { 'menu.txt': Buffer.from('caf\xe8\n', 'latin1') });
+    r.checkout('main');
+    const squash = r.commit('Squashed è', { 'menu.txt': Buffer.from('caf\xe8\n', 'latin1') });
+    const json = await plan(r);
+    assert.equal(target(json, 'refs/heads/e-grave').evidence.equivalence?.base_commit, squash);
+    assert.equal(target(json, 'refs/heads/e-acute').evidence.equivalence?.status, 'not-equivalent');
+  });
+
   it('criss-cross history (two merge bases) is skipped, not guessed', async () => {
     const r = repo();
     r.git(['checkout', '-q', '-b', 'topic']);
