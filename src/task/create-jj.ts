@@ -16,13 +16,11 @@ import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
 import {
   type JjCallContext,
-  readBookmarks,
   readCommitRoots,
   readCommitState,
   readCurrentOperation,
-  readGitRoot,
   readRepoDir,
-  readWorkspaceRoot,
+  readRepositoryAtCurrentOperation,
   readWorkspaces,
   resolveJjBase,
 } from '../tidy/observe-jj.js';
@@ -86,13 +84,13 @@ export async function createJjTask(
     );
   await requireSupportedJj(observe, env);
   const ctx: JjCallContext = { ...observe, cwd: path, env };
-  const op = await readCurrentOperation(ctx);
-  const [workspaceRoot, gitDir, bookmarks, workspaces] = await Promise.all([
-    readWorkspaceRoot(op, ctx),
-    readGitRoot(op, ctx),
-    readBookmarks(op, ctx),
-    readWorkspaces(op, ctx),
-  ]);
+  const {
+    operationId: op,
+    workspaceRoot,
+    gitDir,
+    bookmarks,
+    workspaces,
+  } = await readRepositoryAtCurrentOperation(ctx);
   const repoDir = await readRepoDir(workspaceRoot);
   const base = resolveJjBase(bookmarks, options.base);
   const repoPaths = [path, workspaceRoot, repoDir, gitDir, ...workspaces.map((w) => w.root ?? '')];

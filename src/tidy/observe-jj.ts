@@ -313,11 +313,17 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Observes one jj repository at its current operation. */
-export async function observeJj(
-  request: { path: string; base: string; names: readonly string[] | undefined; version: string },
-  ctx: JjCallContext,
-): Promise<JjObservation> {
+/** What every jj observation reads first: the current operation, then everything at it. */
+export interface JjRepositoryAtOperation {
+  operationId: string;
+  workspaceRoot: string;
+  gitDir: string;
+  bookmarks: JjBookmarks;
+  workspaces: JjWorkspace[];
+}
+
+/** The operation id first; then the workspace root, git dir, bookmarks and workspaces pinned to it. */
+export async function readRepositoryAtCurrentOperation(ctx: JjCallContext): Promise<JjRepositoryAtOperation> {
   const operationId = await readCurrentOperation(ctx);
   const [workspaceRoot, gitDir, bookmarks, workspaces] = await Promise.all([
     readWorkspaceRoot(operationId, ctx),
@@ -325,6 +331,16 @@ export async function observeJj(
     readBookmarks(operationId, ctx),
     readWorkspaces(operationId, ctx),
   ]);
+  return { operationId, workspaceRoot, gitDir, bookmarks, workspaces };
+}
+
+/** Observes one jj repository at its current operation. */
+export async function observeJj(
+  request: { path: string; base: string; names: readonly string[] | undefined; version: string },
+  ctx: JjCallContext,
+): Promise<JjObservation> {
+  const { operationId, workspaceRoot, gitDir, bookmarks, workspaces } =
+    await readRepositoryAtCurrentOperation(ctx);
   if (bookmarks.local.length + bookmarks.remote.length + workspaces.length > ctx.bounds.maxEntries)
     throw new IncompleteObservationError(
       'output-bound-exceeded',

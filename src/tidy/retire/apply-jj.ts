@@ -30,13 +30,18 @@ import {
 import { requireSupportedJj } from '../plan-jj.js';
 import { checkStateDir } from '../store.js';
 import {
-  IncompleteObservationError,
   type NativeInspection,
   type RepositoryBinding,
   recoveryBookmarkFor,
   type TidyBounds,
 } from '../types.js';
-import type { PreparedRetirement, Recheck, RetirementApplyOptions, RetirementProtocol } from './apply.js';
+import {
+  type PreparedRetirement,
+  type Recheck,
+  type RetirementApplyOptions,
+  type RetirementProtocol,
+  recheckError,
+} from './apply.js';
 import { jjRetirementBlockers } from './decide-jj.js';
 import type { EffectJournalState } from './journal.js';
 import { manifestDifference, type RemovalReport, removeManifest, sameManifest } from './manifest.js';
@@ -346,14 +351,7 @@ class JjRetirementProtocol implements RetirementProtocol {
       if (effect.type === 'remove-files') return await this.recheckFiles(op);
       return await this.recheckWorkspace(loaded, effect);
     } catch (error) {
-      if (
-        error instanceof IncompleteObservationError &&
-        (error.code === 'cancelled' || error.code === 'deadline')
-      )
-        return { ok: 'interrupted', cause: error.code === 'cancelled' ? 'signal' : 'deadline' };
-      if (isStwError(error))
-        return failed(error instanceof RefusalError ? error.code : 'evidence-incomplete', error.message);
-      throw error;
+      return recheckError(error);
     }
   }
 

@@ -353,6 +353,25 @@ export type Recheck =
   | { ok: false; code: string; message: string }
   | { ok: 'interrupted'; cause: 'deadline' | 'signal' };
 
+/**
+ * A recheck that threw, as its result: a deadline or a signal interrupts; any other known
+ * error refuses with its code (a refusal's own, else `evidence-incomplete`). A bug rethrows.
+ */
+export function recheckError(error: unknown): Recheck {
+  if (
+    error instanceof IncompleteObservationError &&
+    (error.code === 'cancelled' || error.code === 'deadline')
+  )
+    return { ok: 'interrupted', cause: error.code === 'cancelled' ? 'signal' : 'deadline' };
+  if (isStwError(error))
+    return {
+      ok: false,
+      code: error instanceof RefusalError ? error.code : 'evidence-incomplete',
+      message: error.message,
+    };
+  throw error;
+}
+
 /** Files: gone from the recorded parent (done), all there exactly as planned (not-done), or anything else. */
 export async function inspectFilesRemoval(record: RetirementRecord): Promise<NativeInspection> {
   const target = record.target;
@@ -844,18 +863,7 @@ class GitRetirementProtocol implements RetirementProtocol {
       });
       checkSource(loaded, obs);
     } catch (error) {
-      if (
-        error instanceof IncompleteObservationError &&
-        (error.code === 'cancelled' || error.code === 'deadline')
-      )
-        return { ok: 'interrupted', cause: error.code === 'cancelled' ? 'signal' : 'deadline' };
-      if (isStwError(error))
-        return {
-          ok: false,
-          code: error instanceof RefusalError ? error.code : 'evidence-incomplete',
-          message: error.message,
-        };
-      throw error;
+      return recheckError(error);
     }
     if (obs.base.oid !== this.plan.base.oid)
       return {

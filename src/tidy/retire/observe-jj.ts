@@ -21,13 +21,9 @@ import {
   isAncestorOfBookmark,
   type JjCallContext,
   type JjCommitState,
-  readBookmarks,
   readCommitState,
-  readCurrentOperation,
-  readGitRoot,
   readRepoDir,
-  readWorkspaceRoot,
-  readWorkspaces,
+  readRepositoryAtCurrentOperation,
   resolveJjBase,
 } from '../observe-jj.js';
 import type { JjWorkspace } from '../observe-jj-parse.js';
@@ -114,13 +110,8 @@ export async function observeJjRetirement(
 ): Promise<JjRetirementObservation> {
   const task = loaded.task;
   const call: JjCallContext = { ...ctx, cwd: sourcePath };
-  const operationId = await readCurrentOperation(call);
-  const [workspaceRoot, gitDir, bookmarks, workspaces] = await Promise.all([
-    readWorkspaceRoot(operationId, call),
-    readGitRoot(operationId, call),
-    readBookmarks(operationId, call),
-    readWorkspaces(operationId, call),
-  ]);
+  const { operationId, workspaceRoot, gitDir, bookmarks, workspaces } =
+    await readRepositoryAtCurrentOperation(call);
   const repoDir = await readRepoDir(workspaceRoot);
   const base = resolveJjBase(bookmarks, baseSelector);
   const listed = workspaces.find((w) => w.name === task.workspace);

@@ -24,6 +24,7 @@ import { type RetirementSelection, retirementActions } from './decide.js';
 import { jjRetirementBlockers } from './decide-jj.js';
 import { MAX_MANIFEST_FILE_BYTES } from './manifest.js';
 import { type JjRetirementObservation, observeJjRetirement } from './observe-jj.js';
+import { recordHead, targetHead } from './plan.js';
 import { writeRetirementRecord } from './store.js';
 import { RETIREMENT_LIMITS, type RetirementEffect, type RetirementRecord, type TidyPlanV2 } from './types.js';
 
@@ -119,25 +120,9 @@ function buildJjRecord(
   const listed = obs.listed;
   const retires = blockers.length === 0 && wc !== null;
   return {
-    task: {
-      task_id: task.task_id,
-      owner: task.owner,
-      created_at: task.created_at,
-      record: loaded.path,
-      record_integrity: loaded.integrity,
-      journal: journal.path,
-    },
-    selection: { remove_registration: selection.removeRegistration, remove_files: selection.removeFiles },
-    source: {
-      path: task.source.path,
-      common_dir: task.source.common_dir,
-      common_dir_identity: task.source.common_dir_identity,
-      object_format: task.source.object_format,
-    },
+    ...recordHead(loaded, selection),
     target: {
-      destination: task.destination,
-      destination_identity: created.destination_identity,
-      parent_identity: created.parent_identity,
+      ...targetHead(loaded),
       branch: null,
       start_oid: task.start_oid,
       tip_oid: wc?.commit_id ?? null,

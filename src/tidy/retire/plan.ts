@@ -152,20 +152,12 @@ export function retirementEffects(
   return effects;
 }
 
-function buildRecord(
-  loaded: LoadedGitTask,
-  obs: RetirementObservation,
+/** The task, selection and source of a retirement record, the same for both backends. */
+export function recordHead(
+  loaded: LoadedTask,
   selection: RetirementSelection,
-  planId: string,
-  bounds: TidyBounds,
-): RetirementRecord {
+): Pick<RetirementRecord, 'task' | 'selection' | 'source'> {
   const { task, journal } = loaded;
-  const created = journal.created!;
-  const blockers = retirementBlockers(loaded, obs, selection, bounds.maxEntries);
-  const actions = retirementActions(selection, blockers);
-  const retires = blockers.length === 0;
-  const entries = obs.manifest?.entries ?? [];
-  const effects = retires ? retirementEffects(planId, loaded, obs, entries.length) : [];
   return {
     task: {
       task_id: task.task_id,
@@ -182,10 +174,39 @@ function buildRecord(
       common_dir_identity: task.source.common_dir_identity,
       object_format: task.source.object_format,
     },
+  };
+}
+
+/** The target's destination and its identities, as the task's creation recorded them. */
+export function targetHead(
+  loaded: LoadedTask,
+): Pick<RetirementRecord['target'], 'destination' | 'destination_identity' | 'parent_identity'> {
+  const created = loaded.journal.created!;
+  return {
+    destination: loaded.task.destination,
+    destination_identity: created.destination_identity,
+    parent_identity: created.parent_identity,
+  };
+}
+
+function buildRecord(
+  loaded: LoadedGitTask,
+  obs: RetirementObservation,
+  selection: RetirementSelection,
+  planId: string,
+  bounds: TidyBounds,
+): RetirementRecord {
+  const { task, journal } = loaded;
+  const created = journal.created!;
+  const blockers = retirementBlockers(loaded, obs, selection, bounds.maxEntries);
+  const actions = retirementActions(selection, blockers);
+  const retires = blockers.length === 0;
+  const entries = obs.manifest?.entries ?? [];
+  const effects = retires ? retirementEffects(planId, loaded, obs, entries.length) : [];
+  return {
+    ...recordHead(loaded, selection),
     target: {
-      destination: task.destination,
-      destination_identity: created.destination_identity,
-      parent_identity: created.parent_identity,
+      ...targetHead(loaded),
       branch: task.branch,
       start_oid: task.start_oid,
       tip_oid: obs.branchOid,
