@@ -9,12 +9,13 @@
  *    is a common ancestor); no boundary means no shared history. Anything else (several
  *    boundary commits: criss-cross or a merge of the base) goes to the per-branch route.
  * 2. One `diff-tree --stdin -r -z` of every tip against its merge base (the cumulative
- *    change: its paths and blobs), and one `rev-list --parents` of the base since the
- *    oldest merge base (the union of every branch's range, as a graph: each branch's own
- *    range `mergeBase..base` and its size are read from it, never from dates or names).
- * 3. One `rev-list --no-merges --full-history` of that range limited to the paths the
- *    branches change (a base commit with another patch-id changes the same paths), and one
- *    `ls-tree` of the base at those paths.
+ *    change: its paths and blobs), and beside it one `rev-list --parents` of the base since
+ *    the oldest merge base (the union of every branch's range, as a graph: each branch's
+ *    own range `mergeBase..base` and its size are read from it, never from dates or names;
+ *    past its bound, a prefix that still proves a lower bound on each range's size).
+ * 3. As soon as the changes are known, one `rev-list --no-merges --full-history` of that
+ *    range limited to the paths the branches change (a base commit with another patch-id
+ *    changes the same paths), and one `ls-tree` of the base at those paths.
  * 4. One `diff-tree --stdin -p` of the probes (tip against merge base) and of those base
  *    commits, fed to one `patch-id --stable`: a base commit in the branch's own range with
  *    the probe's patch-id is the squash. No probe object is written.
@@ -100,6 +101,9 @@ async function listTips(
   ctx: GitCallContext,
 ): Promise<Map<string, ListedCommit>> {
   const label = 'git rev-list --boundary (tips)';
+  // Room for as many listed commits as the range may hold, each a `commit` line and a
+  // formatted line with two parents; more sends every tip to the per-branch route.
+  const hex = request.objectFormat === 'sha256' ? 64 : 40;
   const text = await observeGitOk(
     [
       'rev-list',
@@ -109,7 +113,7 @@ async function listTips(
       ...tips,
       `^${request.baseOid}`,
     ],
-    ctx,
+    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_RANGE_COMMITS * (6 * (hex + 1) + 16) } },
     label,
   );
   const listed = new Map<string, ListedCommit>();
@@ -230,33 +234,53 @@ function rangeTooLong(range: BaseRange): boolean {
   return range.order.length > MAX_RANGE_COMMITS;
 }
 
+interface RangeListing {
+  range: BaseRange;
+  /** Where the listed range ends ('' when nothing could be listed whole). */
+  oldest: string;
+  /**
+   * Probes (by tip) whose own range a truncated listing already proves longer than the
+   * patch-id bound: at least this many non-merge commits.
+   */
+  beyond: Map<string, number>;
+}
+
+const NO_RANGE: BaseRange = { parents: new Map(), order: [] };
+
 /**
  * The base range for the probes, and where it ends. Past the bound (a branch off an old
- * base), the range is listed again down to the oldest merge base the first listing reached:
- * the branches off older bases are then checked per branch, the others stay batched.
+ * base) the listing is a prefix of the topological order, and what it lists is still
+ * exact: a listed commit is an ancestor of a merge base only through listed commits, so a
+ * probe's range holds at least the listed commits outside its ancestry. A probe that this
+ * proves beyond the patch-id bound is answered from it; for the others the range is listed
+ * again, down to their oldest merge base, and if that is too long as well they are checked
+ * per branch.
  */
 async function rangeFor(
   probes: readonly Probe[],
   listed: ReadonlyMap<string, ListedCommit>,
   request: BatchRequest,
   ctx: GitCallContext,
-): Promise<{ range: BaseRange; oldest: string }> {
+): Promise<RangeListing> {
   const oldest = oldestMergeBase(probes, listed);
   const range = await listRange(oldest, request, ctx);
-  if (!rangeTooLong(range)) return { range, oldest };
-  const reached = probes.filter((probe) => range.parents.has(probe.mergeBase));
-  if (reached.length === 0) throw tooLong();
+  const beyond = new Map<string, number>();
+  if (!rangeTooLong(range)) return { range, oldest, beyond };
+  const prefix = new RangeAncestry(
+    range,
+    probes.map((probe) => probe.mergeBase),
+    oldest,
+  );
+  probes.forEach((probe, bit) => {
+    const atLeast = prefix.countOwn(bit);
+    if (atLeast > MAX_PATCH_ID_COMMITS) beyond.set(probe.tip, atLeast);
+  });
+  const reached = probes.filter((probe) => !beyond.has(probe.tip) && range.parents.has(probe.mergeBase));
+  if (reached.length === 0) return { range: NO_RANGE, oldest: '', beyond };
   const nearer = oldestMergeBase(reached, listed);
   const again = await listRange(nearer, request, ctx);
-  if (rangeTooLong(again)) throw tooLong();
-  return { range: again, oldest: nearer };
-}
-
-function tooLong(): IncompleteObservationError {
-  return new IncompleteObservationError(
-    'output-bound-exceeded',
-    `more than ${MAX_RANGE_COMMITS} base commits since the merge bases`,
-  );
+  if (rangeTooLong(again)) return { range: NO_RANGE, oldest: '', beyond };
+  return { range: again, oldest: nearer, beyond };
 }
 
 /**
@@ -269,12 +293,11 @@ class RangeAncestry {
   private readonly bits: Uint32Array;
   private readonly index = new Map<string, number>();
   readonly reachesOldest: boolean[];
+  /** Per merge base: the range's non-merge commits that are its ancestors. */
+  private readonly ancestorNonMerges: Uint32Array;
+  private readonly nonMerges: number;
 
-  constructor(
-    private readonly range: BaseRange,
-    mergeBases: readonly string[],
-    oldest: string,
-  ) {
+  constructor(range: BaseRange, mergeBases: readonly string[], oldest: string) {
     this.words = Math.ceil(mergeBases.length / 32);
     this.bits = new Uint32Array(range.order.length * this.words);
     for (let i = 0; i < range.order.length; i++) this.index.set(range.order[i]!, i);
@@ -296,6 +319,16 @@ class RangeAncestry {
         else if (parent === oldest) for (let w = 0; w < words; w++) this.markOldest(bits[i * words + w]!, w);
       }
     }
+    this.ancestorNonMerges = new Uint32Array(mergeBases.length);
+    let nonMerges = 0;
+    for (let i = 0; i < range.order.length; i++) {
+      if (range.parents.get(range.order[i]!)!.length > 1) continue;
+      nonMerges += 1;
+      for (let w = 0; w < words; w++)
+        for (let word = bits[i * words + w]!; word !== 0; word &= word - 1)
+          this.ancestorNonMerges[w * 32 + (31 - Math.clz32(word & -word))]! += 1;
+    }
+    this.nonMerges = nonMerges;
   }
 
   private markOldest(word: number, w: number): void {
@@ -310,12 +343,7 @@ class RangeAncestry {
 
   /** Non-merge commits of `mergeBase..base` for merge base number `bit`. */
   countOwn(bit: number): number {
-    let count = 0;
-    this.range.order.forEach((oid, i) => {
-      const set = (this.bits[i * this.words + (bit >> 5)]! & (1 << (bit & 31))) !== 0;
-      if (!set && this.range.parents.get(oid)!.length <= 1) count += 1;
-    });
-    return count;
+    return this.nonMerges - this.ancestorNonMerges[bit]!;
   }
 }
 
@@ -522,6 +550,46 @@ function oldestMergeBase(probes: readonly Probe[], listed: ReadonlyMap<string, L
   return oldest;
 }
 
+interface ChangedPaths {
+  /** The probes whose changes git could give (each with its changes), none of them empty. */
+  probes: Probe[];
+  /** The base's entries at the changed paths. */
+  base: Map<string, { mode: string; oid: string }>;
+  /** The base commits since the guessed end touching the changed paths; null if not read. */
+  touching: string[] | null;
+}
+
+function changedPaths(probes: readonly Probe[]): string[] {
+  return [...new Set(probes.flatMap((probe) => probe.changes.map((change) => change.path)))];
+}
+
+/** Steps 2a and 3: the probes' changes, then the base's entries and (guessed) touching commits. */
+async function readChangedPaths(
+  listed: readonly Probe[],
+  request: BatchRequest,
+  ctx: GitCallContext,
+  guess: { end: string; ctx: GitCallContext },
+): Promise<ChangedPaths> {
+  const changes = await readChanges(listed, request, ctx);
+  const probes = listed.filter((probe) => {
+    const found = changes.get(probe.tip);
+    if (!found) return false; // a path git cannot take back as an argument: per branch
+    probe.changes = found;
+    return found.length > 0;
+  });
+  if (probes.length === 0) return { probes, base: new Map(), touching: null };
+  const paths = changedPaths(probes);
+  const [base, touching] = await settleAll<[Map<string, { mode: string; oid: string }>, string[] | null]>([
+    baseEntries(paths, request, ctx),
+    // A guess that cannot be read (cancelled, over a bound) is only read again, narrower.
+    touchingCommits(guess.end, paths, request, guess.ctx).catch((error: unknown) => {
+      if (error instanceof IncompleteObservationError) return null;
+      throw error;
+    }),
+  ]);
+  return { probes, base, touching };
+}
+
 /**
  * Evidence for the tips (distinct `not-integrated` branch tips) from a constant number of
  * git calls. Tips absent from the answer, or answered `per-branch`, go to the per-branch
@@ -538,18 +606,32 @@ export async function batchEvidence(
   const listing = await probesFor(tips, request, ctx, answers);
   const { listed } = listing;
   if (listing.probes.length === 0) return answers;
+  // The base range is listed while the changes are read; once the changes are known, the
+  // base's entries and the base commits touching the changed paths are read at once too,
+  // over the range the listing most likely covers (down to the oldest merge base). That
+  // guess is dropped, and its walk cancelled, when the listing ends elsewhere.
+  const guessedEnd = oldestMergeBase(listing.probes, listed);
+  const guess = new AbortController();
+  const guessCtx: GitCallContext = {
+    ...ctx,
+    signal: ctx.signal === undefined ? guess.signal : AbortSignal.any([ctx.signal, guess.signal]),
+  };
   // settleAll: no git process outlives the checks, and the first failure is reported.
-  const [changes, { range, oldest }] = await settleAll<
-    [Map<string, RawChange[] | null>, { range: BaseRange; oldest: string }]
-  >([readChanges(listing.probes, request, ctx), rangeFor(listing.probes, listed, request, ctx)]);
-  const probes = listing.probes.filter((probe) => {
-    const found = changes.get(probe.tip);
-    if (!found) return false; // a path git cannot take back as an argument: per branch
-    probe.changes = found;
-    return found.length > 0;
-  });
+  const [{ range, oldest, beyond }, changed] = await settleAll<[RangeListing, ChangedPaths]>([
+    rangeFor(listing.probes, listed, request, ctx).then(
+      (found) => {
+        if (found.oldest !== guessedEnd) guess.abort();
+        return found;
+      },
+      (error: unknown) => {
+        guess.abort();
+        throw error;
+      },
+    ),
+    readChangedPaths(listing.probes, request, ctx, { end: guessedEnd, ctx: guessCtx }),
+  ]);
+  const { probes, base } = changed;
   if (probes.length === 0) return answers;
-  const paths = [...new Set(probes.flatMap((probe) => probe.changes.map((change) => change.path)))];
 
   const ancestry = new RangeAncestry(
     range,
@@ -559,6 +641,13 @@ export async function batchEvidence(
   const evaluable: { probe: Probe; bit: number }[] = [];
   const squashOf = new Map<string, SquashAnswer>();
   probes.forEach((probe, bit) => {
+    const atLeast = beyond.get(probe.tip);
+    if (atLeast !== undefined) {
+      squashOf.set(probe.tip, {
+        unanswered: `at least ${atLeast} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}`,
+      });
+      return;
+    }
     if (!ancestry.reachesOldest[bit]) return; // its range is not inside the listing: per branch
     const count = ancestry.countOwn(bit);
     if (count > MAX_PATCH_ID_COMMITS)
@@ -567,19 +656,20 @@ export async function batchEvidence(
       });
     else evaluable.push({ probe, bit });
   });
-  // A squash changes the probe's paths, so it is among the base commits touching them,
-  // listed only over the ranges of the branches patch-id evaluates.
-  const [base, touching] = await settleAll<[Map<string, { mode: string; oid: string }>, string[]]>([
-    baseEntries(paths, request, ctx),
+  // A squash changes the probe's paths, so it is among the base commits touching them. The
+  // guessed walk holds every one when the listing ends where it did: each evaluated range
+  // lies inside the listing, and the ancestry below is exact for every commit it lists.
+  const touching =
     evaluable.length === 0
-      ? Promise.resolve<string[]>([])
-      : touchingCommits(
-          evaluatedRangeEnd(evaluable, ancestry, oldest, listed),
-          [...new Set(evaluable.flatMap(({ probe }) => probe.changes.map((change) => change.path)))],
-          request,
-          ctx,
-        ),
-  ]);
+      ? []
+      : oldest === guessedEnd && changed.touching !== null
+        ? changed.touching
+        : await touchingCommits(
+            evaluatedRangeEnd(evaluable, ancestry, oldest, listed),
+            changedPaths(evaluable.map(({ probe }) => probe)),
+            request,
+            ctx,
+          );
   const baseListing = [...base.keys()];
   const candidates = touching.filter((oid) => evaluable.some(({ bit }) => !ancestry.isAncestor(oid, bit)));
   const ids =

@@ -65,14 +65,28 @@ export interface EquivalenceRequest {
   maxChecks: number;
 }
 
-/** A private object directory for probe objects, reading the repository's through alternates. */
+/**
+ * A private object directory for probe objects, reading the repository's through alternates.
+ * It is made on first use: only a probe commit or a test merge writes objects, and a plan
+ * whose checks the batch answers whole needs none.
+ */
 class ScratchObjects {
-  private constructor(
-    private readonly root: string,
-    readonly objectDir: string,
-  ) {}
+  private made: Promise<{ root: string; objectDir: string }> | undefined;
 
-  static async create(commonDir: string): Promise<ScratchObjects> {
+  constructor(private readonly commonDir: string) {}
+
+  /** The call context whose objects go to the scratch directory (made now if not yet). */
+  async context(call: GitCallContext): Promise<GitCallContext> {
+    this.made ??= ScratchObjects.make(this.commonDir);
+    try {
+      return { ...call, extraEnv: scratchObjectEnv((await this.made).objectDir) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+      throw new NoScratchError(`no private object directory for the probe: ${(error as Error).message}`);
+    }
+  }
+
+  private static async make(commonDir: string): Promise<{ root: string; objectDir: string }> {
     const repositoryObjects = await realpath(join(commonDir, 'objects'));
     const root = await mkdtemp(join(tmpdir(), 'stw-probe-objects-'));
     const objectDir = join(root, 'objects');
@@ -83,13 +97,21 @@ class ScratchObjects {
       await rm(root, { recursive: true, force: true });
       throw error;
     }
-    return new ScratchObjects(root, objectDir);
+    return { root, objectDir };
   }
 
-  remove(): Promise<void> {
-    return rm(this.root, { recursive: true, force: true });
+  /** Removes the directory, if it was made. */
+  async remove(): Promise<void> {
+    const made = await this.made?.catch(() => undefined);
+    if (made !== undefined) await rm(made.root, { recursive: true, force: true });
   }
 }
+
+/** No scratch object directory could be made: the check that needed one is not evaluated. */
+class NoScratchError extends Error {}
+
+/** The context of a call that writes objects: into the scratch directory, made on demand. */
+type ProbeContext = () => Promise<GitCallContext>;
 
 function firstLines(text: string): string[] {
   return text.split('\n').filter((line) => line !== '');
@@ -99,9 +121,9 @@ function skipped(detail: string, mergeBase: string | null = null): PlanEquivalen
   return { status: 'skipped', method: null, base_commit: null, merge_base: mergeBase, detail };
 }
 
-/** Why a probe call could not answer, as one line (output bound, deadline, git failure). */
+/** Why a probe call could not answer, as one line (output bound, deadline, git failure, no scratch). */
 function whyUnanswered(error: unknown): string {
-  if (error instanceof IncompleteObservationError) return error.message;
+  if (error instanceof IncompleteObservationError || error instanceof NoScratchError) return error.message;
   throw error;
 }
 
@@ -139,7 +161,7 @@ async function squashCommit(
   mergeBase: string,
   request: EquivalenceRequest,
   ctx: GitCallContext,
-  probe: GitCallContext,
+  probe: ProbeContext,
 ): Promise<SquashAnswer> {
   try {
     const count = (
@@ -157,7 +179,7 @@ async function squashCommit(
     const commit = (
       await observeGitOk(
         ['commit-tree', '-p', mergeBase, '-m', 'SourceSteward equivalence probe', tipTree],
-        probe,
+        await probe(),
         'git commit-tree (probe)',
       )
     ).trim();
@@ -166,7 +188,7 @@ async function squashCommit(
     // commit whose patch-id equals the probe's. Newest first: the latest squash is named.
     const text = await observeGitOk(
       ['rev-list', '--left-only', '--cherry-mark', '--no-merges', `${request.baseOid}...${commit}`, '--'],
-      probe,
+      await probe(),
       'git rev-list --cherry-mark',
     );
     const marked = firstLines(text).find((line) => line.startsWith('='));
@@ -188,7 +210,7 @@ async function mergeChangesNothing(
   tip: string,
   readBaseTree: BaseTree,
   request: EquivalenceRequest,
-  probe: GitCallContext,
+  probe: ProbeContext,
 ): Promise<MergeAnswer> {
   let result: Awaited<ReturnType<typeof observeGitRaw>>;
   let baseTree: string;
@@ -196,7 +218,7 @@ async function mergeChangesNothing(
     baseTree = await readBaseTree();
     result = await observeGitRaw(
       ['merge-tree', '--write-tree', '--no-messages', request.baseOid, tip],
-      probe,
+      await probe(),
       'git merge-tree',
     );
   } catch (error) {
@@ -219,7 +241,7 @@ async function checkOne(
   baseTree: BaseTree,
   request: EquivalenceRequest,
   ctx: GitCallContext,
-  probe: GitCallContext,
+  probe: ProbeContext,
 ): Promise<PlanEquivalence> {
   let mergeBase: string | PlanEquivalence;
   let tipTree: string;
@@ -298,7 +320,7 @@ async function finishBatched(
   baseTree: BaseTree,
   request: EquivalenceRequest,
   ctx: GitCallContext,
-  probe: GitCallContext,
+  probe: ProbeContext,
 ): Promise<PlanEquivalence> {
   if (answer === undefined || answer.kind === 'per-branch')
     return checkOne(tip, baseTree, request, ctx, probe);
@@ -350,19 +372,8 @@ export async function readEquivalence(
       call,
       'git rev-parse (base tree)',
     ).then((text) => text.trim()));
-  let scratch: ScratchObjects;
-  try {
-    scratch = await ScratchObjects.create(request.commonDir);
-  } catch (error) {
-    let why: string;
-    if (error instanceof IncompleteObservationError) why = error.message;
-    else if ((error as NodeJS.ErrnoException).code !== undefined)
-      why = `no private object directory for the probe: ${(error as Error).message}`;
-    else throw error;
-    for (const target of checked) evidence.set(target.ref, skipped(why));
-    return evidence;
-  }
-  const probe: GitCallContext = { ...call, extraEnv: scratchObjectEnv(scratch.objectDir) };
+  const scratch = new ScratchObjects(request.commonDir);
+  const probe: ProbeContext = () => scratch.context(call);
   try {
     const tips = [...new Set(checked.map((target) => target.oid))];
     let answers = new Map<string, BatchAnswer>();

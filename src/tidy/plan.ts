@@ -9,13 +9,9 @@ import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
 import { selectBackend } from './backend.js';
-import { readGitBinding } from './binding-git.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
 import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './equivalence-git.js';
 import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
-import { planJj } from './plan-jj.js';
-import { loadOrCreatePlanKey, planKeyPath } from './plan-key.js';
-import { checkStateDir, checkStateDirPrivate, newPlanId, writePlanRecord } from './store.js';
 import {
   type BackendName,
   DEFAULT_PLAN_BOUNDS,
@@ -92,6 +88,18 @@ function checkRecordSize(plan: TidyPlanV1, bounds: TidyBounds): void {
     );
 }
 
+/**
+ * The plan store for `--state-dir`, its directory checked private. The store (and
+ * node:crypto behind it) loads only when a plan is stored, as the jj backend loads only for
+ * a jj repository: a plan that is only printed starts that much sooner.
+ */
+async function openStore(stateDir: string | undefined) {
+  if (stateDir === undefined) return undefined;
+  const store = await import('./store.js');
+  await store.checkStateDirPrivate(stateDir);
+  return { dir: stateDir, store };
+}
+
 /** Plans tidy for a Git or jj repository. */
 export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
@@ -141,11 +149,12 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     for (const ref of explicit ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
     if (options.stateDir !== undefined) checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
     const stateDir = options.stateDir === undefined ? undefined : resolve(cwd, options.stateDir);
-    if (stateDir !== undefined) await checkStateDirPrivate(stateDir);
+    const storing = await openStore(stateDir);
 
     const path = resolve(cwd, options.path);
     if (selectBackend(path, options.backend) === 'jj') {
-      const store = await planJj(
+      const { planJj } = await import('./plan-jj.js');
+      const storeJj = await planJj(
         plan,
         {
           path,
@@ -159,7 +168,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         counter,
       );
       checkRecordSize(plan, bounds);
-      recordPath = await store(bounds.maxRecordBytes);
+      recordPath = await storeJj(bounds.maxRecordBytes);
       return { plan, exitCode: 0, recordPath, gitCalls: counter.calls };
     }
 
@@ -168,8 +177,8 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
       { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
     );
     const { layout } = observation;
-    if (stateDir !== undefined)
-      await checkStateDir(stateDir, [
+    if (storing !== undefined)
+      await storing.store.checkStateDir(storing.dir, [
         layout.toplevel ?? '',
         layout.gitDir,
         layout.commonDir,
@@ -209,13 +218,15 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
           : "the worktree list or a worktree's rebase/bisect state changed during observation; every target is retained as uncertain",
       };
     }
-    const planId = stateDir !== undefined && plan.status === 'complete' ? newPlanId() : '';
+    const planId = storing !== undefined && plan.status === 'complete' ? storing.store.newPlanId() : '';
     plan.plan_id = planId;
     plan.effects = effectsFor(plan.targets, planId);
 
     checkRecordSize(plan, bounds);
-    if (stateDir !== undefined && plan.status === 'complete') {
-      const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
+    if (storing !== undefined && plan.status === 'complete') {
+      const { loadOrCreatePlanKey, planKeyPath } = await import('./plan-key.js');
+      const { readGitBinding } = await import('./binding-git.js');
+      const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), storing.dir);
       const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
         deadline,
         bounds,
@@ -223,7 +234,12 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         cwd: layout.path,
         counter,
       });
-      recordPath = await writePlanRecord(stateDir, plan, { key, binding }, bounds.maxRecordBytes);
+      recordPath = await storing.store.writePlanRecord(
+        storing.dir,
+        plan,
+        { key, binding },
+        bounds.maxRecordBytes,
+      );
     }
   } catch (error) {
     recordPath = null;

@@ -214,12 +214,25 @@ describe('stw tidy plan: squash evidence', () => {
     }
   });
 
-  it('when no private object directory can be made, every check is skipped with the reason and the plan completes', async () => {
-    const { r } = squashScenario();
+  it('when no private object directory can be made, only a check that needs one (a test merge) is skipped, with the reason', async () => {
+    const { r, squash } = squashScenario();
+    // `taken`'s change is in main inside a larger commit: no patch-id matches, and main
+    // changed the same file since, so only a test merge (which writes objects) can answer.
+    r.git(['checkout', '-q', '-b', 'taken', 'main~2']);
+    r.commit('taken', { 'taken.txt': 'taken\n' });
+    r.checkout('main');
+    r.commit('main takes it and more', { 'taken.txt': 'taken\n', 'more.txt': 'more\n' });
+    const made = await plan(r);
+    assert.equal(target(made, 'refs/heads/taken').evidence.equivalence?.method, 'merge-tree');
     const json = await plan(r, [], { TMPDIR: join(makeTempDir(), 'missing') });
-    const equivalence = target(json, 'refs/heads/feature').evidence.equivalence;
+    const equivalence = target(json, 'refs/heads/taken').evidence.equivalence;
     assert.equal(equivalence?.status, 'skipped');
-    assert.match(equivalence?.detail ?? '', /^no private object directory for the probe: /);
+    assert.match(
+      equivalence?.detail ?? '',
+      /^merge-tree not evaluated: no private object directory for the probe: /,
+    );
+    // The patch-id method writes nothing, so it still answers.
+    assert.equal(target(json, 'refs/heads/feature').evidence.equivalence?.base_commit, squash);
     assert.equal(json.status, 'complete');
   });
 
