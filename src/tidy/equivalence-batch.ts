@@ -39,6 +39,8 @@ export const MAX_PATCH_ID_COMMITS = 1000;
 const MAX_RANGE_COMMITS = 4 * MAX_PATCH_ID_COMMITS;
 /** Patch text is only piped from diff-tree to patch-id, never parsed: a larger cap. */
 const MAX_PATCH_TEXT_BYTES = 16 * 1024 * 1024;
+/** The listings of changed paths and of the base's entries grow with the branches checked. */
+const MAX_PATH_LISTING_BYTES = 16 * 1024 * 1024;
 
 export type SquashAnswer = { found: string | null } | { unanswered: string };
 
@@ -156,42 +158,96 @@ function boundaryOf(tip: string, listed: ReadonlyMap<string, ListedCommit>): str
   return [...boundary];
 }
 
+/**
+ * Raw changes (`diff-tree --stdin -r -z`) by the commit heading each: a `tip mergeBase`
+ * line diffs the tip against its merge base, a line of one commit diffs it against its
+ * parent (`--root`: a root commit against nothing).
+ */
+async function rawChanges(
+  lines: readonly string[],
+  label: string,
+  request: BatchRequest,
+  ctx: GitCallContext,
+): Promise<Map<string, RawChange[]>> {
+  const result = await observeGitOk(
+    ['diff-tree', '--stdin', '-r', '-z', '--root', '--no-renames', '--no-ext-diff'],
+    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATH_LISTING_BYTES } },
+    label,
+    lines.map((line) => `${line}\n`).join(''),
+  );
+  const fields = result.split('\0');
+  if (fields[fields.length - 1] === '') fields.pop();
+  const changes = new Map<string, RawChange[]>();
+  let heading: RawChange[] | null = null;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (!field.startsWith(':')) {
+      if (!isFullOid(field, request.objectFormat) || changes.has(field)) throw unexpected(label);
+      heading = [];
+      changes.set(field, heading);
+      continue;
+    }
+    const [oldMode = '', , oldOid = '', , status = ''] = field.slice(1).split(' ');
+    const path = fields[++i];
+    if (heading === null || path === undefined || !/^[0-7]{6}$/.test(oldMode) || !/^[ADMT]$/.test(status))
+      throw unexpected(label);
+    heading.push({ path, status, oldMode, oldOid });
+  }
+  return changes;
+}
+
 /** Step 2a: each probe's cumulative change (tip against merge base): paths and old blobs. */
 async function readChanges(
   probes: readonly Probe[],
   request: BatchRequest,
   ctx: GitCallContext,
 ): Promise<Map<string, RawChange[] | null>> {
-  const label = 'git diff-tree --stdin -r (probes)';
-  const input = probes.map((probe) => `${probe.tip} ${probe.mergeBase}\n`).join('');
-  const result = await observeGitOk(
-    ['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--no-ext-diff'],
+  const changes: Map<string, RawChange[] | null> = await rawChanges(
+    probes.map((probe) => `${probe.tip} ${probe.mergeBase}`),
+    'git diff-tree --stdin -r (probes)',
+    request,
     ctx,
-    label,
-    input,
   );
-  const fields = result.split('\0');
-  if (fields[fields.length - 1] === '') fields.pop();
-  const changes = new Map<string, RawChange[] | null>();
-  let tip: string | null = null;
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i]!;
-    if (!field.startsWith(':')) {
-      if (!isFullOid(field, request.objectFormat) || changes.has(field)) throw unexpected(label);
-      tip = field;
-      changes.set(tip, []);
-      continue;
-    }
-    const [oldMode = '', , oldOid = '', , status = ''] = field.slice(1).split(' ');
-    const path = fields[++i];
-    if (tip === null || path === undefined || !/^[0-7]{6}$/.test(oldMode) || !/^[ADMT]$/.test(status))
-      throw unexpected(label);
-    // A path that is not valid UTF-8 cannot be handed back to git as an argument unchanged:
-    // that tip goes to the per-branch route.
-    if (path.includes('\uFFFD')) changes.set(tip, null);
-    changes.get(tip)?.push({ path, status, oldMode, oldOid });
-  }
+  // A path that is not valid UTF-8 cannot be handed back to git as an argument unchanged:
+  // that tip goes to the per-branch route.
+  for (const [tip, list] of changes)
+    if (list?.some((change) => change.path.includes('\uFFFD'))) changes.set(tip, null);
   return changes;
+}
+
+/** The set of paths a change touches, as one comparable key. */
+function pathsKey(changes: readonly RawChange[]): string {
+  return [...new Set(changes.map((change) => change.path))].sort().join('\0');
+}
+
+/**
+ * Step 4a: the candidates that change exactly the paths of a probe whose range holds them.
+ * A patch-id sums a hash of every file in the patch (a mode change or an empty new file
+ * counts as well), so a commit with another set of changed paths cannot have the probe's
+ * patch-id: it is left out before any patch text is made.
+ */
+async function samePathCandidates(
+  candidates: readonly string[],
+  evaluable: readonly { probe: Probe; bit: number }[],
+  ancestry: RangeAncestry,
+  request: BatchRequest,
+  ctx: GitCallContext,
+): Promise<{ commits: string[]; probes: Probe[] }> {
+  const changes = await rawChanges(candidates, 'git diff-tree --stdin -r (candidates)', request, ctx);
+  const keys = evaluable.map(({ probe }) => pathsKey(probe.changes));
+  const wanted = new Set<number>();
+  const commits = candidates.filter((oid) => {
+    const key = pathsKey(changes.get(oid) ?? []);
+    let kept = false;
+    evaluable.forEach(({ bit }, at) => {
+      if (keys[at] === key && !ancestry.isAncestor(oid, bit)) {
+        wanted.add(at);
+        kept = true;
+      }
+    });
+    return kept;
+  });
+  return { commits, probes: [...wanted].sort((x, y) => x - y).map((at) => evaluable[at]!.probe) };
 }
 
 interface BaseRange {
@@ -385,7 +441,7 @@ async function baseEntries(
   const label = 'git ls-tree (base at the changed paths)';
   const text = await observeGitOk(
     ['--literal-pathspecs', 'ls-tree', '-r', '-t', '-z', '--full-tree', request.baseOid, '--', ...paths],
-    ctx,
+    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATH_LISTING_BYTES } },
     label,
   );
   const entries = new Map<string, { mode: string; oid: string }>();
@@ -671,15 +727,14 @@ export async function batchEvidence(
             ctx,
           );
   const baseListing = [...base.keys()];
-  const candidates = touching.filter((oid) => evaluable.some(({ bit }) => !ancestry.isAncestor(oid, bit)));
+  const inRange = touching.filter((oid) => evaluable.some(({ bit }) => !ancestry.isAncestor(oid, bit)));
+  const candidates =
+    inRange.length > 0
+      ? await samePathCandidates(inRange, evaluable, ancestry, request, ctx)
+      : { commits: [], probes: [] };
   const ids =
-    candidates.length > 0
-      ? await patchIds(
-          evaluable.map(({ probe }) => probe),
-          candidates,
-          request,
-          ctx,
-        )
+    candidates.commits.length > 0
+      ? await patchIds(candidates.probes, candidates.commits, request, ctx)
       : new Map<string, string>();
   for (const { probe, bit } of evaluable) {
     const id = ids.get(probe.tip);
@@ -687,7 +742,7 @@ export async function batchEvidence(
     const found =
       id === undefined
         ? null
-        : (candidates.find((oid) => !ancestry.isAncestor(oid, bit) && ids.get(oid) === id) ?? null);
+        : (candidates.commits.find((oid) => !ancestry.isAncestor(oid, bit) && ids.get(oid) === id) ?? null);
     squashOf.set(probe.tip, { found });
   }
   for (const probe of probes) {

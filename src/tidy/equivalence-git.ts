@@ -335,6 +335,41 @@ async function finishBatched(
 }
 
 /**
+ * The candidates in the order they are checked: newest tip first (committer time), then by
+ * ref name. A squash-merged branch is most often a recent one, and a recent merge base
+ * keeps its checks short; when there are more candidates than checks, the checks go there.
+ * The order is a priority, never evidence: if the times cannot be read, target order stands.
+ */
+async function newestFirst<T extends PlanTarget & { oid: string }>(
+  candidates: readonly T[],
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+): Promise<readonly T[]> {
+  if (request.maxChecks === 0 || candidates.length <= request.maxChecks) return candidates;
+  const label = 'git rev-list --no-walk --timestamp (tips)';
+  const times = new Map<string, number>();
+  try {
+    const tips = [...new Set(candidates.map((target) => target.oid))];
+    const text = await observeGitOk(
+      ['rev-list', '--no-walk', '--timestamp', '--stdin'],
+      ctx,
+      label,
+      tips.map((tip) => `${tip}\n`).join(''),
+    );
+    for (const line of firstLines(text)) {
+      const [time = '', oid = ''] = line.split(' ');
+      if (!/^\d+$/.test(time) || !isFullOid(oid, request.objectFormat)) return candidates;
+      times.set(oid, Number(time));
+    }
+  } catch (error) {
+    if (error instanceof IncompleteObservationError) return candidates;
+    throw error;
+  }
+  const time = (target: T) => times.get(target.oid) ?? -1;
+  return [...candidates].sort((a, b) => time(b) - time(a) || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
+
+/**
  * Equivalence evidence for every `not-integrated` target, by ref (other targets get none).
  * Never throws for a git failure: a check that cannot answer is `skipped`. Uses at most half
  * of the deadline left, so that the plan can still be completed and stored.
@@ -351,8 +386,11 @@ export async function readEquivalence(
       target.oid !== null && target.reasons.includes('not-integrated'),
   );
   if (candidates.length === 0) return evidence;
-  const checked = candidates.slice(0, request.maxChecks);
-  for (const target of candidates.slice(checked.length))
+  const share: Deadline = ctx.deadline.capped(ctx.deadline.remainingMs() / 2);
+  const call: GitCallContext = { ...ctx, deadline: share };
+  const ordered = await newestFirst(candidates, request, call);
+  const checked = ordered.slice(0, request.maxChecks);
+  for (const target of ordered.slice(checked.length))
     evidence.set(
       target.ref,
       skipped(
@@ -363,8 +401,6 @@ export async function readEquivalence(
     );
   if (checked.length === 0) return evidence;
 
-  const share: Deadline = ctx.deadline.capped(ctx.deadline.remainingMs() / 2);
-  const call: GitCallContext = { ...ctx, deadline: share };
   let baseTreeRead: Promise<string> | undefined;
   const baseTree: BaseTree = () =>
     (baseTreeRead ??= observeGitOk(

@@ -184,8 +184,28 @@ describe('tidy plan: batched equivalence checks', () => {
     assert.equal(target(json, 'refs/heads/fresh').evidence.equivalence?.base_commit, squash);
     // No branch went to the per-branch route (merge-base, rev-list --count, …): six calls
     // for the plan, the tips, the changes, the range listed twice, the base's entries, the
-    // touching commits (a guess over the long range, then over the short one) and patch-id.
-    assert.equal(gitCalls, 15);
+    // touching commits (a guess over the long range, then over the short one), the squash's
+    // changed paths and patch-id.
+    assert.equal(gitCalls, 16);
+  });
+
+  it("a base commit that changes other paths besides the branch's is not its squash, and makes no patch text", async () => {
+    const r = repo();
+    r.git(['checkout', '-q', '-b', 'feature']);
+    r.commit('feature', { 'f.txt': 'f\n' });
+    r.checkout('main');
+    // The branch's change and one more file: its patch-id covers both files.
+    r.commit('feature and more', { 'f.txt': 'f\n', 'g.txt': 'g\n' });
+    r.commit('later', { 'h.txt': 'h\n' });
+    const { plan: json, gitCalls } = await planTidy({ path: r.dir, base: 'refs/heads/main', clock });
+    checkedPlan(json);
+    const equivalence = target(json, 'refs/heads/feature').evidence.equivalence;
+    // Not a squash; merging it changes nothing, so the test merge says so.
+    assert.equal(equivalence?.status, 'equivalent');
+    assert.equal(equivalence?.method, 'merge-tree');
+    // Six for the plan, five for the batch, the candidate's changed paths, one merge-tree
+    // and its base tree: no diff-tree -p and no patch-id.
+    assert.equal(gitCalls, 14);
   });
 
   it('a constant number of git calls, whatever the number of branches checked', async () => {
@@ -210,11 +230,11 @@ describe('tidy plan: batched equivalence checks', () => {
       return gitCalls;
     };
     // Six for the plan; then the tips' listing, their changes, the base range, the base's
-    // entries at the changed paths and the base commits touching them; patch-id (diff-tree
-    // and patch-id) only when some base commit might be a squash. No merge-tree: each
-    // branch adds a file the base still lacks.
+    // entries at the changed paths and the base commits touching them; when some base
+    // commit might be a squash, its changed paths, and patch-id (diff-tree and patch-id)
+    // only if they are a branch's. No merge-tree: each branch adds a file the base lacks.
     assert.equal(await calls(2, false), 11);
     assert.equal(await calls(12, false), 11);
-    assert.equal(await calls(12, true), 13);
+    assert.equal(await calls(12, true), 14);
   });
 });

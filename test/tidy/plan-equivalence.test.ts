@@ -184,6 +184,20 @@ describe('stw tidy plan: squash evidence', () => {
     assert.match(equivalence?.detail ?? '', /changes nothing since its merge base/);
   });
 
+  it('when there are more candidates than checks, the newest tips are checked first, then by name', async () => {
+    const { r, squash } = squashScenario();
+    // `a-old` sorts first by name but its tip is older than feature's squash-merged tip.
+    r.git(['checkout', '-q', '-b', 'a-old', 'main~2']);
+    r.commit('old work', { 'old.txt': 'old\n' }, { date: '2020-01-01T00:00:00Z' });
+    r.checkout('main');
+    const one = await plan(r, ['--equivalence-checks', '1']);
+    assert.equal(target(one, 'refs/heads/feature').evidence.equivalence?.base_commit, squash);
+    assert.equal(
+      target(one, 'refs/heads/a-old').evidence.equivalence?.detail,
+      'beyond the bound of 1 equivalence checks per plan (--equivalence-checks)',
+    );
+  });
+
   it('beyond --equivalence-checks the rest are skipped and say so; 0 checks none', async () => {
     const { r } = squashScenario();
     r.git(['branch', 'later', 'feature']);

@@ -29,8 +29,9 @@ Options:
                       refs/heads/ | head -n 1000 | stw tidy plan --refs-from - ...
   --equivalence-checks N
                     Look for squash/rebase evidence on at most N not-integrated
-                    branches (default 16, 0 for none, at most 1024); the rest are
-                    reported as skipped. Evidence only, never a delete decision.
+                    branches, newest tips first (default 16, 0 for none, at most
+                    1024); the rest are reported as skipped. Evidence only, never a
+                    delete decision.
   --state-dir DIR   Store the plan immutably under DIR/plans/<plan_id>.json so that
                     'stw tidy apply' can use it. DIR must already exist, be a real
                     directory owned by you with mode 0700, and lie outside the
