@@ -137,25 +137,38 @@ async function listTips(
   return listed;
 }
 
-/** A tip's boundary commits (its merge-base candidates), or null if the listing lacks a commit. */
-function boundaryOf(tip: string, listed: ReadonlyMap<string, ListedCommit>): string[] | null {
+/**
+ * A tip's boundary commits (its merge-base candidates) and its bottom commits (its own
+ * commits none of whose parents is its own), or null if the listing lacks a commit.
+ */
+function boundaryOf(
+  tip: string,
+  listed: ReadonlyMap<string, ListedCommit>,
+): { boundary: string[]; bottoms: string[] } | null {
   const seen = new Set<string>([tip]);
   const boundary = new Set<string>();
+  const bottoms: string[] = [];
   const stack = [tip];
   while (stack.length > 0) {
-    const commit = listed.get(stack.pop()!);
+    const oid = stack.pop()!;
+    const commit = listed.get(oid);
     if (commit === undefined || commit.boundary) return null;
+    let ownParent = false;
     for (const parent of commit.parents) {
       const listedParent = listed.get(parent);
       if (listedParent === undefined) return null;
       if (listedParent.boundary) boundary.add(parent);
-      else if (!seen.has(parent)) {
-        seen.add(parent);
-        stack.push(parent);
+      else {
+        ownParent = true;
+        if (!seen.has(parent)) {
+          seen.add(parent);
+          stack.push(parent);
+        }
       }
     }
+    if (!ownParent) bottoms.push(oid);
   }
-  return [...boundary];
+  return { boundary: [...boundary], bottoms };
 }
 
 /**
@@ -559,23 +572,67 @@ async function probesFor(
   request: BatchRequest,
   ctx: GitCallContext,
   answers: Map<string, BatchAnswer>,
-): Promise<{ probes: Probe[]; listed: Map<string, ListedCommit> }> {
+): Promise<{ probes: Probe[]; listed: Map<string, ListedCommit>; bottoms: Map<string, string[]> }> {
   const listed = await listTips(tips, request, ctx);
   const probes: Probe[] = [];
+  const bottoms = new Map<string, string[]>();
   for (const tip of tips) {
-    const boundary = boundaryOf(tip, listed);
-    if (boundary === null || boundary.length > 1) continue;
-    if (boundary.length === 0) {
+    const found = boundaryOf(tip, listed);
+    if (found === null || found.boundary.length > 1) continue;
+    bottoms.set(tip, found.bottoms);
+    if (found.boundary.length === 0) {
       answers.set(tip, { kind: 'final', evidence: notEquivalentNoHistory });
       continue;
     }
-    const mergeBase = boundary[0]!;
+    const mergeBase = found.boundary[0]!;
     const tipTree = listed.get(tip)!.tree;
     if (tipTree === listed.get(mergeBase)!.tree)
       answers.set(tip, { kind: 'final', evidence: emptyChange(mergeBase) });
     else probes.push({ tip, tipTree, mergeBase, changes: [] });
   }
-  return { probes, listed };
+  return { probes, listed, bottoms };
+}
+
+/**
+ * The tips whose listing stands. git stops the walk of `tips ^base` a few commits after
+ * only base commits are left in its date-ordered queue, so with skewed committer dates it
+ * can list base commits as a tip's own (and then name a wrong merge base, or none). If it
+ * did, one of them is a bottom of the tip's own commits (the ancestors of a base commit are
+ * base commits), so the listing stands exactly when no bottom is reachable from the base:
+ * `merge-base --independent` of the base and the bottoms, which walks by ancestry, not by
+ * date, keeps every bottom then (the bottoms of correct listings never reach one another).
+ */
+async function standingTips(
+  bottoms: ReadonlyMap<string, readonly string[]>,
+  request: BatchRequest,
+  ctx: GitCallContext,
+): Promise<Set<string>> {
+  const label = 'git merge-base --independent (bottoms)';
+  const unique = [...new Set([...bottoms.values()].flat())];
+  if (unique.length === 0) return new Set();
+  const independent = new Set(
+    nonEmptyLines(
+      await observeGitOk(['merge-base', '--independent', request.baseOid, ...unique], ctx, label),
+    ),
+  );
+  if (![...independent].every((oid) => isFullOid(oid, request.objectFormat))) throw unexpected(label);
+  const standing = new Set<string>();
+  for (const [tip, own] of bottoms) if (own.every((oid) => independent.has(oid))) standing.add(tip);
+  return standing;
+}
+
+/**
+ * Whether a squash found by patch-id is outside the branch's history, asked by ancestry:
+ * the date-ordered walk of the touching commits can, with skewed dates, list an ancestor of
+ * the merge base. Anything but a clear "not an ancestor" sends the tip per branch.
+ */
+async function outsideMergeBase(squash: string, mergeBase: string, ctx: GitCallContext): Promise<boolean> {
+  const result = await observeGitRaw(
+    ['merge-base', '--is-ancestor', '--end-of-options', squash, mergeBase],
+    ctx,
+    'git merge-base --is-ancestor (squash)',
+  );
+  return result.code === 1;
 }
 
 /**
@@ -661,7 +718,8 @@ export async function batchEvidence(
   if (!gitAtLeast(request.gitVersion, 2, 39)) return answers;
   const listing = await probesFor(tips, request, ctx, answers);
   const { listed } = listing;
-  if (listing.probes.length === 0) return answers;
+  if (listing.probes.length === 0)
+    return keepStanding(answers, await standingTips(listing.bottoms, request, ctx));
   // The base range is listed while the changes are read; once the changes are known, the
   // base's entries and the base commits touching the changed paths are read at once too,
   // over the range the listing most likely covers (down to the oldest merge base). That
@@ -673,7 +731,9 @@ export async function batchEvidence(
     signal: ctx.signal === undefined ? guess.signal : AbortSignal.any([ctx.signal, guess.signal]),
   };
   // settleAll: no git process outlives the checks, and the first failure is reported.
-  const [{ range, oldest, beyond }, changed] = await settleAll<[RangeListing, ChangedPaths]>([
+  const [{ range, oldest, beyond }, changed, standing] = await settleAll<
+    [RangeListing, ChangedPaths, Set<string>]
+  >([
     rangeFor(listing.probes, listed, request, ctx).then(
       (found) => {
         if (found.oldest !== guessedEnd) guess.abort();
@@ -685,9 +745,10 @@ export async function batchEvidence(
       },
     ),
     readChangedPaths(listing.probes, request, ctx, { end: guessedEnd, ctx: guessCtx }),
+    standingTips(listing.bottoms, request, ctx),
   ]);
   const { probes, base } = changed;
-  if (probes.length === 0) return answers;
+  if (probes.length === 0) return keepStanding(answers, standing);
 
   const ancestry = new RangeAncestry(
     range,
@@ -743,7 +804,9 @@ export async function batchEvidence(
       id === undefined
         ? null
         : (candidates.commits.find((oid) => !ancestry.isAncestor(oid, bit) && ids.get(oid) === id) ?? null);
-    squashOf.set(probe.tip, { found });
+    // Proved by ancestry before it is named; else the tip is checked per branch.
+    if (found === null || (await outsideMergeBase(found, probe.mergeBase, ctx)))
+      squashOf.set(probe.tip, { found });
   }
   for (const probe of probes) {
     const squash = squashOf.get(probe.tip);
@@ -755,5 +818,14 @@ export async function batchEvidence(
       mergeChanges: mergeChangesBase(probe, base, baseListing),
     });
   }
+  return keepStanding(answers, standing);
+}
+
+/** The answers for the tips whose listing stands; the others go to the per-branch route. */
+function keepStanding(
+  answers: Map<string, BatchAnswer>,
+  standing: ReadonlySet<string>,
+): Map<string, BatchAnswer> {
+  for (const tip of [...answers.keys()]) if (!standing.has(tip)) answers.delete(tip);
   return answers;
 }

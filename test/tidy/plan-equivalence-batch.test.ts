@@ -183,10 +183,10 @@ describe('tidy plan: batched equivalence checks', () => {
     assert.equal(ancient?.merge_base, r.git(['merge-base', 'main', 'ancient']));
     assert.equal(target(json, 'refs/heads/fresh').evidence.equivalence?.base_commit, squash);
     // No branch went to the per-branch route (merge-base, rev-list --count, …): six calls
-    // for the plan, the tips, the changes, the range listed twice, the base's entries, the
-    // touching commits (a guess over the long range, then over the short one), the squash's
-    // changed paths and patch-id.
-    assert.equal(gitCalls, 16);
+    // for the plan, the tips and their bottoms, the changes, the range listed twice, the
+    // base's entries, the touching commits (a guess over the long range, then over the
+    // short one), the squash's changed paths, patch-id, and the squash's ancestry.
+    assert.equal(gitCalls, 18);
   });
 
   it("a base commit that changes other paths besides the branch's is not its squash, and makes no patch text", async () => {
@@ -203,9 +203,81 @@ describe('tidy plan: batched equivalence checks', () => {
     // Not a squash; merging it changes nothing, so the test merge says so.
     assert.equal(equivalence?.status, 'equivalent');
     assert.equal(equivalence?.method, 'merge-tree');
-    // Six for the plan, five for the batch, the candidate's changed paths, one merge-tree
+    // Six for the plan, six for the batch, the candidate's changed paths, one merge-tree
     // and its base tree: no diff-tree -p and no patch-id.
-    assert.equal(gitCalls, 14);
+    assert.equal(gitCalls, 15);
+  });
+
+  it("a commit outside the branch's range is never its squash, even when committer dates are skewed", async () => {
+    // A root commit dated in the future adds foo.txt; more than five older-dated commits
+    // later drop it, then the branch forks and adds the very same foo.txt. git's date-ordered
+    // walk of `main ^<merge base>` stops early (its slop of five commits) and lists the root
+    // although it is an ancestor of the merge base: it is not in the branch's range, and the
+    // base does not have foo.txt, so the change is not in the base.
+    const r = repo();
+    const stream: string[] = [];
+    let mark = 0;
+    const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}`;
+    const commit = (ref: string, time: number, parents: number[], ops: string[]): number => {
+      mark += 1;
+      stream.push(`commit ${ref}`, `mark :${mark}`, `committer T <t@example.com> ${time} +0000`, data('c\n'));
+      if (parents[0] !== undefined) stream.push(`from :${parents[0]}`);
+      for (const parent of parents.slice(1)) stream.push(`merge :${parent}`);
+      stream.push(...ops, '');
+      return mark;
+    };
+    const put = (path: string, text: string) => `M 100644 inline ${path}\n${data(text)}`;
+    stream.push('reset refs/heads/main', '');
+    const root = commit('refs/heads/main', 2_000_000_000, [], [put('foo.txt', 'foo\n')]);
+    let older = commit('refs/heads/main', 1_700_000_001, [root], ['D foo.txt', put('c.txt', '1\n')]);
+    for (let i = 2; i <= 10; i++)
+      older = commit('refs/heads/main', 1_700_000_000 + i, [older], [put('c.txt', `${i}\n`)]);
+    const fork = commit('refs/heads/main', 1_700_000_020, [older], [put('o.txt', 'o\n')]);
+    const side = commit('refs/heads/side', 1_900_000_000, [root], ['D foo.txt', put('s.txt', 's\n')]);
+    const work = commit('refs/heads/main', 1_700_000_030, [fork], [put('t.txt', 't\n')]);
+    commit('refs/heads/main', 1_700_000_040, [work, side], [put('s.txt', 's\n')]);
+    commit('refs/heads/again', 1_700_000_035, [fork], [put('foo.txt', 'foo\n')]);
+    r.git(['fast-import', '--quiet', '--force'], { input: `${stream.join('\n')}\n` });
+    r.git(['reset', '-q', '--hard', 'refs/heads/main']);
+    r.git(['branch', '-q', '-D', 'side']);
+    assert.equal(r.git(['ls-tree', '--name-only', 'main', 'foo.txt']), '');
+    const { plan: json } = await planTidy({ path: r.dir, base: 'refs/heads/main', clock });
+    checkedPlan(json);
+    const equivalence = target(json, 'refs/heads/again').evidence.equivalence;
+    // The per-branch route (its probe dated 1970 keeps git's walk going to the end) answers this.
+    assert.equal(equivalence?.status, 'not-equivalent', equivalence?.detail);
+  });
+
+  it('a branch forked from future-dated base commits shares history with the base, and its squash is found', async () => {
+    // The root and the fork point are dated in the future, the base's later commits in the
+    // past: git's date-ordered walk of `topic ^main` pops the fork point and the root
+    // before main's side can mark them, stops five commits later, and lists both as the
+    // branch's own. No boundary is then not "no shared history": merge-base finds one.
+    const r = repo();
+    const stream: string[] = ['reset refs/heads/main', ''];
+    let mark = 0;
+    const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}`;
+    const commit = (ref: string, time: number, parent: number | null, path: string, text: string): number => {
+      mark += 1;
+      stream.push(`commit ${ref}`, `mark :${mark}`, `committer T <t@example.com> ${time} +0000`, data('c\n'));
+      if (parent !== null) stream.push(`from :${parent}`);
+      stream.push(`M 100644 inline ${path}`, data(text), '');
+      return mark;
+    };
+    const root = commit('refs/heads/main', 2_000_000_000, null, 'a.txt', 'a\n');
+    const fork = commit('refs/heads/main', 2_000_000_001, root, 'b.txt', 'b\n');
+    commit('refs/heads/topic', 1_700_000_050, fork, 'x.txt', 'x\n');
+    let later = commit('refs/heads/main', 1_700_000_001, fork, 'x.txt', 'x\n'); // the squash
+    for (let i = 2; i <= 8; i++)
+      later = commit('refs/heads/main', 1_700_000_000 + i, later, 'c.txt', `${i}\n`);
+    r.git(['fast-import', '--quiet', '--force'], { input: `${stream.join('\n')}\n` });
+    r.git(['reset', '-q', '--hard', 'refs/heads/main']);
+    const { plan: json } = await planTidy({ path: r.dir, base: 'refs/heads/main', clock });
+    checkedPlan(json);
+    const equivalence = target(json, 'refs/heads/topic').evidence.equivalence;
+    assert.equal(equivalence?.merge_base, r.git(['merge-base', 'main', 'topic']), equivalence?.detail);
+    assert.equal(equivalence?.status, 'equivalent');
+    assert.equal(equivalence?.base_commit, r.git(['rev-parse', 'main~7']));
   });
 
   it('a constant number of git calls, whatever the number of branches checked', async () => {
@@ -229,12 +301,13 @@ describe('tidy plan: batched equivalence checks', () => {
         assert.equal(t.evidence.equivalence?.status, 'not-equivalent');
       return gitCalls;
     };
-    // Six for the plan; then the tips' listing, their changes, the base range, the base's
-    // entries at the changed paths and the base commits touching them; when some base
-    // commit might be a squash, its changed paths, and patch-id (diff-tree and patch-id)
-    // only if they are a branch's. No merge-tree: each branch adds a file the base lacks.
-    assert.equal(await calls(2, false), 11);
-    assert.equal(await calls(12, false), 11);
-    assert.equal(await calls(12, true), 14);
+    // Six for the plan; then the tips' listing and their bottoms' ancestry, their changes,
+    // the base range, the base's entries at the changed paths and the base commits touching
+    // them; when some base commit might be a squash, its changed paths, and patch-id
+    // (diff-tree and patch-id) only if they are a branch's, then the squash's ancestry. No
+    // merge-tree: each branch adds a file the base lacks.
+    assert.equal(await calls(2, false), 12);
+    assert.equal(await calls(12, false), 12);
+    assert.equal(await calls(12, true), 16);
   });
 });
