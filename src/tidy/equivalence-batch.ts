@@ -18,7 +18,12 @@
  *    changes the same paths), and one `ls-tree` of the base at those paths.
  * 4. One `diff-tree --stdin -p` of the probes (tip against merge base) and of those base
  *    commits, fed to one `patch-id --stable`: a base commit in the branch's own range with
- *    the probe's patch-id is the squash. No probe object is written.
+ *    the probe's patch-id is the squash. No probe object is written. Before it, one raw
+ *    `diff-tree --stdin` of those base commits keeps only the ones changing exactly a
+ *    probe's paths; after it, a squash found is checked by `merge-base --is-ancestor`.
+ *
+ * The tips' listing of step 1 is checked by `merge-base --independent` of the base and the
+ * bottoms of each tip's own commits (see standingTips), beside steps 2 and 3.
  * 5. `merge-tree` stays one per branch, and runs only where step 3 did not already prove
  *    that a merge changes the base: the branch changes a path the base still has as at the
  *    merge base (or adds one the base still lacks, under directories the base still has),
