@@ -350,9 +350,12 @@ async function newestFirst<T extends PlanTarget & { oid: string }>(
   const times = new Map<string, number>();
   try {
     const tips = [...new Set(candidates.map((target) => target.oid))];
+    const hex = request.objectFormat === 'sha256' ? 64 : 40;
+    // One line a tip: its time (at most 20 digits), a space, its id and a newline.
+    const maxOutputBytes = tips.length * (hex + 22);
     const text = await observeGitOk(
       ['rev-list', '--no-walk', '--timestamp', '--stdin'],
-      ctx,
+      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes } },
       label,
       tips.map((tip) => `${tip}\n`).join(''),
     );
