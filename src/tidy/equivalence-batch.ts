@@ -16,28 +16,26 @@
  *    branches change (a base commit with another patch-id changes the same paths), and one
  *    `ls-tree` of the base at those paths.
  * 4. One `diff-tree --stdin -p` of the probes (tip against merge base) and of those base
- *    commits, fed to one `patch-id --stable`: a base commit in the branch's own range with
- *    the probe's patch-id is the squash. No probe object is written.
+ *    commits, fed to one `patch-id --verbatim` (patch-id.ts, whitespace kept): a base commit
+ *    in the branch's own range with the probe's patch-id is the squash. No object is written.
  * 5. `merge-tree` stays one per branch, and runs only where step 3 did not already prove
  *    that a merge changes the base: the branch changes a path the base still has as at the
  *    merge base (or adds one the base still lacks, under directories the base still has),
  *    so the merge result differs there or conflicts.
  *
  * Any doubt — a bound, an unexpected line, a path git cannot be given back as an argument,
- * a git older than 2.39 (whose `patch-id` hashed binary diffs by name only) — sends the
- * branch to the per-branch route, which answers exactly as before.
+ * a git older than 2.39 (no `patch-id --verbatim`; the per-branch route then says patch-id
+ * was not evaluated) — sends the branch to the per-branch route, with the same answers.
  */
 import { isFullOid } from '../core/git.js';
-import { describeOutcome } from '../core/run.js';
-import { type GitCallContext, observeGitOk, observeGitRaw, settleAll } from './observe-git.js';
+import { type GitCallContext, observeGitOk, settleAll } from './observe-git.js';
+import { gitAtLeast, patchIds } from './patch-id.js';
 import { IncompleteObservationError, type ObjectFormat, type PlanEquivalence } from './types.js';
 
 /** The per-branch route's bound on base commits since the merge base (patch-id only). */
 export const MAX_PATCH_ID_COMMITS = 1000;
 /** The union of the branches' ranges is listed whole up to this many commits. */
 const MAX_RANGE_COMMITS = 4 * MAX_PATCH_ID_COMMITS;
-/** Patch text is only piped from diff-tree to patch-id, never parsed: a larger cap. */
-const MAX_PATCH_TEXT_BYTES = 16 * 1024 * 1024;
 
 export type SquashAnswer = { found: string | null } | { unanswered: string };
 
@@ -75,14 +73,6 @@ interface Probe {
   tipTree: string;
   mergeBase: string;
   changes: RawChange[];
-}
-
-/** `git version` text such as "2.39.5" is at least major.minor. */
-export function gitAtLeast(version: string | null, major: number, minor: number): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(version ?? '');
-  if (match === null) return false;
-  const [have, haveMinor] = [Number(match[1]), Number(match[2])];
-  return have > major || (have === major && haveMinor >= minor);
 }
 
 function unexpected(label: string): IncompleteObservationError {
@@ -400,55 +390,6 @@ function mergeChangesBase(
     if (dirsKept) return because(change.path, 'adds');
   }
   return null;
-}
-
-/** Step 4: patch-ids of the probes (named by tip) and of base commits, by name. */
-async function patchIds(
-  probes: readonly Probe[],
-  commits: readonly string[],
-  request: BatchRequest,
-  ctx: GitCallContext,
-): Promise<Map<string, string>> {
-  const input = [
-    ...probes.map((probe) => `${probe.tip} ${probe.mergeBase}\n`),
-    ...commits.map((commit) => `${commit}\n`),
-  ].join('');
-  // `<tip> <merge base>` diffs the tip against the merge base as if it were its only parent.
-  // The patch text goes to patch-id as bytes: decoded as UTF-8, two patches that differ only
-  // in bytes that are not UTF-8 (a Latin-1 `é` against an `è`) would become one text.
-  const diffLabel = 'git diff-tree --stdin -p (patches)';
-  const patches = await observeGitRaw(
-    [
-      'diff-tree',
-      '--stdin',
-      '-p',
-      '-U3',
-      '--full-index',
-      '--root',
-      '--no-renames',
-      '--no-ext-diff',
-      '--no-textconv',
-      '--no-color',
-      '--src-prefix=a/',
-      '--dst-prefix=b/',
-    ],
-    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATCH_TEXT_BYTES } },
-    diffLabel,
-    input,
-  );
-  if (patches.code !== 0)
-    throw new IncompleteObservationError('git-failed', describeOutcome(patches, diffLabel));
-  const label = 'git patch-id --stable';
-  const ids = new Map<string, string>();
-  for (const line of nonEmptyLines(
-    await observeGitOk(['patch-id', '--stable'], ctx, label, patches.stdout),
-  )) {
-    const [id = '', name = ''] = line.split(' ');
-    if (!isFullOid(id, request.objectFormat) || !isFullOid(name, request.objectFormat))
-      throw unexpected(label);
-    ids.set(name, id);
-  }
-  return ids;
 }
 
 const notEquivalentNoHistory: PlanEquivalence = {

@@ -4,17 +4,17 @@
  * commits are not. Evidence for a human, never permission: the decision stays `retain`
  * with reason `not-integrated`. Two methods, each proved by git, never by names or dates:
  *
- * - `patch-id`: the branch's cumulative change since its merge base — a probe commit of the
- *   tip's tree on the merge base — has the patch-id of one base commit since the merge base
- *   (`git rev-list --cherry-mark`, git's own patch-id comparison). That commit is the squash.
+ * - `patch-id`: the branch's cumulative change since its merge base (the tip diffed against
+ *   the merge base) has the patch-id of one base commit since the merge base, whitespace
+ *   kept (`git patch-id --verbatim`, patch-id.ts). That commit is the squash.
  * - `merge-tree`: merging the tip into the base (`git merge-tree --write-tree`) is clean and
  *   gives the base's own tree: merging the branch would change nothing.
  *
  * The checks are batched (equivalence-batch.ts: a constant number of git processes for all
  * branches); a branch the batch cannot prove is checked here on its own, with the same
- * answers. The per-branch route writes objects (the probe commit), and so does merge-tree
- * (the test merge's trees and blobs). They go to a private temporary object directory that reads the repository's objects through
- * alternates, removed afterwards, so the repository gains no object. Bounded: at most
+ * answers. Neither route writes an object for patch-id; merge-tree writes the test merge's
+ * trees and blobs, into a private temporary object directory that reads the repository's
+ * objects through alternates, removed afterwards, so the repository gains no object. Bounded: at most
  * `maxChecks` branches per plan, at most half the remaining deadline, patch-id over at
  * most MAX_PATCH_ID_COMMITS base commits, native output under the output bound; beyond a
  * bound, or on any doubt, a branch's evidence is `skipped` with the reason, never guessed.
@@ -32,6 +32,7 @@ import {
   type SquashAnswer,
 } from './equivalence-batch.js';
 import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
+import { gitAtLeast, patchIds, whyNoVerbatimPatchId } from './patch-id.js';
 import {
   IncompleteObservationError,
   type ObjectFormat,
@@ -47,6 +48,8 @@ import {
 export const DEFAULT_EQUIVALENCE_CHECKS = 16;
 /** Per-branch calls (merge-tree, or a whole per-branch check) run side by side. */
 const CONCURRENCY = 2;
+/** The changed paths of up to MAX_PATCH_ID_COMMITS base commits (raw diff records). */
+const MAX_CHANGED_PATHS_BYTES = 4 * 1024 * 1024;
 
 /**
  * The patch-id method diffs every base commit since the merge base; past this many it is
@@ -133,47 +136,100 @@ async function mergeBaseOf(
   return bases[0]!;
 }
 
-/** `patch-id`: the base commit since the merge base whose patch equals the branch's cumulative change. */
-async function squashCommit(
-  tipTree: string,
+/** Up to the bound, the non-merge base commits of `mergeBase..base`, newest first; or why not. */
+async function rangeCommits(
   mergeBase: string,
   request: EquivalenceRequest,
   ctx: GitCallContext,
-  probe: GitCallContext,
+): Promise<string[] | { unanswered: string }> {
+  const range = [`${mergeBase}..${request.baseOid}`, '--'];
+  const label = 'git rev-list --no-merges (base range)';
+  const hex = request.objectFormat === 'sha256' ? 64 : 40;
+  const commits = firstLines(
+    await observeGitOk(
+      ['rev-list', '--no-merges', `--max-count=${MAX_PATCH_ID_COMMITS + 1}`, ...range],
+      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: (MAX_PATCH_ID_COMMITS + 1) * (hex + 1) } },
+      label,
+    ),
+  );
+  if (!commits.every((oid) => isFullOid(oid, request.objectFormat)))
+    return { unanswered: `${label}: unexpected output` };
+  if (commits.length <= MAX_PATCH_ID_COMMITS) return commits;
+  // Past the bound: say how far past, as the batched route does.
+  const count = (
+    await observeGitOk(['rev-list', '--count', '--no-merges', ...range], ctx, 'git rev-list --count')
+  ).trim();
+  if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
+  return { unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}` };
+}
+
+/**
+ * The commits that change exactly the paths the branch changes, in the given order: only
+ * those can have its patch-id (every changed path is hashed, with its name). Paths are
+ * compared as git prints them, never passed back as arguments, so any byte is safe; a
+ * lossy decoding can only keep a commit that patch-id then rejects, never drop a match.
+ */
+async function samePathCommits(
+  tip: string,
+  mergeBase: string,
+  commits: readonly string[],
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+): Promise<string[]> {
+  const label = 'git diff-tree --stdin -r (changed paths)';
+  const fields = (
+    await observeGitOk(
+      ['diff-tree', '--stdin', '-r', '-z', '--root', '--no-renames', '--no-ext-diff'],
+      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_CHANGED_PATHS_BYTES } },
+      label,
+      [`${tip} ${mergeBase}\n`, ...commits.map((commit) => `${commit}\n`)].join(''),
+    )
+  ).split('\0');
+  if (fields[fields.length - 1] === '') fields.pop();
+  const paths = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field.startsWith(':')) {
+      const path = fields[++i];
+      if (current === null || path === undefined) throw unexpectedOutput(label);
+      current.push(path);
+      continue;
+    }
+    if (!isFullOid(field, request.objectFormat) || paths.has(field)) throw unexpectedOutput(label);
+    current = [];
+    paths.set(field, current);
+  }
+  const key = (name: string) => JSON.stringify([...new Set(paths.get(name) ?? [])].sort());
+  const wanted = key(tip);
+  return commits.filter((commit) => paths.has(commit) && key(commit) === wanted);
+}
+
+function unexpectedOutput(label: string): IncompleteObservationError {
+  return new IncompleteObservationError('malformed-output', `${label}: unexpected output`);
+}
+
+/**
+ * `patch-id`: the newest base commit of `mergeBase..base` whose patch-id (whitespace kept,
+ * patch-id.ts) equals that of the branch's cumulative change. Writes no object.
+ */
+async function squashCommit(
+  tip: string,
+  mergeBase: string,
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
 ): Promise<SquashAnswer> {
+  const noVerbatim = whyNoVerbatimPatchId(request.gitVersion);
+  if (noVerbatim !== null) return { unanswered: noVerbatim };
   try {
-    const count = (
-      await observeGitOk(
-        ['rev-list', '--count', '--no-merges', `${mergeBase}..${request.baseOid}`, '--'],
-        ctx,
-        'git rev-list --count',
-      )
-    ).trim();
-    if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
-    if (Number(count) > MAX_PATCH_ID_COMMITS)
-      return {
-        unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}`,
-      };
-    const commit = (
-      await observeGitOk(
-        ['commit-tree', '-p', mergeBase, '-m', 'SourceSteward equivalence probe', tipTree],
-        probe,
-        'git commit-tree (probe)',
-      )
-    ).trim();
-    if (!isFullOid(commit, request.objectFormat)) return { unanswered: 'git commit-tree: unexpected output' };
-    // Left: the base's commits since the merge base; right: the probe. `=` marks a left
-    // commit whose patch-id equals the probe's. Newest first: the latest squash is named.
-    const text = await observeGitOk(
-      ['rev-list', '--left-only', '--cherry-mark', '--no-merges', `${request.baseOid}...${commit}`, '--'],
-      probe,
-      'git rev-list --cherry-mark',
-    );
-    const marked = firstLines(text).find((line) => line.startsWith('='));
-    const found = marked === undefined ? null : marked.slice(1);
-    if (found !== null && !isFullOid(found, request.objectFormat))
-      return { unanswered: 'git rev-list --cherry-mark: unexpected output' };
-    return { found };
+    const commits = await rangeCommits(mergeBase, request, ctx);
+    if (!Array.isArray(commits)) return commits;
+    const candidates =
+      commits.length === 0 ? [] : await samePathCommits(tip, mergeBase, commits, request, ctx);
+    if (candidates.length === 0) return { found: null };
+    const ids = await patchIds([{ tip, mergeBase }], candidates, request, ctx);
+    const id = ids.get(tip);
+    return { found: id === undefined ? null : (candidates.find((commit) => ids.get(commit) === id) ?? null) };
   } catch (error) {
     return { unanswered: whyUnanswered(error) };
   }
@@ -190,6 +246,8 @@ async function mergeChangesNothing(
   request: EquivalenceRequest,
   probe: GitCallContext,
 ): Promise<MergeAnswer> {
+  if (request.gitVersion !== null && !gitAtLeast(request.gitVersion, 2, 38))
+    return { unanswered: `git ${request.gitVersion} has no merge-tree --write-tree` };
   let result: Awaited<ReturnType<typeof observeGitRaw>>;
   let baseTree: string;
   try {
@@ -246,7 +304,7 @@ async function checkOne(
       mergeBase,
     );
 
-  const squash = await squashCommit(tipTree, mergeBase, request, ctx, probe);
+  const squash = await squashCommit(tip, mergeBase, request, ctx);
   if ('found' in squash && squash.found !== null) return squashEvidence(squash.found, mergeBase);
   return mergeEvidence(squash, await mergeChangesNothing(tip, baseTree, request, probe), mergeBase, request);
 }
