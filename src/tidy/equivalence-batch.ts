@@ -121,7 +121,14 @@ async function listTips(
   return listed;
 }
 
-/** A tip's boundary commits (its merge-base candidates), or null if the listing lacks a commit. */
+/**
+ * A tip's boundary commits (its merge-base candidates), or null if the listing lacks a
+ * commit or the tip's own commit is older (committer time) than a parent. git's
+ * `rev-list tips ^base` stops walking by date, a few commits past the point where all it
+ * has left are the base's: with skewed dates it can list a commit the base does reach as a
+ * tip's own, and so give a wrong boundary (merge base). The tip's own dates are checked
+ * here, the base's in its range (`BaseRange.skewed`); on a skew `merge-base --all` decides.
+ */
 function boundaryOf(tip: string, listed: ReadonlyMap<string, ListedCommit>): string[] | null {
   const seen = new Set<string>([tip]);
   const boundary = new Set<string>();
@@ -131,7 +138,7 @@ function boundaryOf(tip: string, listed: ReadonlyMap<string, ListedCommit>): str
     if (commit === undefined || commit.boundary) return null;
     for (const parent of commit.parents) {
       const listedParent = listed.get(parent);
-      if (listedParent === undefined) return null;
+      if (listedParent === undefined || listedParent.time > commit.time) return null;
       if (listedParent.boundary) boundary.add(parent);
       else if (!seen.has(parent)) {
         seen.add(parent);
@@ -185,6 +192,8 @@ interface BaseRange {
   parents: Map<string, string[]>;
   /** The listed commits in topological order (children before parents). */
   order: string[];
+  /** Listed commits older (committer time) than a listed parent: skewed dates. */
+  skewed: string[];
 }
 
 /** Step 2b: the base's commits since the oldest merge base, with parents. */
@@ -197,22 +206,32 @@ async function listRange(oldest: string, request: BatchRequest, ctx: GitCallCont
       'rev-list',
       '--topo-order',
       '--parents',
+      '--timestamp',
       `--max-count=${MAX_RANGE_COMMITS + 1}`,
       '--end-of-options',
       request.baseOid,
       `^${oldest}`,
     ],
-    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: (MAX_RANGE_COMMITS + 1) * (3 * (hex + 1)) } },
+    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: (MAX_RANGE_COMMITS + 1) * (3 * (hex + 1) + 21) } },
     label,
   );
-  const range: BaseRange = { parents: new Map(), order: [] };
+  const range: BaseRange = { parents: new Map(), order: [], skewed: [] };
+  const times = new Map<string, number>();
   for (const line of nonEmptyLines(text)) {
-    const [oid = '', ...parents] = line.split(' ');
-    if (!isFullOid(oid, request.objectFormat) || !parents.every((p) => isFullOid(p, request.objectFormat)))
+    const [time = '', oid = '', ...parents] = line.split(' ');
+    if (
+      !/^\d+$/.test(time) ||
+      !isFullOid(oid, request.objectFormat) ||
+      !parents.every((p) => isFullOid(p, request.objectFormat))
+    )
       throw unexpected(label);
     range.parents.set(oid, parents);
     range.order.push(oid);
+    times.set(oid, Number(time));
   }
+  for (const oid of range.order)
+    if (range.parents.get(oid)!.some((parent) => (times.get(parent) ?? -1) > times.get(oid)!))
+      range.skewed.push(oid);
   return range;
 }
 
@@ -501,6 +520,10 @@ export async function batchEvidence(
   const squashOf = new Map<string, SquashAnswer>();
   probes.forEach((probe, bit) => {
     if (!ancestry.reachesOldest[bit]) return; // its range is not inside the listing: per branch
+    // A base commit in its own range older than its parent: the tips' listing may have
+    // given a commit the base reaches as the branch's own (boundaryOf), so its merge base
+    // is not proved. Per branch, where `merge-base --all` decides.
+    if (range.skewed.some((oid) => !ancestry.isAncestor(oid, bit))) return;
     const count = ancestry.countOwn(bit);
     if (count > MAX_PATCH_ID_COMMITS)
       squashOf.set(probe.tip, {
