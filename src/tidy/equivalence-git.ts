@@ -136,31 +136,36 @@ async function mergeBaseOf(
   return bases[0]!;
 }
 
-/** Up to the bound, the non-merge base commits of `mergeBase..base`, newest first; or why not. */
+/**
+ * The non-merge base commits of `mergeBase..base`, newest first, or why not (past the
+ * bound). Counted first: a branch checked per branch is often one off an old base, past
+ * the bound, and then one call answers.
+ */
 async function rangeCommits(
   mergeBase: string,
   request: EquivalenceRequest,
   ctx: GitCallContext,
 ): Promise<string[] | { unanswered: string }> {
   const range = [`${mergeBase}..${request.baseOid}`, '--'];
+  const count = (
+    await observeGitOk(['rev-list', '--count', '--no-merges', ...range], ctx, 'git rev-list --count')
+  ).trim();
+  if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
+  if (Number(count) > MAX_PATCH_ID_COMMITS)
+    return { unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}` };
+  if (Number(count) === 0) return [];
   const label = 'git rev-list --no-merges (base range)';
   const hex = request.objectFormat === 'sha256' ? 64 : 40;
   const commits = firstLines(
     await observeGitOk(
-      ['rev-list', '--no-merges', `--max-count=${MAX_PATCH_ID_COMMITS + 1}`, ...range],
-      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: (MAX_PATCH_ID_COMMITS + 1) * (hex + 1) } },
+      ['rev-list', '--no-merges', `--max-count=${MAX_PATCH_ID_COMMITS}`, ...range],
+      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATCH_ID_COMMITS * (hex + 1) } },
       label,
     ),
   );
   if (!commits.every((oid) => isFullOid(oid, request.objectFormat)))
     return { unanswered: `${label}: unexpected output` };
-  if (commits.length <= MAX_PATCH_ID_COMMITS) return commits;
-  // Past the bound: say how far past, as the batched route does.
-  const count = (
-    await observeGitOk(['rev-list', '--count', '--no-merges', ...range], ctx, 'git rev-list --count')
-  ).trim();
-  if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
-  return { unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}` };
+  return commits;
 }
 
 /**
