@@ -17,10 +17,11 @@
  *    range limited to the paths the branches change (a base commit with another patch-id
  *    changes the same paths), and one `ls-tree` of the base at those paths.
  * 4. One `diff-tree --stdin -p` of the probes (tip against merge base) and of those base
- *    commits, fed to one `patch-id --stable`: a base commit in the branch's own range with
- *    the probe's patch-id is the squash. No probe object is written. Before it, one raw
- *    `diff-tree --stdin` of those base commits keeps only the ones changing exactly a
- *    probe's paths; after it, a squash found is checked by `merge-base --is-ancestor`.
+ *    commits, fed to one `patch-id --verbatim` (patch-id.ts, whitespace kept): a base commit
+ *    in the branch's own range with the probe's patch-id is the squash. No object is
+ *    written. Before it, one raw `diff-tree --stdin` of those base commits keeps only the
+ *    ones changing exactly a probe's paths; after it, a squash found is checked by
+ *    `merge-base --is-ancestor`.
  *
  * The tips' listing of step 1 is checked by `merge-base --independent` of the base and the
  * bottoms of each tip's own commits (see standingTips), beside steps 2 and 3.
@@ -30,22 +31,25 @@
  *    so the merge result differs there or conflicts.
  *
  * Any doubt — a bound, an unexpected line, a path git cannot be given back as an argument,
- * a git older than 2.39 (whose `patch-id` hashed binary diffs by name only) — sends the
- * branch to the per-branch route, which answers exactly as before.
+ * a git older than 2.39 (no `patch-id --verbatim`; the per-branch route then says patch-id
+ * was not evaluated) — sends the branch to the per-branch route, with the same answers.
  */
 import { isFullOid } from '../core/git.js';
-import { describeOutcome } from '../core/run.js';
 import { type GitCallContext, observeGitOk, observeGitRaw, settleAll } from './observe-git.js';
+import {
+  gitAtLeast,
+  MAX_PATH_LISTING_BYTES,
+  patchIds,
+  pathsKey,
+  type RawChange,
+  rawChanges,
+} from './patch-id.js';
 import { IncompleteObservationError, type ObjectFormat, type PlanEquivalence } from './types.js';
 
 /** The per-branch route's bound on base commits since the merge base (patch-id only). */
 export const MAX_PATCH_ID_COMMITS = 1000;
 /** The union of the branches' ranges is listed whole up to this many commits. */
 const MAX_RANGE_COMMITS = 4 * MAX_PATCH_ID_COMMITS;
-/** Patch text is only piped from diff-tree to patch-id, never parsed: a larger cap. */
-const MAX_PATCH_TEXT_BYTES = 16 * 1024 * 1024;
-/** The listings of changed paths and of the base's entries grow with the branches checked. */
-const MAX_PATH_LISTING_BYTES = 16 * 1024 * 1024;
 
 export type SquashAnswer = { found: string | null } | { unanswered: string };
 
@@ -71,26 +75,11 @@ interface ListedCommit {
   boundary: boolean;
 }
 
-interface RawChange {
-  path: string;
-  status: string;
-  oldMode: string;
-  oldOid: string;
-}
-
 interface Probe {
   tip: string;
   tipTree: string;
   mergeBase: string;
   changes: RawChange[];
-}
-
-/** `git version` text such as "2.39.5" is at least major.minor. */
-export function gitAtLeast(version: string | null, major: number, minor: number): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(version ?? '');
-  if (match === null) return false;
-  const [have, haveMinor] = [Number(match[1]), Number(match[2])];
-  return have > major || (have === major && haveMinor >= minor);
 }
 
 function unexpected(label: string): IncompleteObservationError {
@@ -176,44 +165,6 @@ function boundaryOf(
   return { boundary: [...boundary], bottoms };
 }
 
-/**
- * Raw changes (`diff-tree --stdin -r -z`) by the commit heading each: a `tip mergeBase`
- * line diffs the tip against its merge base, a line of one commit diffs it against its
- * parent (`--root`: a root commit against nothing).
- */
-async function rawChanges(
-  lines: readonly string[],
-  label: string,
-  request: BatchRequest,
-  ctx: GitCallContext,
-): Promise<Map<string, RawChange[]>> {
-  const result = await observeGitOk(
-    ['diff-tree', '--stdin', '-r', '-z', '--root', '--no-renames', '--no-ext-diff'],
-    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATH_LISTING_BYTES } },
-    label,
-    lines.map((line) => `${line}\n`).join(''),
-  );
-  const fields = result.split('\0');
-  if (fields[fields.length - 1] === '') fields.pop();
-  const changes = new Map<string, RawChange[]>();
-  let heading: RawChange[] | null = null;
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i]!;
-    if (!field.startsWith(':')) {
-      if (!isFullOid(field, request.objectFormat) || changes.has(field)) throw unexpected(label);
-      heading = [];
-      changes.set(field, heading);
-      continue;
-    }
-    const [oldMode = '', , oldOid = '', , status = ''] = field.slice(1).split(' ');
-    const path = fields[++i];
-    if (heading === null || path === undefined || !/^[0-7]{6}$/.test(oldMode) || !/^[ADMT]$/.test(status))
-      throw unexpected(label);
-    heading.push({ path, status, oldMode, oldOid });
-  }
-  return changes;
-}
-
 /** Step 2a: each probe's cumulative change (tip against merge base): paths and old blobs. */
 async function readChanges(
   probes: readonly Probe[],
@@ -233,16 +184,12 @@ async function readChanges(
   return changes;
 }
 
-/** The set of paths a change touches, as one comparable key. */
-function pathsKey(changes: readonly RawChange[]): string {
-  return [...new Set(changes.map((change) => change.path))].sort().join('\0');
-}
-
 /**
  * Step 4a: the candidates that change exactly the paths of a probe whose range holds them.
- * A patch-id sums a hash of every file in the patch (a mode change or an empty new file
- * counts as well), so a commit with another set of changed paths cannot have the probe's
- * patch-id: it is left out before any patch text is made.
+ * A branch's squash changes exactly the branch's paths, so a commit with another set of
+ * changed paths is left out before any patch text is made. That is also stricter than
+ * patch-id alone, which can give one id to patches of different files (the file after a
+ * binary diff counts by its blobs, not its name).
  */
 async function samePathCandidates(
   candidates: readonly string[],
@@ -504,55 +451,6 @@ function mergeChangesBase(
   return null;
 }
 
-/** Step 4: patch-ids of the probes (named by tip) and of base commits, by name. */
-async function patchIds(
-  probes: readonly Probe[],
-  commits: readonly string[],
-  request: BatchRequest,
-  ctx: GitCallContext,
-): Promise<Map<string, string>> {
-  const input = [
-    ...probes.map((probe) => `${probe.tip} ${probe.mergeBase}\n`),
-    ...commits.map((commit) => `${commit}\n`),
-  ].join('');
-  // `<tip> <merge base>` diffs the tip against the merge base as if it were its only parent.
-  // The patch text goes to patch-id as bytes: decoded as UTF-8, two patches that differ only
-  // in bytes that are not UTF-8 (a Latin-1 `é` against an `è`) would become one text.
-  const diffLabel = 'git diff-tree --stdin -p (patches)';
-  const patches = await observeGitRaw(
-    [
-      'diff-tree',
-      '--stdin',
-      '-p',
-      '-U3',
-      '--full-index',
-      '--root',
-      '--no-renames',
-      '--no-ext-diff',
-      '--no-textconv',
-      '--no-color',
-      '--src-prefix=a/',
-      '--dst-prefix=b/',
-    ],
-    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATCH_TEXT_BYTES } },
-    diffLabel,
-    input,
-  );
-  if (patches.code !== 0)
-    throw new IncompleteObservationError('git-failed', describeOutcome(patches, diffLabel));
-  const label = 'git patch-id --stable';
-  const ids = new Map<string, string>();
-  for (const line of nonEmptyLines(
-    await observeGitOk(['patch-id', '--stable'], ctx, label, patches.stdout),
-  )) {
-    const [id = '', name = ''] = line.split(' ');
-    if (!isFullOid(id, request.objectFormat) || !isFullOid(name, request.objectFormat))
-      throw unexpected(label);
-    ids.set(name, id);
-  }
-  return ids;
-}
-
 const notEquivalentNoHistory: PlanEquivalence = {
   status: 'not-equivalent',
   method: null,
@@ -631,7 +529,11 @@ async function standingTips(
  * the date-ordered walk of the touching commits can, with skewed dates, list an ancestor of
  * the merge base. Anything but a clear "not an ancestor" sends the tip per branch.
  */
-async function outsideMergeBase(squash: string, mergeBase: string, ctx: GitCallContext): Promise<boolean> {
+export async function outsideMergeBase(
+  squash: string,
+  mergeBase: string,
+  ctx: GitCallContext,
+): Promise<boolean> {
   const result = await observeGitRaw(
     ['merge-base', '--is-ancestor', '--end-of-options', squash, mergeBase],
     ctx,

@@ -4,17 +4,17 @@
  * commits are not. Evidence for a human, never permission: the decision stays `retain`
  * with reason `not-integrated`. Two methods, each proved by git, never by names or dates:
  *
- * - `patch-id`: the branch's cumulative change since its merge base — a probe commit of the
- *   tip's tree on the merge base — has the patch-id of one base commit since the merge base
- *   (`git rev-list --cherry-mark`, git's own patch-id comparison). That commit is the squash.
+ * - `patch-id`: the branch's cumulative change since its merge base (the tip diffed against
+ *   the merge base) has the patch-id of one base commit since the merge base, whitespace
+ *   kept (`git patch-id --verbatim`, patch-id.ts). That commit is the squash.
  * - `merge-tree`: merging the tip into the base (`git merge-tree --write-tree`) is clean and
  *   gives the base's own tree: merging the branch would change nothing.
  *
  * The checks are batched (equivalence-batch.ts: a constant number of git processes for all
  * branches); a branch the batch cannot prove is checked here on its own, with the same
- * answers. The per-branch route writes objects (the probe commit), and so does merge-tree
- * (the test merge's trees and blobs). They go to a private temporary object directory that reads the repository's objects through
- * alternates, removed afterwards, so the repository gains no object. Bounded: at most
+ * answers. Neither route writes an object for patch-id; merge-tree writes the test merge's
+ * trees and blobs, into a private temporary object directory that reads the repository's
+ * objects through alternates, removed afterwards, so the repository gains no object. Bounded: at most
  * `maxChecks` branches per plan, at most half the remaining deadline, patch-id over at
  * most MAX_PATCH_ID_COMMITS base commits, native output under the output bound; beyond a
  * bound, or on any doubt, a branch's evidence is `skipped` with the reason, never guessed.
@@ -29,9 +29,11 @@ import {
   type BatchAnswer,
   batchEvidence,
   MAX_PATCH_ID_COMMITS,
+  outsideMergeBase,
   type SquashAnswer,
 } from './equivalence-batch.js';
 import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
+import { gitAtLeast, patchIds, pathsKey, rawChanges, whyNoVerbatimPatchId } from './patch-id.js';
 import {
   IncompleteObservationError,
   type ObjectFormat,
@@ -61,7 +63,10 @@ export interface EquivalenceRequest {
   baseOid: string;
   /** `git version` of the observation: the batched route needs 2.39 or later. */
   gitVersion: string | null;
-  /** At most this many `not-integrated` targets are checked, in target order; 0 checks none. */
+  /**
+   * At most this many `not-integrated` targets are checked, newest tips first (target
+   * order if the times cannot be read); 0 checks none.
+   */
   maxChecks: number;
 }
 
@@ -155,47 +160,90 @@ async function mergeBaseOf(
   return bases[0]!;
 }
 
-/** `patch-id`: the base commit since the merge base whose patch equals the branch's cumulative change. */
-async function squashCommit(
-  tipTree: string,
+/**
+ * The non-merge base commits of `mergeBase..base`, newest first, or why not (past the
+ * bound). Counted first: a branch checked per branch is often one off an old base, past
+ * the bound, and then one call answers.
+ */
+async function rangeCommits(
   mergeBase: string,
   request: EquivalenceRequest,
   ctx: GitCallContext,
-  probe: ProbeContext,
+): Promise<string[] | { unanswered: string }> {
+  const range = [`${mergeBase}..${request.baseOid}`, '--'];
+  const count = (
+    await observeGitOk(['rev-list', '--count', '--no-merges', ...range], ctx, 'git rev-list --count')
+  ).trim();
+  if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
+  if (Number(count) > MAX_PATCH_ID_COMMITS)
+    return { unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}` };
+  if (Number(count) === 0) return [];
+  const label = 'git rev-list --no-merges (base range)';
+  const hex = request.objectFormat === 'sha256' ? 64 : 40;
+  const commits = firstLines(
+    await observeGitOk(
+      ['rev-list', '--no-merges', `--max-count=${MAX_PATCH_ID_COMMITS}`, ...range],
+      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: MAX_PATCH_ID_COMMITS * (hex + 1) } },
+      label,
+    ),
+  );
+  if (!commits.every((oid) => isFullOid(oid, request.objectFormat)))
+    return { unanswered: `${label}: unexpected output` };
+  return commits;
+}
+
+/**
+ * The commits that change exactly the paths the branch changes, in the given order: only
+ * those can be its squash (see samePathCandidates in equivalence-batch.ts). Paths are
+ * compared as git prints them, never passed back as arguments, so any byte is safe; a
+ * lossy decoding can only keep a commit that patch-id then rejects, never drop a match.
+ */
+async function samePathCommits(
+  tip: string,
+  mergeBase: string,
+  commits: readonly string[],
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
+): Promise<string[]> {
+  const changes = await rawChanges(
+    [`${tip} ${mergeBase}`, ...commits],
+    'git diff-tree --stdin -r (changed paths)',
+    request,
+    ctx,
+  );
+  const wanted = pathsKey(changes.get(tip) ?? []);
+  return commits.filter((commit) => {
+    const changed = changes.get(commit);
+    return changed !== undefined && pathsKey(changed) === wanted;
+  });
+}
+
+/**
+ * `patch-id`: the newest base commit of `mergeBase..base` whose patch-id (whitespace kept,
+ * patch-id.ts) equals that of the branch's cumulative change. Writes no object.
+ */
+async function squashCommit(
+  tip: string,
+  mergeBase: string,
+  request: EquivalenceRequest,
+  ctx: GitCallContext,
 ): Promise<SquashAnswer> {
+  const noVerbatim = whyNoVerbatimPatchId(request.gitVersion);
+  if (noVerbatim !== null) return { unanswered: noVerbatim };
   try {
-    const count = (
-      await observeGitOk(
-        ['rev-list', '--count', '--no-merges', `${mergeBase}..${request.baseOid}`, '--'],
-        ctx,
-        'git rev-list --count',
-      )
-    ).trim();
-    if (!/^\d+$/.test(count)) return { unanswered: 'git rev-list --count: unexpected output' };
-    if (Number(count) > MAX_PATCH_ID_COMMITS)
-      return {
-        unanswered: `${count} base commits since the merge base; the bound is ${MAX_PATCH_ID_COMMITS}`,
-      };
-    const commit = (
-      await observeGitOk(
-        ['commit-tree', '-p', mergeBase, '-m', 'SourceSteward equivalence probe', tipTree],
-        await probe(),
-        'git commit-tree (probe)',
-      )
-    ).trim();
-    if (!isFullOid(commit, request.objectFormat)) return { unanswered: 'git commit-tree: unexpected output' };
-    // Left: the base's commits since the merge base; right: the probe. `=` marks a left
-    // commit whose patch-id equals the probe's. Newest first: the latest squash is named.
-    const text = await observeGitOk(
-      ['rev-list', '--left-only', '--cherry-mark', '--no-merges', `${request.baseOid}...${commit}`, '--'],
-      await probe(),
-      'git rev-list --cherry-mark',
-    );
-    const marked = firstLines(text).find((line) => line.startsWith('='));
-    const found = marked === undefined ? null : marked.slice(1);
-    if (found !== null && !isFullOid(found, request.objectFormat))
-      return { unanswered: 'git rev-list --cherry-mark: unexpected output' };
-    return { found };
+    const commits = await rangeCommits(mergeBase, request, ctx);
+    if (!Array.isArray(commits)) return commits;
+    const candidates =
+      commits.length === 0 ? [] : await samePathCommits(tip, mergeBase, commits, request, ctx);
+    if (candidates.length === 0) return { found: null };
+    const ids = await patchIds([{ tip, mergeBase }], candidates, request, ctx);
+    const id = ids.get(tip);
+    // Newest first; a match is proved outside the branch's history by ancestry (a date-
+    // ordered range walk can, with skewed dates, list an ancestor of the merge base).
+    for (const commit of candidates)
+      if (id !== undefined && ids.get(commit) === id && (await outsideMergeBase(commit, mergeBase, ctx)))
+        return { found: commit };
+    return { found: null };
   } catch (error) {
     return { unanswered: whyUnanswered(error) };
   }
@@ -212,6 +260,8 @@ async function mergeChangesNothing(
   request: EquivalenceRequest,
   probe: ProbeContext,
 ): Promise<MergeAnswer> {
+  if (request.gitVersion !== null && !gitAtLeast(request.gitVersion, 2, 38))
+    return { unanswered: `git ${request.gitVersion} has no merge-tree --write-tree` };
   let result: Awaited<ReturnType<typeof observeGitRaw>>;
   let baseTree: string;
   try {
@@ -268,7 +318,7 @@ async function checkOne(
       mergeBase,
     );
 
-  const squash = await squashCommit(tipTree, mergeBase, request, ctx, probe);
+  const squash = await squashCommit(tip, mergeBase, request, ctx);
   if ('found' in squash && squash.found !== null) return squashEvidence(squash.found, mergeBase);
   return mergeEvidence(squash, await mergeChangesNothing(tip, baseTree, request, probe), mergeBase, request);
 }

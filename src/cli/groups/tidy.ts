@@ -68,11 +68,13 @@ Decisions:
 Squash evidence (evidence.equivalence, never permission):
   For a not-integrated branch, whether its changes are already in the base: its
   cumulative change since the merge base has the patch-id of one base commit
-  (patch-id: that commit is the squash), or merging it into the base is clean and
-  changes nothing (merge-tree). The branch stays retain/not-integrated; the output
-  says "squash-merged as X? the changes are in the base; delete by hand after
-  review". The probe objects go to a temporary object directory, never into the
-  repository. Skipped, and said so, beyond the bounds or on any doubt.
+  (patch-id: that commit is the squash; whitespace counts, so a change of
+  indentation is a change; needs git 2.39), or merging it into the base is clean
+  and changes nothing (merge-tree). The branch stays retain/not-integrated; the
+  output says "squash-merged as X? the changes are in the base; delete by hand
+  after review". The test merge's objects go to a temporary object directory,
+  never into the repository. Skipped, and said so, beyond the bounds or on any
+  doubt.
 
 Decisions on jj (bookmarks; deleting one never abandons its change):
   integrated / not-integrated (jj log -r 'bookmarks(exact:"NAME") &
