@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { collectGarbageNow } from '../core/memory.js';
 import { quote } from '../core/quote.js';
 import { placementProblem, readGitlinks } from './apply/placement.js';
 import { gatherClassifierFacts } from './classify/facts.js';
@@ -318,6 +319,9 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     },
   );
   scanned.documents = undefined;
+  // The documents, and the world the fixes were proved in, are garbage now: collect them
+  // before the tokenizer loads, so that its tables take their place instead of adding to them.
+  collectGarbageNow();
 
   const report = await finalizeReport({
     artifact,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { countTokens, TOKENIZER_NAME } from '../../src/hygiene/tokens.js';
 
@@ -16,6 +17,29 @@ describe('countTokens', () => {
 
   it('treats special-token text in a doc as plain text', () => {
     assert.ok(countTokens('<|endoftext|>') > 1);
+  });
+});
+
+describe('the rank table built from the package', () => {
+  it("counts exactly as the package's own o200k_base encoder, a repeated text included", () => {
+    const { countTokens: packageCount } = createRequire(import.meta.url)(
+      'gpt-tokenizer/encoding/o200k_base',
+    ) as {
+      countTokens: (text: string, options: object) => number;
+    };
+    const samples = [
+      '# Title\n\nSome *prose* with [a link](../docs/x.md#part) and `code`.\n',
+      'Unicode: 日本語のテキスト, émigré, Ελληνικά, русский, 😀👍🏽, \u{10FFFF}, a lone \uD800.',
+      '<|endoftext|> and <|im_start|> are plain text here',
+      `| a | b |\n|${'-'.repeat(300)}|\n${'word '.repeat(2000)}`,
+      '\t  \n\r\n   trailing   ',
+    ];
+    for (const text of [...samples, ...samples])
+      assert.equal(
+        countTokens(text),
+        packageCount(text, { disallowedSpecial: new Set() }),
+        text.slice(0, 40),
+      );
   });
 });
 

@@ -190,6 +190,11 @@ export async function readBlobs(
 ): Promise<HistoryOutcome> {
   if (oids.length === 0) return { ok: true, commits: 0 };
   let pending: Buffer = Buffer.alloc(0);
+  // Chunks of a body not yet whole, joined once it is: joining each chunk onto the last
+  // copied a large blob once per chunk, and that garbage (outside the JS heap, so collected
+  // late) raised the scan's peak RSS by ~20 MB on kubernetes/community.
+  let waiting: Buffer[] = [];
+  let waitingBytes = 0;
   let body: { oid: string; size: number } | undefined;
   const drain = () => {
     for (;;) {
@@ -215,7 +220,15 @@ export async function readBlobs(
     ...(options.deadline ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onStdout: (chunk) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      if (body !== undefined && pending.length + waitingBytes + chunk.length < body.size + 1) {
+        waiting.push(chunk);
+        waitingBytes += chunk.length;
+        return;
+      }
+      pending =
+        pending.length === 0 && waiting.length === 0 ? chunk : Buffer.concat([pending, ...waiting, chunk]);
+      waiting = [];
+      waitingBytes = 0;
       drain();
     },
   });
