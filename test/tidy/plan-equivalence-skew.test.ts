@@ -26,6 +26,17 @@ async function plan(r: TestRepo): Promise<TidyPlanV1> {
   return checkedPlan(result.json);
 }
 
+/** The evidence of a squash found by patch-id. */
+function squashFound(squash: string, mergeBase: string) {
+  return {
+    status: 'equivalent',
+    method: 'patch-id',
+    base_commit: squash,
+    merge_base: mergeBase,
+    detail: `its cumulative change since ${mergeBase} has the patch-id of base commit ${squash}`,
+  };
+}
+
 describe('tidy plan: equivalence evidence under skewed commit dates', () => {
   it('a base commit dated before its parent: the merge base is the one merge-base --all gives, not the date walk', async () => {
     const r = makeRepo();
@@ -54,16 +65,10 @@ describe('tidy plan: equivalence evidence under skewed commit dates', () => {
       'git lists a commit the base reaches as the branch own',
     );
     assert.equal(r.git(['merge-base', '--all', 'main', tip]), c);
-    assert.deepEqual(target(await plan(r), 'refs/heads/topic').evidence.equivalence, {
-      status: 'equivalent',
-      method: 'patch-id',
-      base_commit: squash,
-      merge_base: c,
-      detail: `its cumulative change since ${c} has the patch-id of base commit ${squash}`,
-    });
+    assert.deepEqual(target(await plan(r), 'refs/heads/topic').evidence.equivalence, squashFound(squash, c));
   });
 
-  it("a branch commit dated before its own parent is checked per branch, with that route's answer", async () => {
+  it("a branch commit dated before its own parent gets the per-branch route's answer", async () => {
     const r = makeRepo();
     repos.push(r);
     const fork = r.commit('main one', { 'a.txt': '1\n' }, { date: at(10) });
@@ -74,12 +79,9 @@ describe('tidy plan: equivalence evidence under skewed commit dates', () => {
     r.commit('main two', { 'b.txt': '2\n' }, { date: at(40) });
     r.git(['merge', '-q', '--squash', 'topic']);
     const squash = r.commit('Squashed topic (#8)', {}, { date: at(50) });
-    assert.deepEqual(target(await plan(r), 'refs/heads/topic').evidence.equivalence, {
-      status: 'equivalent',
-      method: 'patch-id',
-      base_commit: squash,
-      merge_base: fork,
-      detail: `its cumulative change since ${fork} has the patch-id of base commit ${squash}`,
-    });
+    assert.deepEqual(
+      target(await plan(r), 'refs/heads/topic').evidence.equivalence,
+      squashFound(squash, fork),
+    );
   });
 });
