@@ -479,9 +479,11 @@ export async function readEquivalence(
         const tip = tips[next++]!;
         byTip.set(
           tip,
-          share.isExpired || ctx.signal?.aborted
-            ? skipped('the time share for equivalence checks (half the planning deadline) ran out')
-            : await finishBatched(tip, answers.get(tip), baseTree, request, call, probe),
+          ctx.signal?.aborted
+            ? skipped('cancelled')
+            : share.isExpired
+              ? skipped('the time share for equivalence checks (half the planning deadline) ran out')
+              : await finishBatched(tip, answers.get(tip), baseTree, request, call, probe),
         );
       }
     };

@@ -50,6 +50,8 @@ export interface PlanOptions {
   signal?: AbortSignal;
   /** Test seam: runs between the observation's first and second read. */
   betweenReads?: () => void | Promise<void>;
+  /** Test seam: runs after the decisions, before the equivalence evidence. */
+  beforeEvidence?: () => void;
 }
 
 export interface PlanResult {
@@ -191,6 +193,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
     plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
     plan.targets = decideGitTargets(observation);
+    options.beforeEvidence?.();
     // Evidence only, after the decisions: it never changes one.
     const equivalence = await readEquivalence(
       plan.targets,
@@ -203,6 +206,12 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
       },
       { deadline, bounds, signal: options.signal, cwd: layout.path, counter },
     );
+    // Interrupted while the evidence was read: the plan is not complete (nothing is stored).
+    if (options.signal?.aborted)
+      throw new IncompleteObservationError(
+        'cancelled',
+        'the plan was interrupted during the equivalence checks',
+      );
     for (const target of plan.targets) {
       const found = equivalence.get(target.ref);
       if (found !== undefined) target.evidence.equivalence = found;

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { fixedClock } from '../../src/core/clock.js';
 import { MAX_PATCH_ID_COMMITS } from '../../src/tidy/equivalence-git.js';
+import { planTidy } from '../../src/tidy/plan.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
@@ -196,6 +198,23 @@ describe('stw tidy plan: squash evidence', () => {
       target(one, 'refs/heads/a-old').evidence.equivalence?.detail,
       'beyond the bound of 1 equivalence checks per plan (--equivalence-checks)',
     );
+  });
+
+  it('interrupted during the evidence, the plan is incomplete (cancelled), not complete with checks skipped', async () => {
+    const { r } = squashScenario();
+    const interrupt = new AbortController();
+    const { plan, exitCode } = await planTidy({
+      path: r.dir,
+      base: 'refs/heads/main',
+      clock: fixedClock(STW_NOW),
+      signal: interrupt.signal,
+      beforeEvidence: () => interrupt.abort(),
+    });
+    assert.equal(exitCode, 1);
+    assert.equal(plan.status, 'incomplete');
+    assert.equal(plan.refusal?.code, 'cancelled');
+    assert.deepEqual(plan.targets, []);
+    assert.deepEqual(plan.effects, []);
   });
 
   it('beyond --equivalence-checks the rest are skipped and say so; 0 checks none', async () => {
