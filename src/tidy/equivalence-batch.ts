@@ -625,8 +625,11 @@ export async function batchEvidence(
   if (!gitAtLeast(request.gitVersion, 2, 39)) return answers;
   const listing = await probesFor(tips, request, ctx, answers);
   const { listed } = listing;
+  // Nothing answered yet and nothing to probe: every tip goes per branch, no check needed.
   if (listing.probes.length === 0)
-    return keepStanding(answers, await standingTips(listing.bottoms, request, ctx));
+    return answers.size === 0
+      ? answers
+      : keepStanding(answers, await standingTips(listing.bottoms, request, ctx));
   // The base range is listed while the changes are read; once the changes are known, the
   // base's entries and the base commits touching the changed paths are read at once too,
   // over the range the listing most likely covers (down to the oldest merge base). That

@@ -57,7 +57,7 @@ const CONCURRENCY = 2;
 export { MAX_PATCH_ID_COMMITS };
 
 export interface EquivalenceRequest {
-  /** The repository's common git dir: its `objects` are the probe's alternates. */
+  /** The repository's common git dir: its `objects` are the test merges' alternates. */
   commonDir: string;
   objectFormat: ObjectFormat;
   baseOid: string;
@@ -71,9 +71,9 @@ export interface EquivalenceRequest {
 }
 
 /**
- * A private object directory for probe objects, reading the repository's through alternates.
- * It is made on first use: only a probe commit or a test merge writes objects, and a plan
- * whose checks the batch answers whole needs none.
+ * A private object directory for the test merges' objects, reading the repository's through
+ * alternates. It is made on first use: only a test merge writes objects, and a plan whose
+ * checks need none makes none.
  */
 class ScratchObjects {
   private made: Promise<{ root: string; objectDir: string }> | undefined;

@@ -63,20 +63,25 @@ export function jjTaskRepo(options: { colocate?: boolean } = {}): JjTaskFixture 
   return { repo, stateDir, parent, main };
 }
 
-export function createJjTask(f: JjTaskFixture, taskId = 'task-1', extra: string[] = []) {
+export function createJjTask(
+  f: JjTaskFixture,
+  taskId = 'task-1',
+  extra: string[] = [],
+  given: { base?: string; owner?: string; dest?: string } = {},
+) {
   return runCliJson<TaskCreateResult>(
     [
       'task',
       'create',
       f.repo.dir,
       '--base',
-      'main',
+      given.base ?? 'main',
       '--task',
       taskId,
       '--owner',
-      'alice',
+      given.owner ?? 'alice',
       '--dest',
-      join(f.parent, taskId),
+      given.dest ?? join(f.parent, taskId),
       '--state-dir',
       f.stateDir,
       ...extra,
@@ -153,24 +158,7 @@ describe('stw task create on jj', () => {
     const before = f.repo.opLog();
     const branch = await createJjTask(f, 'b', ['--branch', 'x']);
     assert.equal(branch.json.refusal?.code, 'unsupported');
-    const unknown = await runCliJson<TaskCreateResult>(
-      [
-        'task',
-        'create',
-        f.repo.dir,
-        '--base',
-        'refs/heads/main',
-        '--task',
-        'u',
-        '--owner',
-        'o',
-        '--dest',
-        join(f.parent, 'u'),
-        '--state-dir',
-        f.stateDir,
-      ],
-      { cwd: f.repo.dir, env: env() },
-    );
+    const unknown = await createJjTask(f, 'u', [], { base: 'refs/heads/main', owner: 'o' });
     assert.equal(unknown.json.refusal?.code, 'base-unresolved');
     for (const result of [branch, unknown]) {
       assert.equal(result.code, 1);
@@ -184,24 +172,7 @@ describe('stw task create on jj', () => {
     );
     const first = await createJjTask(f, 'dup');
     assert.equal(first.code, 0, first.stderr);
-    const again = await runCliJson<TaskCreateResult>(
-      [
-        'task',
-        'create',
-        f.repo.dir,
-        '--base',
-        'main',
-        '--task',
-        'dup',
-        '--owner',
-        'alice',
-        '--dest',
-        join(f.parent, 'other'),
-        '--state-dir',
-        f.stateDir,
-      ],
-      { cwd: f.repo.dir, env: env() },
-    );
+    const again = await createJjTask(f, 'dup', [], { dest: join(f.parent, 'other') });
     assert.equal(again.json.refusal?.code, 'task-exists');
     // A workspace of that name made by someone else is never taken over.
     f.repo.jj(['workspace', 'add', '--name', 'stw-task-taken', join(f.parent, 'by-hand')]);
