@@ -19,6 +19,8 @@ export class ChangeBuffer {
   private readonly paths: string[] = [];
   private readonly idOf = new Map<string, number>();
   private readonly oids = new Map<number, { oldOid?: string; newOid?: string }>();
+  /** `keepsBlobIds` of each interned path, asked once per path rather than once per change. */
+  private readonly keeps: boolean[] = [];
 
   constructor(private readonly keepsBlobIds: (path: string) => boolean) {}
 
@@ -29,16 +31,17 @@ export class ChangeBuffer {
   push(change: HistoryChange): void {
     if (this.size === this.pathIds.length) this.grow();
     const i = this.size++;
-    this.pathIds[i] = this.intern(change.path);
+    const pathId = this.intern(change.path);
+    this.pathIds[i] = pathId;
     this.fromIds[i] = change.from === undefined ? -1 : this.intern(change.from);
     this.commits[i] = change.commit;
     this.statuses[i] = change.status.charCodeAt(0);
     this.times[change.commit] = change.time;
-    if ((change.oldOid !== undefined || change.newOid !== undefined) && this.keepsBlobIds(change.path)) {
-      this.oids.set(i, {
-        ...(change.oldOid !== undefined ? { oldOid: change.oldOid } : {}),
-        ...(change.newOid !== undefined ? { newOid: change.newOid } : {}),
-      });
+    if ((change.oldOid !== undefined || change.newOid !== undefined) && this.keepsBlobIdsOf(pathId)) {
+      const oids: { oldOid?: string; newOid?: string } = {};
+      if (change.oldOid !== undefined) oids.oldOid = change.oldOid;
+      if (change.newOid !== undefined) oids.newOid = change.newOid;
+      this.oids.set(i, oids);
     }
   }
 
@@ -47,17 +50,29 @@ export class ChangeBuffer {
     for (let i = 0; i < this.size; i++) {
       const from = this.fromIds[i]!;
       const commit = this.commits[i]!;
-      onChange({
+      const change: HistoryChange = {
         time: this.times[commit]!,
         commit,
         path: this.paths[this.pathIds[i]!]!,
-        ...(from === -1 ? {} : { from: this.paths[from]! }),
         status: String.fromCharCode(this.statuses[i]!),
-        ...this.oids.get(i),
-      });
+      };
+      if (from !== -1) change.from = this.paths[from]!;
+      const oids = this.oids.get(i);
+      if (oids?.oldOid !== undefined) change.oldOid = oids.oldOid;
+      if (oids?.newOid !== undefined) change.newOid = oids.newOid;
+      onChange(change);
     }
     this.size = 0;
     this.oids.clear();
+  }
+
+  private keepsBlobIdsOf(pathId: number): boolean {
+    let keeps = this.keeps[pathId];
+    if (keeps === undefined) {
+      keeps = this.keepsBlobIds(this.paths[pathId]!);
+      this.keeps[pathId] = keeps;
+    }
+    return keeps;
   }
 
   private intern(path: string): number {

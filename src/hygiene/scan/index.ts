@@ -16,7 +16,7 @@ import { defaultParseWorkers } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
-import { ProjectWalk } from './walk.js';
+import { docGlobs, ProjectWalk } from './walk.js';
 
 export { HISTORY_SIGNALS } from './signals/index.js';
 export { THRESHOLDS } from './thresholds.js';
@@ -84,7 +84,27 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
   const prefix = inRepo && toplevel !== realRoot ? `${toPosix(relative(toplevel!, realRoot))}/` : '';
 
   progress('listing files');
-  const [walk, partialClone] = await Promise.all([
+  // The history pass starts as soon as it is known to be safe (no partial clone), beside the
+  // listing: it is the longest thing a scan waits for besides parsing. Blob ids are read for
+  // docs only: a doc matches the globs, or is Markdown reached otherwise.
+  const inGlobs = picomatch(docGlobs(config), { dot: true });
+  const startHistory = async () => {
+    const partialClone = inRepo ? await isPartialClone(root, options.deadline) : false;
+    const history =
+      inRepo && !partialClone
+        ? new HistoryReader(
+            toplevel!,
+            {
+              ...(options.deadline ? { deadline: options.deadline } : {}),
+              ...(options.signal ? { signal: options.signal } : {}),
+            },
+            (path) =>
+              path.startsWith(prefix) && (inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path)),
+          )
+        : undefined;
+    return { partialClone, history };
+  };
+  const [walk, { partialClone, history }] = await Promise.all([
     ProjectWalk.list({
       root,
       realRoot,
@@ -93,23 +113,10 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       ...(options.scopes ? { scopes: options.scopes } : {}),
       ...(options.deadline ? { deadline: options.deadline } : {}),
     }),
-    inRepo ? isPartialClone(root, options.deadline) : Promise.resolve(false),
+    startHistory(),
   ]);
 
   progress(`reading ${walk.candidates.length} docs`);
-  const history =
-    inRepo && !partialClone
-      ? new HistoryReader(
-          toplevel!,
-          {
-            ...(options.deadline ? { deadline: options.deadline } : {}),
-            ...(options.signal ? { signal: options.signal } : {}),
-          },
-          // Blob ids are read for docs only: a doc matches the globs, or is Markdown reached otherwise.
-          (path) =>
-            path.startsWith(prefix) && (walk.inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path)),
-        )
-      : undefined;
   // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
   await walk.readAhead(options.parseWorkers ?? defaultParseWorkers(walk.candidates.length));
   for (let i = 0; i < walk.candidates.length; i++) {

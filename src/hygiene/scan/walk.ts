@@ -173,7 +173,7 @@ export class ProjectWalk {
     const excludedDirs = config.scan.excluded_dirs.map((d) => toPosix(d).replace(/^\.\/+|\/+$/g, ''));
     this.dirNames = new Set(excludedDirs.filter((d) => !d.includes('/')));
     this.dirPaths = excludedDirs.filter((d) => d.includes('/'));
-    this.globs = [...config.scan.globs, ...AGENT_CONTEXT_GLOBS.filter((g) => !config.scan.globs.includes(g))];
+    this.globs = docGlobs(config);
     this.inGlobs = picomatch(this.globs, { dot: true });
     this.isAgentContextPath = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
     this.scopes = (options.scopes ?? []).map((s) => scopeGlob(options.root, s));
@@ -342,6 +342,11 @@ export class ProjectWalk {
     this.docs.set(file, doc);
     return doc;
   }
+}
+
+/** The globs a doc matches: the configured ones and every agent-context file's. */
+export function docGlobs(config: HygieneConfig): string[] {
+  return [...config.scan.globs, ...AGENT_CONTEXT_GLOBS.filter((g) => !config.scan.globs.includes(g))];
 }
 
 /** Normalises a scope (glob, directory or file, root-relative) into a glob. */
