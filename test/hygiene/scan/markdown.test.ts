@@ -3,6 +3,25 @@ import { describe, it } from 'node:test';
 import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
 
 describe('parseMarkdown', () => {
+  it('reads CRLF, a lone CR and NUL as markdown-it does (the scanner rewrites them itself)', () => {
+    const lf = parseMarkdown('# Title\n\nSee [a](a.md)\nand [b][b].\n\n[b]: b.md\n');
+    const crlf = parseMarkdown('# Title\r\n\r\nSee [a](a.md)\r\nand [b][b].\r\n\r\n[b]: b.md\r\n');
+    assert.deepEqual(crlf.refs, lf.refs);
+    assert.deepEqual(
+      lf.refs.map((r) => [r.line, r.kind, r.target]),
+      [
+        [3, 'link', 'a.md'],
+        [6, 'definition', 'b.md'],
+      ],
+    );
+    assert.deepEqual([...crlf.anchors], ['title']);
+    // A lone CR ends a line for markdown-it: the heading after it is a heading.
+    assert.deepEqual([...parseMarkdown('intro\r# Heading\r\n').anchors], ['heading']);
+    // NUL becomes U+FFFD, so the target is not the text on the line and is not reported.
+    assert.deepEqual(parseMarkdown('[n](x\0y.md)\n').refs, []);
+    assert.equal(parseMarkdown('[n](xy.md)\n').refs.length, 1);
+  });
+
   it('finds each reference on its line; a link that spans lines on the line of its `[`', () => {
     const doc = parseMarkdown(
       [
