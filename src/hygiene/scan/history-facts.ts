@@ -226,7 +226,12 @@ export class HistoryReader {
     return this.early.length;
   }
 
-  /** Reads the rest of history for `docs` and the paths they reference. */
+  /**
+   * Reads the rest of history for `docs` and the paths they reference. The versions of docs
+   * that may be append-only are read afterwards, through another git process: `growth`
+   * settles once they are, and with it the paths whose history is incomplete, so that the
+   * caller can do what needs neither meanwhile.
+   */
   async aggregate(
     docs: ReadonlyMap<string, Doc>,
     referencedBy: ReadonlyMap<string, readonly string[]>,
@@ -237,7 +242,11 @@ export class HistoryReader {
       /** Paths to look out for: `existed` says which of them history shows. */
       wanted?: ReadonlySet<string>;
     } = {},
-  ): Promise<{ outcome: HistoryOutcome; facts: Omit<HistoryFacts, 'complete'> }> {
+  ): Promise<{
+    outcome: HistoryOutcome;
+    facts: Omit<HistoryFacts, 'complete' | 'growth' | 'incomplete'>;
+    growth: Promise<Pick<HistoryFacts, 'growth' | 'incomplete'>>;
+  }> {
     const subject: Subject = { docs, referencedBy, prefix, wanted: options.wanted ?? new Set() };
     const wantLineCounts = options.lineCounts ?? true;
     let changes = new Aggregate(subject);
@@ -254,20 +263,24 @@ export class HistoryReader {
       }
     }
     if (!outcome.ok) changes.renames.clear();
-    const growth =
-      outcome.ok && wantLineCounts ? await this.growthOf(subject, changes.versions, incomplete) : new Map();
+    const read = outcome.ok && wantLineCounts;
+    const growth = (
+      read ? this.growthOf(subject, changes.versions, incomplete) : Promise.resolve(new Map())
+    ).then((byDoc) => ({
+      growth: byDoc,
+      incomplete: [...incomplete]
+        .map(([path, reason]) => ({ path, reason }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    }));
     return {
       outcome,
       facts: {
         renames: changes.renames,
         lastCommit: changes.lastCommit,
-        growth,
         churn: changes.churn,
         existed: changes.existed,
-        incomplete: [...incomplete]
-          .map(([path, reason]) => ({ path, reason }))
-          .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
       },
+      growth,
     };
   }
 

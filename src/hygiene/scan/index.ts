@@ -15,7 +15,7 @@ import { readVersionFacts } from './manifests.js';
 import { defaultParseWorkers } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
-import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput } from './signals/index.js';
+import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput, type SignalModule } from './signals/index.js';
 import { docGlobs, ProjectWalk } from './walk.js';
 
 export { HISTORY_SIGNALS } from './signals/index.js';
@@ -132,16 +132,23 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     for (const signal of HISTORY_SIGNALS) unavailable.push({ signal, reason });
   };
   let historyFacts: HistoryFacts = NO_HISTORY;
+  /** Growth and incomplete paths, still being read when the other history facts are known. */
+  let growth: Promise<Pick<HistoryFacts, 'growth' | 'incomplete'>> = Promise.resolve({
+    growth: NO_HISTORY.growth,
+    incomplete: NO_HISTORY.incomplete,
+  });
   if (!inRepo) markUnavailable(EXPECTED_UNAVAILABLE.notRepo);
   else if (partialClone) markUnavailable(EXPECTED_UNAVAILABLE.partialClone);
   else {
     progress(`reading history (${history!.buffered} file changes already read)`);
-    const { outcome, facts: read } = await history!.aggregate(facts.docs, facts.referencedBy, prefix, {
+    const read = await history!.aggregate(facts.docs, facts.referencedBy, prefix, {
       lineCounts: !repo?.isShallow,
       wanted: unresolvedTargets(facts),
     });
+    const { outcome } = read;
     const complete = outcome.ok && !repo?.isShallow;
-    historyFacts = { ...read, complete };
+    historyFacts = { ...read.facts, growth: new Map(), incomplete: [], complete };
+    growth = read.growth;
     if (!outcome.ok) {
       // An unborn branch has no history to read; anything else is a failure to read it.
       markUnavailable(
@@ -169,15 +176,21 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     whoLoads: new WhoLoads(agents),
   };
   const signals = new Map<string, Signal[]>();
-  for (const module of SIGNAL_MODULES) {
-    if (module.needs.includes('history') && !historyFacts.complete) continue;
-    await module.collect(input, (path, signal) => {
+  const collect = async (module: SignalModule, from: SignalInput) =>
+    module.collect(from, (path, signal) => {
       const named: Signal = { name: module.name, ...signal };
       const list = signals.get(path);
       if (list) list.push(named);
       else signals.set(path, [named]);
     });
-  }
+  // The modules that need no growth run while the versions of docs are still being read; the
+  // order of modules does not show in the artifact (`sortSignals`).
+  const needsHistory = (module: SignalModule) => module.needs.includes('history');
+  for (const module of SIGNAL_MODULES) if (!needsHistory(module)) await collect(module, input);
+  historyFacts = { ...historyFacts, ...(await growth) };
+  for (const module of SIGNAL_MODULES)
+    if (needsHistory(module) && historyFacts.complete)
+      await collect(module, { ...input, history: historyFacts });
 
   const shortlist = [...facts.docs.keys()].sort(cmp);
   progress(`scanned ${shortlist.length} docs`);
