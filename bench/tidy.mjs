@@ -161,7 +161,9 @@ function comparePlans(dir, branches, forEachRef) {
         env: gitEnv,
         maxBuffer: 64 * 1024 * 1024,
       });
-      execFileSync(process.execPath, ['-e', '0']);
+      // The same environment as the plan's: an inherited NODE_EXTRA_CA_CERTS alone can add
+      // tens of milliseconds to node's start, and a floor must not include what the plan skips.
+      execFileSync(process.execPath, ['-e', '0'], { env: gitEnv });
       kind.wall.push(performance.now() - start);
       kind.cpu.push(cpuMs([forEachRef, [process.execPath, '-e', '0']], gitEnv, dir));
       return;
@@ -201,7 +203,7 @@ function comparePlans(dir, branches, forEachRef) {
 }
 
 console.log(`load average at start: ${loadavg()} (${os.cpus().length} cores)`);
-const nodeStart = time(() => execFileSync(process.execPath, ['-e', '0']));
+const nodeStart = time(() => execFileSync(process.execPath, ['-e', '0'], { env: gitEnv }));
 console.log(`node -e 0 (process start, for scale): ${fmt(nodeStart)}`);
 
 // STW_BENCH_TIDY_SIZES=1000 times one size only (e.g. while iterating).

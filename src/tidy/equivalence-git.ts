@@ -68,6 +68,8 @@ export interface EquivalenceRequest {
    * order if the times cannot be read); 0 checks none.
    */
   maxChecks: number;
+  /** Committer time of each tip, by object id (GitObservation.tipTimes): the check order. */
+  tipTimes?: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -385,39 +387,20 @@ async function finishBatched(
 }
 
 /**
- * The candidates in the order they are checked: newest tip first (committer time), then by
- * ref name. A squash-merged branch is most often a recent one, and a recent merge base
- * keeps its checks short; when there are more candidates than checks, the checks go there.
- * The order is a priority, never evidence: if the times cannot be read, target order stands.
+ * The candidates in the order they are checked: newest tip first (committer time, read by
+ * the observation), then by ref name. A squash-merged branch is most often a recent one,
+ * and a recent merge base keeps its checks short; when there are more candidates than
+ * checks, the checks go there. The order is a priority, never evidence: without the times,
+ * target order stands.
  */
-async function newestFirst<T extends PlanTarget & { oid: string }>(
+function newestFirst<T extends PlanTarget & { oid: string }>(
   candidates: readonly T[],
   request: EquivalenceRequest,
-  ctx: GitCallContext,
-): Promise<readonly T[]> {
-  if (request.maxChecks === 0 || candidates.length <= request.maxChecks) return candidates;
-  const label = 'git rev-list --no-walk --timestamp (tips)';
-  const times = new Map<string, number>();
-  try {
-    const tips = [...new Set(candidates.map((target) => target.oid))];
-    const hex = request.objectFormat === 'sha256' ? 64 : 40;
-    // One line a tip: its time (at most 20 digits), a space, its id and a newline.
-    const maxOutputBytes = tips.length * (hex + 22);
-    const text = await observeGitOk(
-      ['rev-list', '--no-walk', '--timestamp', '--stdin'],
-      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes } },
-      label,
-      tips.map((tip) => `${tip}\n`).join(''),
-    );
-    for (const line of firstLines(text)) {
-      const [time = '', oid = ''] = line.split(' ');
-      if (!/^\d+$/.test(time) || !isFullOid(oid, request.objectFormat)) return candidates;
-      times.set(oid, Number(time));
-    }
-  } catch (error) {
-    if (error instanceof IncompleteObservationError) return candidates;
-    throw error;
-  }
+): readonly T[] {
+  const times = request.tipTimes;
+  if (request.maxChecks === 0 || candidates.length <= request.maxChecks || times === undefined)
+    return candidates;
+  // A tip without a time (not a commit) goes last.
   const time = (target: T) => times.get(target.oid) ?? -1;
   return [...candidates].sort((a, b) => time(b) - time(a) || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
 }
@@ -441,7 +424,7 @@ export async function readEquivalence(
   if (candidates.length === 0) return evidence;
   const share: Deadline = ctx.deadline.capped(ctx.deadline.remainingMs() / 2);
   const call: GitCallContext = { ...ctx, deadline: share };
-  const ordered = await newestFirst(candidates, request, call);
+  const ordered = newestFirst(candidates, request);
   const checked = ordered.slice(0, request.maxChecks);
   for (const target of ordered.slice(checked.length))
     evidence.set(

@@ -77,6 +77,11 @@ export interface GitObservation {
   worktreesChanged: boolean;
   /** Number of git processes this observation ran. */
   gitCalls: number;
+  /**
+   * Committer time (seconds) of each tip, by object id, when the request asked for it and
+   * the times could be read; an order for the evidence, never a decision's input.
+   */
+  tipTimes?: ReadonlyMap<string, number>;
 }
 
 /** Facts observed so far, filled in as the observation proceeds (for refused/incomplete plans). */
@@ -551,6 +556,42 @@ export async function readObjectTypes(
 }
 
 /**
+ * Each tip's committer time, one `rev-list --no-walk --timestamp --stdin`, beside the
+ * ancestry read (it is not on the way to a decision). Undefined when the times cannot be
+ * read (a missing object, unexpected output): the times are a priority, never evidence.
+ * Its own output bound, sized from the tips: one line a tip of at most 20 digits, a space,
+ * its id and a newline.
+ */
+export async function readTipTimes(
+  oids: readonly string[],
+  objectFormat: ObjectFormat,
+  ctx: GitCallContext,
+): Promise<Map<string, number> | undefined> {
+  const tips = [...new Set(oids)];
+  if (tips.length === 0) return new Map();
+  const label = 'git rev-list --no-walk --timestamp (tips)';
+  let text: string;
+  try {
+    text = await observeGitOk(
+      ['rev-list', '--no-walk', '--timestamp', '--stdin'],
+      { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: tips.length * (oidLength(objectFormat) + 22) } },
+      label,
+      tips.map((tip) => `${tip}\n`).join(''),
+    );
+  } catch (error) {
+    if (error instanceof IncompleteObservationError) return undefined;
+    throw error;
+  }
+  const times = new Map<string, number>();
+  for (const line of lines(text)) {
+    const [time = '', oid = ''] = line.split(' ');
+    if (!/^\d+$/.test(time) || !isFullOid(oid, objectFormat)) return undefined;
+    times.set(oid, Number(time));
+  }
+  return times;
+}
+
+/**
  * The names among the selected refs whose tips are reachable from the base commit, by
  * native ancestry (`for-each-ref --merged`, one traversal per call; replace objects and
  * grafts are off in the hardened environment). `names` undefined → all local branches.
@@ -901,7 +942,11 @@ export async function observeGit(
 
   const counter = ctx.counter ?? { calls: 0 };
   counter.calls += 1; // discoverRepo
-  const layout = await discoverGitLayout(request.path, ctx);
+  // `git version` reads no repository: it runs beside the discovery, from the root.
+  const [layout, gitVersion] = await settleAll([
+    discoverGitLayout(request.path, ctx),
+    readGitVersion({ ...ctx, cwd: '/', counter }).then((version) => (partial.gitVersion = version)),
+  ]);
   partial.layout = layout;
   const call: GitCallContext = { ...ctx, cwd: layout.path, counter };
   const format = layout.objectFormat;
@@ -916,8 +961,7 @@ export async function observeGit(
     request.refs === undefined &&
     request.baseSelector.startsWith('refs/heads/') &&
     isValidFullRefName(request.baseSelector);
-  const [gitVersion, resolvedBase, worktrees, allTips] = await settleAll([
-    readGitVersion(call).then((version) => (partial.gitVersion = version)),
+  const [resolvedBase, worktrees, allTips] = await settleAll([
     baseIsListed
       ? Promise.resolve(undefined)
       : resolveBase(request.baseSelector, format, call).then((resolved) => (partial.base = resolved)),
@@ -949,15 +993,28 @@ export async function observeGit(
   }
   const present = names.filter((name) => tips.has(name));
 
-  const [types, merged] = await settleAll([
+  const wantsTimes = request.tipTimesAbove !== undefined && present.length > request.tipTimesAbove;
+  const typesRead =
     allTips?.types !== undefined
       ? Promise.resolve(allTips.types)
       : readObjectTypes(
           present.map((name) => tips.get(name)!.oid),
           format,
           call,
-        ),
+        );
+  const [types, merged, tipTimes] = await settleAll([
+    typesRead,
     readMergedNames(base.oid, request.refs === undefined ? undefined : present, call),
+    wantsTimes
+      ? typesRead.then((known) =>
+          readTipTimes(
+            // Commits only: a missing object fails the read, and a tag is peeled to another id.
+            present.map((name) => tips.get(name)!.oid).filter((oid) => known.get(oid) === 'commit'),
+            format,
+            call,
+          ),
+        )
+      : Promise.resolve(undefined),
   ]);
 
   await ctx.betweenReads?.();
@@ -1006,6 +1063,7 @@ export async function observeGit(
     worktreeStates,
     worktreesChanged,
     gitCalls: counter.calls,
+    ...(tipTimes !== undefined ? { tipTimes } : {}),
   };
 }
 

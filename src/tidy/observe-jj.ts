@@ -88,13 +88,98 @@ export async function readOperationParents(op: string, ctx: JjCallContext): Prom
 
 const pinned = (op: string, args: readonly string[]) => ['--ignore-working-copy', `--at-op=${op}`, ...args];
 
+const BOOKMARK_ENTRY = 'json(self) ++ "\\n"';
+
+/**
+ * Every bookmark entry (local, and each remote's, the git pseudo-remote's included). One
+ * call when the listing fits the output bound; past it (a few hundred bookmarks in a
+ * colocated repository) the names are listed alone, one line an entry, and the entries
+ * read in chunks of exact names, in the same order. The chunks must give back exactly the
+ * entries the names listing counted, or the evidence is incomplete.
+ */
 export async function readBookmarks(op: string, ctx: JjCallContext): Promise<JjBookmarks> {
+  try {
+    const out = await jjOk(
+      pinned(op, ['bookmark', 'list', '--all-remotes', '-T', BOOKMARK_ENTRY]),
+      ctx,
+      'jj bookmark list',
+    );
+    return parseBookmarkList(out, ctx.bounds.maxEntries);
+  } catch (error) {
+    if (!(error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded')) throw error;
+  }
+  const entries = await readBookmarkNames(op, ctx);
+  const perName = new Map<string, number>();
+  for (const name of entries) perName.set(name, (perName.get(name) ?? 0) + 1);
+  // An entry is its name, a remote's name, two commit ids and the JSON around them; more
+  // (a conflicted bookmark's targets) and the chunk is split.
+  const cost = (name: string) => perName.get(name)! * (utf8Bytes(name) + 256) + utf8Bytes(jjExact(name));
+  const texts: string[] = [];
+  for (const chunk of chunkByCost([...perName.keys()], cost, ctx.bounds.maxOutputBytes))
+    texts.push(...(await readBookmarkChunk(op, chunk, ctx)));
+  const bookmarks = parseBookmarkList(texts.join(''), ctx.bounds.maxEntries);
+  const listed = [...bookmarks.local, ...bookmarks.remote].map((entry) => entry.name).sort();
+  const expected = [...entries].sort();
+  if (listed.length !== expected.length || listed.some((name, at) => name !== expected[at]))
+    throw new IncompleteObservationError(
+      'malformed-output',
+      'jj bookmark list: the entries read by name differ from the names listed',
+    );
+  return bookmarks;
+}
+
+/** One line an entry: each bookmark's name as often as it has entries, in listing order. */
+async function readBookmarkNames(op: string, ctx: JjCallContext): Promise<string[]> {
+  const label = 'jj bookmark list (names)';
   const out = await jjOk(
-    pinned(op, ['bookmark', 'list', '--all-remotes', '-T', 'json(self) ++ "\\n"']),
+    pinned(op, ['bookmark', 'list', '--all-remotes', '-T', 'json(name) ++ "\\n"']),
     ctx,
-    'jj bookmark list',
+    label,
   );
-  return parseBookmarkList(out, ctx.bounds.maxEntries);
+  const lines = out === '' ? [] : out.slice(0, -1).split('\n');
+  if (out !== '' && !out.endsWith('\n'))
+    throw new IncompleteObservationError('malformed-output', `${label}: unterminated`);
+  if (lines.length > ctx.bounds.maxEntries)
+    throw new IncompleteObservationError(
+      'output-bound-exceeded',
+      `${label}: more than ${ctx.bounds.maxEntries} entries`,
+    );
+  return lines.map((line) => {
+    let name: unknown;
+    try {
+      name = JSON.parse(line);
+    } catch {
+      name = undefined;
+    }
+    if (typeof name !== 'string' || name === '')
+      throw new IncompleteObservationError('malformed-output', `${label}: unexpected output`);
+    return name;
+  });
+}
+
+/** The entries of the named bookmarks; a chunk past the output bound is read in halves. */
+async function readBookmarkChunk(
+  op: string,
+  names: readonly string[],
+  ctx: JjCallContext,
+): Promise<string[]> {
+  try {
+    return [
+      await jjOk(
+        pinned(op, ['bookmark', 'list', '--all-remotes', '-T', BOOKMARK_ENTRY, ...names.map(jjExact)]),
+        ctx,
+        'jj bookmark list (by name)',
+      ),
+    ];
+  } catch (error) {
+    const tooLong = error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded';
+    if (!tooLong || names.length < 2) throw error;
+    const half = Math.ceil(names.length / 2);
+    return [
+      ...(await readBookmarkChunk(op, names.slice(0, half), ctx)),
+      ...(await readBookmarkChunk(op, names.slice(half), ctx)),
+    ];
+  }
 }
 
 export async function readWorkspaces(op: string, ctx: JjCallContext): Promise<JjWorkspace[]> {

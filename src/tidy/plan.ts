@@ -174,8 +174,15 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
       return { plan, exitCode: 0, recordPath, gitCalls: counter.calls };
     }
 
+    const maxChecks = options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS;
     const observation = await observeGit(
-      { path, baseSelector: options.base, refs: explicit },
+      // More branches than checks: the evidence checks the newest tips, by their times.
+      {
+        path,
+        baseSelector: options.base,
+        refs: explicit,
+        ...(maxChecks > 0 ? { tipTimesAbove: maxChecks } : {}),
+      },
       { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
     );
     const { layout } = observation;
@@ -202,7 +209,8 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
         objectFormat: layout.objectFormat,
         baseOid: observation.base.oid,
         gitVersion: observation.gitVersion,
-        maxChecks: options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS,
+        maxChecks,
+        tipTimes: observation.tipTimes,
       },
       { deadline, bounds, signal: options.signal, cwd: layout.path, counter },
     );

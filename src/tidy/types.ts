@@ -404,6 +404,11 @@ export interface ObserveRequest {
   refs: readonly string[] | undefined;
   /** Apply's re-observation: explicit refs that no longer exist are left out instead of refusing. */
   omitMissingRefs?: boolean;
+  /**
+   * Read each tip's committer time (GitObservation.tipTimes) when more than this many
+   * branches are selected: the squash evidence checks the newest first. Unset: never.
+   */
+  tipTimesAbove?: number;
 }
 
 /** What every observation call shares: one deadline for the whole command, and the bounds. */

@@ -13,7 +13,7 @@ import { checkedPlan, makeBranches, STW_NOW, target } from './helpers.js';
 const clock = fixedClock(STW_NOW);
 
 describe('tidy plan: git calls', () => {
-  it('every branch and a refs/heads/ base: six git calls, whatever the branch count', async () => {
+  it('every branch and a refs/heads/ base: seven git calls, whatever the branch count', async () => {
     const repo = makeRepo();
     try {
       const at = repo.head();
@@ -28,9 +28,17 @@ describe('tidy plan: git calls', () => {
       assert.equal(plan.status, 'complete');
       assert.equal(plan.base.oid, repo.head('refs/heads/main'));
       assert.equal(plan.effects.length, 200);
-      // rev-parse, version, the listing, worktree list; --merged; the listing again (the
-      // worktrees are re-checked by their files' fingerprint).
-      assert.equal(gitCalls, 6);
+      // rev-parse, version, the listing, worktree list; --merged and beside it the tips'
+      // committer times (more branches than equivalence checks: the newest are checked);
+      // the listing again (the worktrees are re-checked by their files' fingerprint).
+      assert.equal(gitCalls, 7);
+      const unchecked = await planTidy({
+        path: repo.dir,
+        base: 'refs/heads/main',
+        clock,
+        equivalenceChecks: 0,
+      });
+      assert.equal(unchecked.gitCalls, 6);
     } finally {
       repo.cleanup();
     }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
 import { planTidy } from '../../src/tidy/plan.js';
@@ -76,5 +78,35 @@ describe('tidy plan: which branches get the equivalence checks', () => {
     const beyond = 'beyond the bound of 16 equivalence checks per plan (--equivalence-checks)';
     assert.notEqual(target(json, 'refs/heads/b0899').evidence.equivalence?.detail, beyond);
     assert.equal(target(json, 'refs/heads/b0000').evidence.equivalence?.detail, beyond);
+  });
+});
+
+describe('tidy plan: the check order without every tip a commit', () => {
+  const beyond = 'beyond the bound of 16 equivalence checks per plan (--equivalence-checks)';
+
+  it('a tip whose object is missing, or which is a tag, leaves the newest-first order standing', async () => {
+    const r = manyBranches('sha1', 20);
+    r.git(['tag', '-a', '-m', 'v1', 'v1', 'refs/heads/b0000']);
+    // Loose refs git refuses to write: a branch at a tag object, and one at an object the
+    // repository does not have.
+    const heads = join(r.dir, '.git', 'refs', 'heads');
+    writeFileSync(join(heads, 'a-tag'), r.git(['rev-parse', 'refs/tags/v1']));
+    writeFileSync(join(heads, 'a-missing'), `${'ab'.repeat(20)}\n`);
+    const { plan } = await planTidy({ path: r.dir, base: 'refs/heads/main', clock });
+    const json = checkedPlan(plan);
+    assert.deepEqual(target(json, 'refs/heads/a-missing').reasons, ['uncertain']);
+    assert.deepEqual(target(json, 'refs/heads/a-tag').reasons, ['unsupported']);
+    assert.notEqual(target(json, 'refs/heads/b0019').evidence.equivalence?.detail, beyond);
+    assert.notEqual(target(json, 'refs/heads/b0004').evidence.equivalence?.detail, beyond);
+    assert.equal(target(json, 'refs/heads/b0003').evidence.equivalence?.detail, beyond);
+  });
+
+  it('branches selected by name are checked newest first too', async () => {
+    const r = manyBranches('sha1', 20);
+    const refs = Array.from({ length: 20 }, (_, i) => `refs/heads/b${String(i).padStart(4, '0')}`);
+    const { plan } = await planTidy({ path: r.dir, base: 'refs/heads/main', refs, clock });
+    const json = checkedPlan(plan);
+    assert.notEqual(target(json, 'refs/heads/b0004').evidence.equivalence?.detail, beyond);
+    assert.equal(target(json, 'refs/heads/b0003').evidence.equivalence?.detail, beyond);
   });
 });
