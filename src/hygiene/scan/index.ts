@@ -149,6 +149,9 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     const complete = outcome.ok && !repo?.isShallow;
     historyFacts = { ...read.facts, growth: new Map(), incomplete: [], complete };
     growth = read.growth;
+    // Awaited after the signals that need no growth: a rejection meanwhile must not count as
+    // unhandled (which would end the process before the await reports it).
+    growth.catch(() => {});
     if (!outcome.ok) {
       // An unborn branch has no history to read; anything else is a failure to read it.
       markUnavailable(
