@@ -112,6 +112,9 @@ export class JjApplyRun {
     this.expectedOp = inputs.plan.jj?.operation_id ?? '';
   }
 
+  /** Past the output bound once, the bookmark listings of this run are read by name at once. */
+  private readonly bookmarkListing = { byName: false };
+
   private ctx(grace = false): JjCallContext {
     const { bounds, deadline, options, env, plan } = this.inputs;
     return {
@@ -120,6 +123,7 @@ export class JjApplyRun {
       signal: grace ? undefined : options.signal,
       cwd: plan.repository!.path,
       env,
+      bookmarkListing: this.bookmarkListing,
     };
   }
 
@@ -198,8 +202,19 @@ export class JjApplyRun {
         error instanceof IncompleteObservationError &&
         (error.code === 'cancelled' || error.code === 'deadline')
       ) {
+        const cause = error.code === 'cancelled' ? 'signal' : 'deadline';
         const index = result.actions.findIndex((a) => a.outcome === 'not-attempted');
-        this.interrupt(error.code === 'cancelled' ? 'signal' : 'deadline', Math.max(0, index));
+        const inFlight = index >= 0 ? this.actions[index]! : undefined;
+        if (inFlight !== undefined && this.openIntents.has(inFlight.action_id)) {
+          // Stopped inside the action, its intent journaled: not "before" it. The next run
+          // inspects what it left (a recovery bookmark made is listed under recovery).
+          this.settle(index, {
+            outcome: 'failed',
+            reason: cause === 'signal' ? 'cancelled' : 'deadline',
+            message: `${cause === 'signal' ? 'stopped by a signal' : 'the deadline passed'} during this action, after its intent was journaled; the next run inspects it`,
+          });
+          this.interrupt(cause, index + 1);
+        } else this.interrupt(cause, Math.max(0, index));
       } else if (error instanceof OperationalError || isIoError(error)) {
         const message = (error as Error).message;
         result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };

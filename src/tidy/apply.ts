@@ -148,6 +148,8 @@ export interface TidyApplyOptions {
   onProgress?: (event: TidyApplyProgress) => void;
   /** TEST-ONLY: called at each protocol boundary; the CLI uses it for crash injection. */
   checkpoint?: (step: TidyApplyStep, actionId: number) => void | Promise<void>;
+  /** TEST-ONLY: the run's deadline instead of one `bounds.deadlineMs` from now. */
+  deadline?: Deadline;
 }
 
 /** What apply never does, stated with every result. */
@@ -385,7 +387,7 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
     );
 
   const bounds = options.bounds ?? { ...DEFAULT_APPLY_BOUNDS };
-  const deadline = Deadline.after(bounds.deadlineMs);
+  const deadline = options.deadline ?? Deadline.after(bounds.deadlineMs);
   const stateDir = resolve(options.stateDir);
   let plan: TidyPlanV1;
   let binding: RepositoryBinding;

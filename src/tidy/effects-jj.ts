@@ -8,6 +8,7 @@
  */
 import { jjExact } from '../core/jj.js';
 import { shellQuote } from './effects-git.js';
+import { settleAll } from './observe-git.js';
 import { GIT_PSEUDO_REMOTE, type JjCallContext, jjOk, readBookmarks, readWorkspaces } from './observe-jj.js';
 import type { JjBookmarks, JjWorkspace } from './observe-jj-parse.js';
 
@@ -35,7 +36,8 @@ export function viewOf(bookmarks: JjBookmarks, workspaces: readonly JjWorkspace[
 
 /** Reads the view at one operation (two pinned calls). */
 export async function readView(op: string, ctx: JjCallContext): Promise<JjView> {
-  const [bookmarks, workspaces] = await Promise.all([readBookmarks(op, ctx), readWorkspaces(op, ctx)]);
+  // Settled both: a failed read leaves no jj process behind.
+  const [bookmarks, workspaces] = await settleAll([readBookmarks(op, ctx), readWorkspaces(op, ctx)]);
   return viewOf(bookmarks, workspaces);
 }
 

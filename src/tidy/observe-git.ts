@@ -942,10 +942,13 @@ export async function observeGit(
 
   const counter = ctx.counter ?? { calls: 0 };
   counter.calls += 1; // discoverRepo
-  // `git version` reads no repository: it runs beside the discovery, from the root.
+  // `git version` reads no repository: it runs beside the discovery, in PATH as every other
+  // call does (a version manager's shim picks its git by the directory it runs in).
   const [layout, gitVersion] = await settleAll([
     discoverGitLayout(request.path, ctx),
-    readGitVersion({ ...ctx, cwd: '/', counter }).then((version) => (partial.gitVersion = version)),
+    readGitVersion({ ...ctx, cwd: resolve(request.path), counter }).then(
+      (version) => (partial.gitVersion = version),
+    ),
   ]);
   partial.layout = layout;
   const call: GitCallContext = { ...ctx, cwd: layout.path, counter };

@@ -8,7 +8,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { jj, jjExact } from '../core/jj.js';
-import { chunkByCost, utf8Bytes } from './observe-git.js';
+import { chunkByCost, settleAll, utf8Bytes } from './observe-git.js';
 import {
   type JjBookmarks,
   type JjWorkspace,
@@ -30,6 +30,8 @@ export interface JjCallContext extends ObserveContext {
   env: NodeJS.ProcessEnv;
   /** Incremented per jj process. */
   counter?: { calls: number };
+  /** Shared by the reads of one run: set once a bookmark listing was past the output bound. */
+  bookmarkListing?: { byName: boolean };
 }
 
 /** The pseudo-remote under which a colocated repository shows the Git refs jj exported. */
@@ -93,24 +95,30 @@ const BOOKMARK_ENTRY = 'json(self) ++ "\\n"';
 /**
  * Every bookmark entry (local, and each remote's, the git pseudo-remote's included). One
  * call when the listing fits the output bound; past it (a few hundred bookmarks in a
- * colocated repository) the names are listed alone, one line an entry, and the entries
- * read in chunks of exact names, in the same order. The chunks must give back exactly the
- * entries the names listing counted, or the evidence is incomplete.
+ * colocated repository) the entries are listed alone, as name and remote, and then read in
+ * chunks of exact names, in the same order. The chunks must give back exactly the entries
+ * that listing named, or the evidence is incomplete. Once a listing has been too long, the
+ * context's `bookmarkListing` remembers it and later reads go by name at once.
  */
 export async function readBookmarks(op: string, ctx: JjCallContext): Promise<JjBookmarks> {
-  try {
-    const out = await jjOk(
-      pinned(op, ['bookmark', 'list', '--all-remotes', '-T', BOOKMARK_ENTRY]),
-      ctx,
-      'jj bookmark list',
-    );
-    return parseBookmarkList(out, ctx.bounds.maxEntries);
-  } catch (error) {
-    if (!(error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded')) throw error;
+  if (ctx.bookmarkListing?.byName !== true) {
+    let out: string | undefined;
+    try {
+      out = await jjOk(
+        pinned(op, ['bookmark', 'list', '--all-remotes', '-T', BOOKMARK_ENTRY]),
+        ctx,
+        'jj bookmark list',
+      );
+    } catch (error) {
+      if (!(error instanceof IncompleteObservationError && error.code === 'output-bound-exceeded'))
+        throw error;
+      if (ctx.bookmarkListing !== undefined) ctx.bookmarkListing.byName = true;
+    }
+    if (out !== undefined) return parseBookmarkList(out, ctx.bounds.maxEntries);
   }
-  const entries = await readBookmarkNames(op, ctx);
+  const entries = await readBookmarkEntries(op, ctx);
   const perName = new Map<string, number>();
-  for (const name of entries) perName.set(name, (perName.get(name) ?? 0) + 1);
+  for (const [name] of entries) perName.set(name, (perName.get(name) ?? 0) + 1);
   // An entry is its name, a remote's name, two commit ids and the JSON around them; more
   // (a conflicted bookmark's targets) and the chunk is split.
   const cost = (name: string) => perName.get(name)! * (utf8Bytes(name) + 256) + utf8Bytes(jjExact(name));
@@ -118,42 +126,64 @@ export async function readBookmarks(op: string, ctx: JjCallContext): Promise<JjB
   for (const chunk of chunkByCost([...perName.keys()], cost, ctx.bounds.maxOutputBytes))
     texts.push(...(await readBookmarkChunk(op, chunk, ctx)));
   const bookmarks = parseBookmarkList(texts.join(''), ctx.bounds.maxEntries);
-  const listed = [...bookmarks.local, ...bookmarks.remote].map((entry) => entry.name).sort();
-  const expected = [...entries].sort();
-  if (listed.length !== expected.length || listed.some((name, at) => name !== expected[at]))
+  const key = (name: string, remote: string | null) => JSON.stringify([name, remote]);
+  const read = [
+    ...bookmarks.local.map((entry) => key(entry.name, null)),
+    ...bookmarks.remote.map((entry) => key(entry.name, entry.remote)),
+  ].sort();
+  const listed = entries.map(([name, remote]) => key(name, remote)).sort();
+  if (read.length !== listed.length || read.some((entry, at) => entry !== listed[at]))
     throw new IncompleteObservationError(
       'malformed-output',
-      'jj bookmark list: the entries read by name differ from the names listed',
+      'jj bookmark list: the entries read by name differ from the entries listed',
     );
   return bookmarks;
 }
 
-/** One line an entry: each bookmark's name as often as it has entries, in listing order. */
-async function readBookmarkNames(op: string, ctx: JjCallContext): Promise<string[]> {
+/** Room for a line of the entries' listing: a name of up to about 1,000 bytes and a remote's. */
+const ENTRY_LINE_BYTES = 1024;
+
+/**
+ * One line an entry, as `[name, remote]` (remote null for the local bookmark), in listing
+ * order. Its own output bound, sized from the entry bound, so that 1,024 entries fit
+ * whatever their names' length, within reason.
+ */
+async function readBookmarkEntries(op: string, ctx: JjCallContext): Promise<[string, string | null][]> {
   const label = 'jj bookmark list (names)';
   const out = await jjOk(
-    pinned(op, ['bookmark', 'list', '--all-remotes', '-T', 'json(name) ++ "\\n"']),
-    ctx,
+    pinned(op, [
+      'bookmark',
+      'list',
+      '--all-remotes',
+      '-T',
+      '"[" ++ json(name) ++ "," ++ json(remote) ++ "]\\n"',
+    ]),
+    { ...ctx, bounds: { ...ctx.bounds, maxOutputBytes: (ctx.bounds.maxEntries + 1) * ENTRY_LINE_BYTES } },
     label,
   );
-  const lines = out === '' ? [] : out.slice(0, -1).split('\n');
   if (out !== '' && !out.endsWith('\n'))
     throw new IncompleteObservationError('malformed-output', `${label}: unterminated`);
+  const lines = out === '' ? [] : out.slice(0, -1).split('\n');
   if (lines.length > ctx.bounds.maxEntries)
     throw new IncompleteObservationError(
       'output-bound-exceeded',
       `${label}: more than ${ctx.bounds.maxEntries} entries`,
     );
   return lines.map((line) => {
-    let name: unknown;
+    let entry: unknown;
     try {
-      name = JSON.parse(line);
+      entry = JSON.parse(line);
     } catch {
-      name = undefined;
+      entry = undefined;
     }
-    if (typeof name !== 'string' || name === '')
+    const [name, remote] = Array.isArray(entry) && entry.length === 2 ? entry : [];
+    if (
+      typeof name !== 'string' ||
+      name === '' ||
+      (remote !== null && (typeof remote !== 'string' || remote === ''))
+    )
       throw new IncompleteObservationError('malformed-output', `${label}: unexpected output`);
-    return name;
+    return [name, remote];
   });
 }
 
@@ -410,7 +440,7 @@ export interface JjRepositoryAtOperation {
 /** The operation id first; then the workspace root, git dir, bookmarks and workspaces pinned to it. */
 export async function readRepositoryAtCurrentOperation(ctx: JjCallContext): Promise<JjRepositoryAtOperation> {
   const operationId = await readCurrentOperation(ctx);
-  const [workspaceRoot, gitDir, bookmarks, workspaces] = await Promise.all([
+  const [workspaceRoot, gitDir, bookmarks, workspaces] = await settleAll([
     readWorkspaceRoot(operationId, ctx),
     readGitRoot(operationId, ctx),
     readBookmarks(operationId, ctx),
@@ -442,7 +472,7 @@ export async function observeJj(
   const resolved = selected.filter(
     (name) => bookmarks.local.find((b) => b.name === name)?.targets.length === 1,
   );
-  const [changes, integrated] = await Promise.all([
+  const [changes, integrated] = await settleAll([
     readTargetChanges(operationId, resolved, ctx),
     readIntegrated(operationId, resolved, base.name, ctx),
   ]);

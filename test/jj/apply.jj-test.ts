@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import type { Deadline } from '../../src/core/deadline.js';
 import { schemaValidator } from '../../src/core/schema.js';
 import { applyTidyPlan, type TidyApplyResult } from '../../src/tidy/apply.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
@@ -225,6 +226,47 @@ describe('tidy apply on jj', () => {
       result.recovery.map((r) => r.ref),
       ['done'],
     );
+  });
+
+  it('a deadline passing inside an action, after its pin, reports the action failed during it, not before it', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    // The run's deadline, passed by the checkpoint right after action 1's recovery bookmark.
+    let expired = false;
+    const deadline = {
+      remainingMs: () => (expired ? 0 : 60_000),
+      get isExpired() {
+        return expired;
+      },
+      capped() {
+        return this;
+      },
+    } as unknown as Deadline;
+    const result = await applyTidyPlan({
+      planId: p.plan_id,
+      stateDir: f.stateDir,
+      authorize: true,
+      env: env(),
+      deadline,
+      checkpoint: (step, actionId) => {
+        if (step === 'after-pin' && actionId === 1) expired = true;
+      },
+    });
+    assert.equal(result.actions[0]?.outcome, 'failed');
+    assert.equal(result.actions[0]?.reason, 'deadline');
+    assert.match(result.actions[0]?.message ?? '', /during this action, after its intent was journaled/);
+    assert.equal(result.actions[1]?.outcome, 'not-attempted');
+    assert.equal(result.actions[1]?.reason, 'deadline');
+    assert.deepEqual(result.interruption, { cause: 'deadline', before_action_id: 2 });
+    assert.equal(locals(f.repo).get('done'), JSON.stringify([f.commits['done']]), 'not deleted');
+    assert.deepEqual(
+      result.recovery.map((r) => r.ref),
+      ['done'],
+    );
+    // The next run finds the pin and the bookmark both there: a person reviews it.
+    const { json } = await apply(f, p.plan_id);
+    assert.equal(json.actions[0]?.outcome, 'refused');
+    assert.equal(json.actions[0]?.reason, 'manual-review-required');
   });
 
   for (const step of [

@@ -101,6 +101,19 @@ describe('tidy plan: the check order without every tip a commit', () => {
     assert.equal(target(json, 'refs/heads/b0003').evidence.equivalence?.detail, beyond);
   });
 
+  it('when the times cannot be read (a commit git cannot parse), target order stands and the plan is complete', async () => {
+    const r = manyBranches('sha1', 20);
+    const bogus = r
+      .git(['hash-object', '-t', 'commit', '--literally', '-w', '--stdin'], { input: 'not a commit\n' })
+      .trim();
+    writeFileSync(join(r.dir, '.git', 'refs', 'heads', 'a-bogus'), `${bogus}\n`);
+    const { plan } = await planTidy({ path: r.dir, base: 'refs/heads/main', clock });
+    const json = checkedPlan(plan);
+    assert.equal(json.status, 'complete');
+    assert.notEqual(target(json, 'refs/heads/b0000').evidence.equivalence?.detail, beyond);
+    assert.equal(target(json, 'refs/heads/b0019').evidence.equivalence?.detail, beyond);
+  });
+
   it('branches selected by name are checked newest first too', async () => {
     const r = manyBranches('sha1', 20);
     const refs = Array.from({ length: 20 }, (_, i) => `refs/heads/b${String(i).padStart(4, '0')}`);
