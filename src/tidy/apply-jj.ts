@@ -20,6 +20,7 @@ import {
   createRecoveryBookmark,
   deleteLocalBookmark,
   describeJjAction,
+  type JjView,
   jjRestoreCommand,
   readView,
   unexpectedChanges,
@@ -114,6 +115,22 @@ export class JjApplyRun {
 
   /** Past the output bound once, the bookmark listings of this run are read by name at once. */
   private readonly bookmarkListing = { byName: false };
+  /** The last few views read, by operation: an operation's view never changes. */
+  private readonly views = new Map<string, Promise<JjView>>();
+
+  /** The view at `op`, read once while it is among the last few asked for. */
+  private viewAt(op: string, ctx: JjCallContext): Promise<JjView> {
+    const known = this.views.get(op);
+    if (known !== undefined) return known;
+    const view = readView(op, ctx);
+    this.views.set(op, view);
+    // A failed read is not kept: the next one reads again.
+    view.catch(() => {
+      if (this.views.get(op) === view) this.views.delete(op);
+    });
+    if (this.views.size > 4) this.views.delete(this.views.keys().next().value!);
+    return view;
+  }
 
   private ctx(grace = false): JjCallContext {
     const { bounds, deadline, options, env, plan } = this.inputs;
@@ -307,7 +324,7 @@ export class JjApplyRun {
       state.phase === 'verified' ||
       (state.phase === 'settled' && state.lastOutcome?.result === 'deleted')
     ) {
-      const view = await readView(await readCurrentOperation(this.ctx()), this.ctx());
+      const view = await this.viewAt(await readCurrentOperation(this.ctx()), this.ctx());
       const found = classifyJjAction(view, action);
       if (found !== 'committed') {
         this.settle(index, {
@@ -342,7 +359,7 @@ export class JjApplyRun {
     const intentOp = this.lastIntentOperation(action.action_id);
     const ctx = this.ctx(true);
     const current = await readCurrentOperation(ctx);
-    const view = await readView(current, ctx);
+    const view = await this.viewAt(current, ctx);
     const found = classifyJjAction(view, action);
     const review = (message: string) => {
       if (found === 'committed' || found === 'pinned-only') this.pins.add(action.action_id);
@@ -401,7 +418,7 @@ export class JjApplyRun {
     const pinParents = await readOperationParents(pinOp, ctx);
     if (pinParents.length !== 1 || pinParents[0] !== from)
       return `the operations since ${from} are not exactly this action's two`;
-    const problems = unexpectedChanges(await readView(from, ctx), await readView(current, ctx), {
+    const problems = unexpectedChanges(await this.viewAt(from, ctx), await this.viewAt(current, ctx), {
       created: [{ name: action.recovery_ref, commit: action.old_oid }],
       deleted: [action.ref],
     });
@@ -419,8 +436,8 @@ export class JjApplyRun {
     ) {
       if (current !== this.expectedOp) {
         const changes = unexpectedChanges(
-          await readView(this.expectedOp, ctx),
-          await readView(current, ctx),
+          await this.viewAt(this.expectedOp, ctx),
+          await this.viewAt(current, ctx),
           {
             created: [],
             deleted: [],
@@ -523,7 +540,11 @@ export class JjApplyRun {
       if (parents.length !== 1 || parents[0] !== before)
         return `the new operation ${after} has parent(s) ${parents.join(', ') || 'none'}, not ${before}: another operation ran concurrently`;
     }
-    const problems = unexpectedChanges(await readView(before, ctx), await readView(after, ctx), allowed);
+    const problems = unexpectedChanges(
+      await this.viewAt(before, ctx),
+      await this.viewAt(after, ctx),
+      allowed,
+    );
     return problems.length === 0 ? null : `unexpected changes: ${problems.join('; ')}`;
   }
 
@@ -543,7 +564,7 @@ export class JjApplyRun {
   ): Promise<'next' | 'stop'> {
     const ctx = this.ctx(true);
     const current = await readCurrentOperation(ctx);
-    const view = await readView(current, ctx);
+    const view = await this.viewAt(current, ctx);
     if (current !== op || classifyJjAction(view, action) !== 'committed') {
       this.settle(index, {
         outcome: 'failed',
