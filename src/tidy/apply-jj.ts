@@ -9,6 +9,7 @@
  * guard: a concurrent operation is detected and reported, not prevented. The change is
  * never abandoned; nothing is pushed or fetched.
  */
+import { performance } from 'node:perf_hooks';
 import { Deadline } from '../core/deadline.js';
 import { OperationalError, RefusalError, StwError } from '../core/errors.js';
 import type { Journal } from '../core/fs-atomic.js';
@@ -60,6 +61,12 @@ export const TIDY_APPLY_JJ_LIMITATIONS: readonly string[] = [
 
 const JOURNAL_MAX_BYTES = 4 * 1_048_576;
 const INSPECTION_GRACE_MS = 10_000;
+/**
+ * An action starts only with at least this much of the deadline left, or twice the longest
+ * action of the run so far if more: one the deadline stops inside, after its recovery
+ * bookmark, needs a person on every later run, whereas one never started just waits.
+ */
+const ACTION_RESERVE_MS = 2_000;
 
 interface JjAction {
   action_id: number;
@@ -113,6 +120,8 @@ export class JjApplyRun {
     this.expectedOp = inputs.plan.jj?.operation_id ?? '';
   }
 
+  /** The longest action of this run so far: the deadline it needs left to start another. */
+  private longestActionMs = 0;
   /** Past the output bound once, the bookmark listings of this run are read by name at once. */
   private readonly bookmarkListing = { byName: false };
   /** The last few views read, by operation: an operation's view never changes. */
@@ -192,13 +201,14 @@ export class JjApplyRun {
       cause === 'signal' ? 'cancelled' : 'deadline',
       cause === 'signal'
         ? 'stopped by a signal before this action'
-        : 'the deadline passed before this action',
+        : 'the deadline passed, or too little of it was left for this action, before it',
     );
   }
 
   private stoppedBy(): 'deadline' | 'signal' | undefined {
     if (this.inputs.options.signal?.aborted) return 'signal';
-    if (this.inputs.deadline.isExpired) return 'deadline';
+    const reserve = Math.max(ACTION_RESERVE_MS, 2 * this.longestActionMs);
+    if (this.inputs.deadline.isExpired || this.inputs.deadline.remainingMs() < reserve) return 'deadline';
     return undefined;
   }
 
@@ -212,7 +222,10 @@ export class JjApplyRun {
           this.interrupt(cause, index);
           break;
         }
-        if ((await this.runAction(index)) === 'stop') break;
+        const started = performance.now();
+        const next = await this.runAction(index);
+        this.longestActionMs = Math.max(this.longestActionMs, performance.now() - started);
+        if (next === 'stop') break;
       }
     } catch (error) {
       if (

@@ -269,6 +269,33 @@ describe('tidy apply on jj', () => {
     assert.equal(json.actions[0]?.reason, 'manual-review-required');
   });
 
+  it('an action does not start with less of the deadline left than it may need', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    const before = locals(f.repo);
+    // 1.5 s left: under the reserve an action needs before it starts (docs/tidy.md).
+    const deadline = {
+      remainingMs: () => 1_500,
+      isExpired: false,
+      capped() {
+        return this;
+      },
+    } as unknown as Deadline;
+    const result = await applyTidyPlan({
+      planId: p.plan_id,
+      stateDir: f.stateDir,
+      authorize: true,
+      env: env(),
+      deadline,
+    });
+    assert.deepEqual(result.interruption, { cause: 'deadline', before_action_id: 1 });
+    assert.deepEqual(
+      result.actions.map((a) => [a.outcome, a.reason]),
+      result.actions.map(() => ['not-attempted', 'deadline']),
+    );
+    assert.deepEqual(locals(f.repo), before, 'nothing deleted, no recovery bookmark');
+  });
+
   for (const step of [
     'after-intent',
     'after-pin',
