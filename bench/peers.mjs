@@ -127,6 +127,14 @@ async function main() {
   const docs = spawnSync('git', ['ls-files', '*.md'], { cwd: target, encoding: 'utf8' })
     .stdout.split('\n')
     .filter(Boolean);
+  if (docs.length === 0) {
+    // A clone whose checkout failed (a blob missing from a mirror) leaves an empty index:
+    // the floor would parse nothing and markdown-link-check would get no file.
+    console.error(
+      `bench:peers: git ls-files lists no Markdown file in ${target}; if its checkout failed, \`git reset -q\` there restores the index`,
+    );
+    process.exit(1);
+  }
   const commits = spawnSync('git', ['rev-list', '--count', 'HEAD'], {
     cwd: target,
     encoding: 'utf8',
