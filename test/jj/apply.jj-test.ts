@@ -3,14 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { Deadline } from '../../src/core/deadline.js';
 import { schemaValidator } from '../../src/core/schema.js';
-import { applyTidyPlan, type TidyApplyResult } from '../../src/tidy/apply.js';
+import { applyTidyPlan, type TidyApplyOptions, type TidyApplyResult } from '../../src/tidy/apply.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/git-repo.js';
 import { checkedPlan, STW_NOW } from '../tidy/helpers.js';
-import { type JjRepo, jjTestEnv, makeJjRepo } from './helpers.js';
+import { controlledDeadline, type JjRepo, jjTestEnv, makeJjRepo } from './helpers.js';
 
 const validateResult = schemaValidator('tidy-apply-v1.schema.json');
 const env = (extra: NodeJS.ProcessEnv = {}) => jjTestEnv({ STW_NOW, ...extra });
@@ -78,6 +77,11 @@ function crash(f: Fixture, planId: string, at: string) {
 }
 
 /** Local bookmark name → its targets. */
+/** Applies in-process, for the test seams (`checkpoint`, `deadline`). */
+function applyHere(f: Fixture, planId: string, options: Partial<TidyApplyOptions> = {}) {
+  return applyTidyPlan({ planId, stateDir: f.stateDir, authorize: true, env: env(), ...options });
+}
+
 function locals(repo: JjRepo): Map<string, string> {
   return new Map(
     repo
@@ -200,11 +204,7 @@ describe('tidy apply on jj', () => {
     const p = await plan(f);
     // In-process, a checkpoint runs another jj operation right after the intent: the
     // recovery bookmark's operation then has that one as its parent.
-    const result = await applyTidyPlan({
-      planId: p.plan_id,
-      stateDir: f.stateDir,
-      authorize: true,
-      env: env(),
+    const result = await applyHere(f, p.plan_id, {
       checkpoint: (step, actionId) => {
         if (step === 'after-intent' && actionId === 1)
           f.repo.jj(['bookmark', 'create', 'racer', '-r', 'main']);
@@ -233,20 +233,8 @@ describe('tidy apply on jj', () => {
     const p = await plan(f);
     // The run's deadline, passed by the checkpoint right after action 1's recovery bookmark.
     let expired = false;
-    const deadline = {
-      remainingMs: () => (expired ? 0 : 60_000),
-      get isExpired() {
-        return expired;
-      },
-      capped() {
-        return this;
-      },
-    } as unknown as Deadline;
-    const result = await applyTidyPlan({
-      planId: p.plan_id,
-      stateDir: f.stateDir,
-      authorize: true,
-      env: env(),
+    const deadline = controlledDeadline(() => (expired ? 0 : 60_000));
+    const result = await applyHere(f, p.plan_id, {
       deadline,
       checkpoint: (step, actionId) => {
         if (step === 'after-pin' && actionId === 1) expired = true;
@@ -274,18 +262,8 @@ describe('tidy apply on jj', () => {
     const p = await plan(f);
     const before = locals(f.repo);
     // 1.5 s left: under the reserve an action needs before it starts (docs/tidy.md).
-    const deadline = {
-      remainingMs: () => 1_500,
-      isExpired: false,
-      capped() {
-        return this;
-      },
-    } as unknown as Deadline;
-    const result = await applyTidyPlan({
-      planId: p.plan_id,
-      stateDir: f.stateDir,
-      authorize: true,
-      env: env(),
+    const deadline = controlledDeadline(() => 1_500);
+    const result = await applyHere(f, p.plan_id, {
       deadline,
     });
     assert.deepEqual(result.interruption, { cause: 'deadline', before_action_id: 1 });

@@ -1,28 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Deadline } from '../../src/core/deadline.js';
-import { type JjCallContext, readBookmarks } from '../../src/tidy/observe-jj.js';
-import { DEFAULT_PLAN_BOUNDS, IncompleteObservationError } from '../../src/tidy/types.js';
+import { readBookmarks } from '../../src/tidy/observe-jj.js';
+import { IncompleteObservationError } from '../../src/tidy/types.js';
 import { runCliJson } from '../helpers/cli.js';
 import { checkedPlan, STW_NOW } from '../tidy/helpers.js';
-import { type JjRepo, jjTestEnv, makeJjRepo, trackWithRemote } from './helpers.js';
+import { type JjRepo, jjCallContext, jjTestEnv, makeJjRepo, trackWithRemote } from './helpers.js';
 
 // Bookmark listings past the 64 KiB output bound (docs/tidy.md, "jj"): a colocated
 // repository lists every bookmark twice (its own entry and the git pseudo-remote's), so a
 // few hundred bookmarks are more than one call may print. The names are listed alone and
 // the entries read by exact name, in chunks: the same entries, in the same order.
-
-function context(repo: JjRepo, maxOutputBytes = DEFAULT_PLAN_BOUNDS.maxOutputBytes) {
-  const counter = { calls: 0 };
-  const ctx: JjCallContext = {
-    cwd: repo.dir,
-    env: jjTestEnv(),
-    deadline: Deadline.after(30_000),
-    bounds: { ...DEFAULT_PLAN_BOUNDS, maxOutputBytes },
-    counter,
-  };
-  return { ctx, counter };
-}
 
 describe('jj bookmarks past the output bound', () => {
   let repo: JjRepo;
@@ -47,8 +34,8 @@ describe('jj bookmarks past the output bound', () => {
 
   it('reads the same entries, in the same order, as one unbounded listing', async () => {
     const op = repo.op();
-    const chunked = context(repo);
-    const whole = context(repo, 16 * 1024 * 1024);
+    const chunked = jjCallContext(repo);
+    const whole = jjCallContext(repo, 16 * 1024 * 1024);
     const read = await readBookmarks(op, chunked.ctx);
     assert.deepEqual(read, await readBookmarks(op, whole.ctx));
     assert.equal(whole.counter.calls, 1);
@@ -104,17 +91,17 @@ describe('jj bookmarks past the output bound: a chunk longer than estimated', ()
 
   it('reads the same entries as one unbounded listing', async () => {
     const op = repo.op();
-    const whole = await readBookmarks(op, context(repo, 16 * 1024 * 1024).ctx);
+    const whole = await readBookmarks(op, jjCallContext(repo, 16 * 1024 * 1024).ctx);
     const split = whole.local.find((entry) => entry.name === 'split');
     assert.equal(split?.targets.length, 23, JSON.stringify(split));
     // The whole listing, then the names, then both names (longer than the bound), then each.
-    const { ctx, counter } = context(repo, 600);
+    const { ctx, counter } = jjCallContext(repo, 600);
     assert.deepEqual(await readBookmarks(op, ctx), whole);
     assert.equal(counter.calls, 5);
   });
 
   it('an entry longer than the bound on its own is incomplete evidence, never a shorter list', async () => {
-    const { ctx } = context(repo, 300);
+    const { ctx } = jjCallContext(repo, 300);
     await assert.rejects(
       readBookmarks(repo.op(), ctx),
       (error: unknown) =>

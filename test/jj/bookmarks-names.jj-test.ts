@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { Deadline } from '../../src/core/deadline.js';
-import { type JjCallContext, readBookmarks } from '../../src/tidy/observe-jj.js';
-import { DEFAULT_PLAN_BOUNDS } from '../../src/tidy/types.js';
+import { readBookmarks } from '../../src/tidy/observe-jj.js';
 import { runCliJson } from '../helpers/cli.js';
 import { testEnv } from '../helpers/git-repo.js';
 import { checkedPlan, STW_NOW } from '../tidy/helpers.js';
-import { type JjRepo, jjTestEnv, makeJjRepo } from './helpers.js';
-
-function context(repo: JjRepo, maxOutputBytes: number) {
-  const counter = { calls: 0 };
-  const ctx: JjCallContext = {
-    cwd: repo.dir,
-    env: jjTestEnv(),
-    deadline: Deadline.after(30_000),
-    bounds: { ...DEFAULT_PLAN_BOUNDS, maxOutputBytes },
-    counter,
-  };
-  return { ctx, counter };
-}
+import { type JjRepo, jjCallContext, jjTestEnv, makeJjRepo } from './helpers.js';
 
 describe('jj bookmarks read by name: names that need quoting', () => {
   let repo: JjRepo;
@@ -57,8 +43,8 @@ describe('jj bookmarks read by name: names that need quoting', () => {
 
   it('reads the same entries as one unbounded listing', async () => {
     const op = repo.op();
-    const whole = await readBookmarks(op, context(repo, 16 * 1024 * 1024).ctx);
-    const { ctx, counter } = context(repo, 400);
+    const whole = await readBookmarks(op, jjCallContext(repo, 16 * 1024 * 1024).ctx);
+    const { ctx, counter } = jjCallContext(repo, 400);
     const chunked = await readBookmarks(op, ctx);
     assert.ok(counter.calls > 2, `${counter.calls} calls: the listing was not chunked`);
     assert.deepEqual(chunked, whole);
@@ -81,7 +67,7 @@ describe('jj bookmarks read by name: no jj process outlives a failed view read',
     const op = repo.op();
     // 700 bytes: the workspace list (four workspaces) is over it at once; the bookmark
     // listing is over it too and goes on to its names and chunks.
-    const { ctx, counter } = context(repo, 700);
+    const { ctx, counter } = jjCallContext(repo, 700);
     await assert.rejects(readView(op, ctx));
     const children = execFileSync('ps', ['-o', 'comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
       .split('\n')

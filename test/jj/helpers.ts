@@ -6,6 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { Deadline } from '../../src/core/deadline.js';
+import type { JjCallContext } from '../../src/tidy/observe-jj.js';
+import { DEFAULT_PLAN_BOUNDS } from '../../src/tidy/types.js';
 import { makeTempDir, testEnv } from '../helpers/git-repo.js';
 
 /** The pinned jj's absolute path, from STW_JJ (set by scripts/test-jj.mjs). */
@@ -137,4 +140,29 @@ export function trackWithRemote(repo: JjRepo, name: string, commit: string): JjR
   repo.jj(['git', 'import']);
   repo.jj(['bookmark', 'track', name, '--remote=origin']);
   return remote;
+}
+
+/** A library-level jj call context in `repo`, with its own call counter and output bound. */
+export function jjCallContext(repo: JjRepo, maxOutputBytes = DEFAULT_PLAN_BOUNDS.maxOutputBytes) {
+  const counter = { calls: 0 };
+  const ctx: JjCallContext = {
+    cwd: repo.dir,
+    env: jjTestEnv(),
+    deadline: Deadline.after(30_000),
+    bounds: { ...DEFAULT_PLAN_BOUNDS, maxOutputBytes },
+    counter,
+  };
+  return { ctx, counter };
+}
+
+/** A run deadline the test controls: `remainingMs` says how much is left at each look. */
+export function controlledDeadline(remainingMs: () => number): Deadline {
+  const deadline = {
+    remainingMs,
+    get isExpired() {
+      return remainingMs() <= 0;
+    },
+    capped: () => deadline,
+  };
+  return deadline as unknown as Deadline;
 }
