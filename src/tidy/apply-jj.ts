@@ -124,10 +124,10 @@ export class JjApplyRun {
   private longestActionMs = 0;
   /** Past the output bound once, the bookmark listings of this run are read by name at once. */
   private readonly bookmarkListing = { byName: false };
-  /** The last few views read, by operation: an operation's view never changes. */
+  /** The last four views read, by operation: an operation's view never changes. */
   private readonly views = new Map<string, Promise<JjView>>();
 
-  /** The view at `op`, read once while it is among the last few asked for. */
+  /** The view at `op`, read again only once it is no longer among the last four read. */
   private viewAt(op: string, ctx: JjCallContext): Promise<JjView> {
     const known = this.views.get(op);
     if (known !== undefined) return known;
