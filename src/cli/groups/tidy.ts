@@ -185,7 +185,9 @@ was interrupted after journaling an intent is resolved by inspecting the reposit
 a state with more than one possible history is refused (manual-review-required).
 
 Bounds: 60 s in total; on the deadline or SIGINT/SIGTERM the run stops before the
-next action and reports what completed. 64 KiB of git output per call, 1 MiB plan.
+next action and reports what completed. On jj an action starts only with 2 s of the
+deadline left (or twice the run's longest action), and one the deadline stops inside is
+failed (deadline) for the next run to inspect. 64 KiB of git output per call, 1 MiB plan.
 
 A stored retirement plan (schema v2, from 'stw tidy plan --task') is applied with its
 own protocol (docs/tasks.md): per effect — pin refs/stw-recovery/<plan_id>/1 at the
