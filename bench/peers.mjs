@@ -9,7 +9,8 @@
 // reported as timed out, so the benchmark always completes. On Linux each run's CPU time
 // (user + system, its reaped children such as git included) is printed beside its wall time,
 // and the ratios are given both ways: on a shared machine wall times stretch with the load,
-// CPU times much less.
+// CPU times much less. stw's two commands and the floor run BENCH_REPEAT times (default 3),
+// interleaved, and their medians are compared (the spread is printed); the peers run once.
 // Usage: npm run bench:peers -- DIR
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,34 @@ if (!dir || !existsSync(dir)) {
 }
 const target = resolve(dir);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 300) * 1000;
+const REPEAT = Math.max(1, Math.floor(Number(process.env.BENCH_REPEAT ?? 3)) || 1);
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** `min–max s` of some millisecond figures. */
+function spread(ms) {
+  return `${(Math.min(...ms) / 1000).toFixed(2)}–${(Math.max(...ms) / 1000).toFixed(2)} s`;
+}
+
+/**
+ * One figure for repeated runs of a command: median wall and CPU, the highest peak RSS, and
+ * the exit and output of a failed run if any run failed (else of the last).
+ */
+function medianRun(repeats) {
+  const failed = repeats.find((r) => r.code !== 0 || r.timedOut) ?? repeats.at(-1);
+  const cpuTimes = repeats.map((r) => r.cpuSeconds).filter((c) => c !== undefined);
+  return {
+    ...failed,
+    ms: median(repeats.map((r) => r.ms)),
+    cpuSeconds: cpuTimes.length === repeats.length ? median(cpuTimes) : undefined,
+    peakKb: Math.max(...repeats.map((r) => r.peakKb)),
+    walls: repeats.map((r) => r.ms),
+  };
+}
 
 function installPeers() {
   const wanted = ['remark-cli', 'remark-validate-links', 'markdown-link-check'];
@@ -144,9 +173,20 @@ async function main() {
     mlcConfig,
     JSON.stringify({ ignorePatterns: [{ pattern: '^[a-z][a-z0-9+.-]*:' }, { pattern: '^//' }] }),
   );
+  // stw and the floor are run REPEAT times, interleaved, and their medians compared: one run
+  // of either varies by up to a half on a shared 2-core machine. The peers run once (they
+  // take minutes). The peak RSS reported is the highest of the repeats.
+  const stwRuns = [[], []];
+  const floors = [];
+  for (let i = 0; i < REPEAT; i++) {
+    stwRuns[0].push(await measure('stw hygiene scan', process.execPath, [STW, 'hygiene', 'scan', '--json']));
+    stwRuns[1].push(
+      await measure('stw hygiene check', process.execPath, [STW, 'hygiene', 'check', '--json']),
+    );
+    floors.push(measureFloor(docs));
+  }
   const runs = [
-    await measure('stw hygiene scan', process.execPath, [STW, 'hygiene', 'scan', '--json']),
-    await measure('stw hygiene check', process.execPath, [STW, 'hygiene', 'check', '--json']),
+    ...stwRuns.map(medianRun),
     await measure('remark-validate-links (repository:false)', process.execPath, [
       peerBin('remark-cli', 'remark'),
       '.',
@@ -166,7 +206,11 @@ async function main() {
     ]),
   ];
   const check = runs[1];
-  const floor = measureFloor(docs);
+  const floor = {
+    parseMs: median(floors.map((f) => f.parseMs)),
+    parseCpuMs: median(floors.map((f) => f.parseCpuMs)),
+    historyMs: median(floors.map((f) => f.historyMs)),
+  };
   console.log('');
   console.log(`tree: ${target} — ${docs.length} Markdown files, ${commits} commits`);
   console.log(
@@ -191,8 +235,12 @@ async function main() {
   const floorCpu = Math.max(floor.parseCpuMs, floor.historyMs) / 1000;
   console.log(
     `floor: parse every doc ${(floor.parseMs / 1000).toFixed(2)} s wall (${(floor.parseCpuMs / 1000).toFixed(2)} s CPU), ` +
-      `cheapest history pass ${(floor.historyMs / 1000).toFixed(2)} s (git log --raw --no-renames)`,
+      `cheapest history pass ${(floor.historyMs / 1000).toFixed(2)} s (git log --raw --no-renames)` +
+      (REPEAT > 1 ? `; medians of ${REPEAT}, parse ${spread(floors.map((f) => f.parseMs))}` : ''),
   );
+  if (REPEAT > 1)
+    for (const r of runs.slice(0, 2))
+      console.log(`${r.label}: median of ${REPEAT} runs, wall ${spread(r.walls)}`);
   const remark = runs[2];
   const speedup = remark.ms / check.ms;
   const cpuSpeedup =
