@@ -389,7 +389,10 @@ export function citedSignal(cited: unknown, signals: readonly Signal[]): Signal 
  * A broken-reference fix proved by code: it writes the suggested target, and git history
  * shows the move (a renamed file or folder), or the paths alone settle it (a case-only rename beside the missing file, or the
  * one file ending in the missing path's folder and name). A file that shares only the name
- * is a guess.
+ * is a guess. For a backticked path only history counts: such a path is often written from
+ * the package or folder its text is about (`src/schemas.ts` in a line on `packages/core`),
+ * so a file that merely ends in it shows a way of writing paths, not a move, and rewriting
+ * it from the root changes the author's convention (and leaves its neighbours as they were).
  */
 function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): boolean {
   if (signal?.name !== 'broken_reference') return false;
@@ -399,6 +402,7 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
     return false;
   const by = signal.data?.['suggested_by'];
   if (by === 'rename-history' || by === 'folder-move') return true;
+  if (signal.data?.['kind'] === 'code-path') return false;
   const match = signal.data?.['suggestion_match'];
   return by === 'unique-name' && (match === 'case-only' || match === 'path-suffix');
 }

@@ -337,6 +337,31 @@ describe('runCheck', () => {
     assert.match(md, /`docs\/guide\.md`\n {2}- `broken_reference` \(line 3\)[^\n]*no link fix: /);
   });
 
+  it('makes a backticked path fix auto only when history shows the move, never from a file that merely ends in it', async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'code',
+      {
+        'CLAUDE.md':
+          '# Notes\n\n- Schemas: `src/schemas.ts` (in packages/core).\n- Helpers: `lib/old-helpers.ts`.\n',
+        'packages/core/src/schemas.ts': 'export const schema = 1;\n',
+        'lib/old-helpers.ts': 'export const help = () => 1;\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    repo.move('rename helpers', 'lib/old-helpers.ts', 'lib/helpers.ts', { date: '2026-01-03T00:00:00Z' });
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [e.exact_edit?.anchor?.start_line, e.signals[0]!.data?.['suggested_by'], e.safety_tier]);
+    // The package-relative path is written from packages/core: rewriting it from the root is
+    // a change of convention a person decides; the renamed file is proved by history.
+    assert.deepEqual(fixes, [
+      [3, 'unique-name', 'confirm'],
+      [4, 'rename-history', 'auto'],
+    ]);
+  });
+
   it('writes nothing when cancelled', async () => {
     const repo = track(fixtureRepo());
     const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
