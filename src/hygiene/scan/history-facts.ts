@@ -357,8 +357,8 @@ export class HistoryReader {
       }
     }
     if (pairs.length === 0) return growth;
-    let previous: { oid: string; lines: string[] } | undefined;
-    let current: { oid: string; lines: string[] } | undefined;
+    let previous: DocBlob | undefined;
+    let current: DocBlob | undefined;
     let next = 0;
     const missingOf = new Map<string, string>();
     const settle = () => {
@@ -367,11 +367,11 @@ export class HistoryReader {
         const pair = pairs[next]!;
         const have = (oid: string | undefined) =>
           oid === undefined
-            ? []
+            ? NO_BLOB
             : oid === current?.oid
-              ? current.lines
+              ? current
               : oid === previous?.oid
-                ? previous.lines
+                ? previous
                 : undefined;
         const before = have(pair.oldOid);
         const after = have(pair.newOid);
@@ -379,8 +379,8 @@ export class HistoryReader {
         next++;
         if (missingOf.has(pair.doc)) continue;
         const g = growth.get(pair.doc)!;
-        if (pair.newOid !== undefined) g.lineCounts?.push(after.length);
-        if (after.length > before.length && isSubsequence(before, after)) g.appendOnly++;
+        if (pair.newOid !== undefined) g.lineCounts?.push(after.lineCount);
+        if (after.lineCount > before.lineCount && onlyAddsLines(before, after)) g.appendOnly++;
       }
     };
     const owner = new Map<string, string>();
@@ -393,7 +393,7 @@ export class HistoryReader {
       order,
       (oid, bytes) => {
         previous = current;
-        current = { oid, lines: bytes === undefined ? [] : splitLines(bytes.toString('utf8')) };
+        current = bytes === undefined ? { ...NO_BLOB, oid } : { oid, bytes, lineCount: lineCount(bytes) };
         if (bytes === undefined) {
           const doc = pairs[next]?.doc ?? owner.get(oid);
           if (doc !== undefined && !missingOf.has(doc)) missingOf.set(doc, oid);
@@ -412,6 +412,44 @@ export class HistoryReader {
     }
     return growth;
   }
+}
+
+/** A version of a doc as the growth read holds it: its bytes, their line count, and their lines once split. */
+export interface DocBlob {
+  oid: string;
+  bytes: Buffer;
+  lineCount: number;
+  lines?: string[];
+}
+
+/** No version (before a doc was added, after it was deleted, or a blob the clone lacks). */
+const NO_BLOB: DocBlob = { oid: '', bytes: Buffer.alloc(0), lineCount: 0, lines: [] };
+
+/** How many lines `splitLines` would give: one per `\n`, and a last one without it. */
+export function lineCount(bytes: Buffer): number {
+  let count = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) count++;
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? count + 1 : count;
+}
+
+/**
+ * True when `after` only adds lines to `before`: `before`'s lines are a subsequence of
+ * `after`'s. The usual cases, lines added at the end or at the start, are settled on the
+ * bytes, where `before` is a whole number of lines at either end of `after`; only the rest
+ * are decoded and split (on kubernetes/community the growth read holds 32 MB of versions).
+ */
+export function onlyAddsLines(before: DocBlob, after: DocBlob): boolean {
+  const a = before.bytes;
+  const b = after.bytes;
+  if (a.length === 0) return true;
+  if (a.length < b.length) {
+    if (a[a.length - 1] === 0x0a && b.compare(a, 0, a.length, 0, a.length) === 0) return true;
+    const at = b.length - a.length;
+    if (b[at - 1] === 0x0a && b.compare(a, 0, a.length, at, b.length) === 0) return true;
+  }
+  before.lines ??= splitLines(a.toString('utf8'));
+  after.lines ??= splitLines(b.toString('utf8'));
+  return isSubsequence(before.lines, after.lines);
 }
 
 /** Lines with their terminators, as git compares them (a missing final newline is a difference). */
