@@ -414,16 +414,15 @@ export class HistoryReader {
   }
 }
 
-/** A version of a doc as the growth read holds it: its bytes, their line count, and their lines once split. */
+/** A version of a doc as the growth read holds it: its bytes and their line count. */
 export interface DocBlob {
   oid: string;
   bytes: Buffer;
   lineCount: number;
-  lines?: string[];
 }
 
 /** No version (before a doc was added, after it was deleted, or a blob the clone lacks). */
-const NO_BLOB: DocBlob = { oid: '', bytes: Buffer.alloc(0), lineCount: 0, lines: [] };
+const NO_BLOB: DocBlob = { oid: '', bytes: Buffer.alloc(0), lineCount: 0 };
 
 /** How many lines `splitLines` would give: one per `\n`, and a last one without it. */
 export function lineCount(bytes: Buffer): number {
@@ -434,22 +433,35 @@ export function lineCount(bytes: Buffer): number {
 
 /**
  * True when `after` only adds lines to `before`: `before`'s lines are a subsequence of
- * `after`'s. The usual cases, lines added at the end or at the start, are settled on the
- * bytes, where `before` is a whole number of lines at either end of `after`; only the rest
- * are decoded and split (on kubernetes/community the growth read holds 32 MB of versions).
+ * `after`'s. The whole lines both begin with and both end with are matched on the bytes, so
+ * only what lies between is decoded, split and compared: nothing at all when lines were
+ * added in one place, the usual change (on kubernetes/community the growth read holds 32 MB
+ * of versions). Matching a shared first or last line never loses a subsequence, so the
+ * answer is the one splitting both whole texts gives.
  */
 export function onlyAddsLines(before: DocBlob, after: DocBlob): boolean {
   const a = before.bytes;
   const b = after.bytes;
-  if (a.length === 0) return true;
-  if (a.length < b.length) {
-    if (a[a.length - 1] === 0x0a && b.compare(a, 0, a.length, 0, a.length) === 0) return true;
-    const at = b.length - a.length;
-    if (b[at - 1] === 0x0a && b.compare(a, 0, a.length, at, b.length) === 0) return true;
+  const shorter = Math.min(a.length, b.length);
+  let start = 0;
+  while (start < shorter && a[start] === b[start]) start++;
+  // Back to the start of a line: the bytes shared so far may end inside one.
+  if (start > 0 && a[start - 1] !== 0x0a) start = a.lastIndexOf(0x0a, start - 1) + 1;
+  let tail = 0;
+  const room = shorter - start;
+  while (tail < room && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  // The shared end must begin a line in both texts; else it begins after its first newline.
+  const lineStart = (bytes: Buffer, at: number) => at === 0 || bytes[at - 1] === 0x0a;
+  if (tail > 0 && !(lineStart(a, a.length - tail) && lineStart(b, b.length - tail))) {
+    const newline = a.indexOf(0x0a, a.length - tail);
+    tail = newline === -1 ? 0 : a.length - newline - 1;
   }
-  before.lines ??= splitLines(a.toString('utf8'));
-  after.lines ??= splitLines(b.toString('utf8'));
-  return isSubsequence(before.lines, after.lines);
+  const middle = a.subarray(start, a.length - tail);
+  if (middle.length === 0) return true;
+  return isSubsequence(
+    splitLines(middle.toString('utf8')),
+    splitLines(b.subarray(start, b.length - tail).toString('utf8')),
+  );
 }
 
 /** Lines with their terminators, as git compares them (a missing final newline is a difference). */
