@@ -141,6 +141,9 @@ function fileViolations(proposal: Proposal, file: FileBytes, at: string): string
   return out;
 }
 
+/** The signals entryEvidence reads as proof of an auto edit. */
+const PROOF_SIGNALS: ReadonlySet<string> = new Set(['broken_reference', 'frontmatter_marker']);
+
 /**
  * Builds a report from a scanner artifact and proposals. Every malformed proposal —
  * schema, guarded fields, a path outside the shortlist, an anchor outside its file — is
@@ -158,11 +161,21 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   }
   // A proposal's signals stand for the scanner's: each one the scan holds for that file is
   // replaced by the scanner's own object, so the evidence a tier rests on is code-computed.
-  const proposals = parseProposals(input.proposals).map((proposal) => ({
+  // A signal a tier can rest on (entryEvidence) that the scan does not hold for the file is
+  // refused: its data (a `suggested_by`, a `marker`) would be read as proof, and an auto
+  // entry rest on what a proposal wrote. Others may come from a sibling file (a duplicate).
+  const uncited: string[] = [];
+  const proposals = parseProposals(input.proposals).map((proposal, i) => ({
     ...proposal,
-    signals: proposal.signals.map(
-      (signal) => citedSignal(signal, artifact.signals[proposal.path] ?? []) ?? signal,
-    ),
+    signals: proposal.signals.map((signal, j) => {
+      const scanned = citedSignal(signal, artifact.signals[proposal.path] ?? []);
+      if (scanned !== undefined || !PROOF_SIGNALS.has(signal.name)) return scanned ?? signal;
+      const line = typeof signal.line === 'number' ? ` on line ${signal.line}` : '';
+      uncited.push(
+        `proposals[${i}].signals[${j}]: the scanner reported no ${JSON.stringify(signal.name)} signal${line} for this file`,
+      );
+      return signal;
+    }),
   }));
 
   const shortlisted = new Set(artifact.shortlist);
@@ -194,6 +207,7 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
     else if (real !== undefined && real !== path)
       violations.push(`proposals[${index}].path: ${aliasMessage(path, real)}`);
   }
+  violations.push(...uncited);
   rejectIfAny(violations);
 
   // Read each file once; its bytes are what the hash, the anchors and the tokens refer to.

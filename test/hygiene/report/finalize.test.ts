@@ -137,12 +137,24 @@ function proposals(): Proposal[] {
   ];
 }
 
+/** The signals of these proposals, per file, as a scan artifact holds them. */
+function signalsOf(list: readonly Proposal[]): ScanArtifact['signals'] {
+  const out: ScanArtifact['signals'] = {};
+  for (const p of list) out[p.path] = [...(out[p.path] ?? []), ...p.signals];
+  return out;
+}
+
 const sha = (path: string) =>
   createHash('sha256')
     .update(readFileSync(join(root, path)))
     .digest('hex');
 
 describe('finalizeReport', () => {
+  // What the scanner reported: the signals the proposals cite (a tier rests on none other).
+  before(() => {
+    artifact.signals = signalsOf(proposals());
+  });
+
   it('computes every guarded field from the files, KIND_TABLE and the tokenizer', async () => {
     const clock = tickingClock();
     const report = await finalizeReport({
@@ -241,9 +253,13 @@ describe('finalizeReport', () => {
       { marker: 'body-status', value: 'done' },
       { marker: 'tasks-complete', value: '3/3' },
     ]) {
+      const marked = {
+        ...freeze,
+        signals: [{ name: 'frontmatter_marker' as const, line: 2, detail: 'done', data }],
+      };
       const report = await finalizeReport({
-        artifact,
-        proposals: [{ ...freeze, signals: [{ name: 'frontmatter_marker', line: 2, detail: 'done', data }] }],
+        artifact: { ...artifact, signals: signalsOf([marked]) },
+        proposals: [marked],
         generatedAt: '2026-03-01T09:59:59Z',
         clock: tickingClock(),
       });
@@ -346,9 +362,13 @@ describe('finalizeReport', () => {
   });
 
   it('rejects a proposal whose file has vanished since the scan', async () => {
-    const gone = { ...artifact, shortlist: [...artifact.shortlist, 'docs/gone.md'].sort() };
     const list = proposals();
     list[3]!.path = 'docs/gone.md';
+    const gone = {
+      ...artifact,
+      shortlist: [...artifact.shortlist, 'docs/gone.md'].sort(),
+      signals: signalsOf(list),
+    };
     await assert.rejects(
       finalizeReport({
         artifact: gone,
@@ -487,6 +507,43 @@ describe('finalizeReport', () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe("finalizeReport: the evidence is the scanner's", () => {
+  it('refuses a link fix or a freeze citing a signal the scan did not report, so no auto entry rests on what a proposal wrote', async () => {
+    const list = proposals().filter((p) => p.path === 'docs/a.md' || p.path === 'docs/done.md');
+    // The scan reported nothing: the proposals' rename history and frontmatter status are their own.
+    await assert.rejects(
+      finalizeReport({
+        artifact: { ...artifact, signals: {} },
+        proposals: list,
+        generatedAt: '2026-03-01T10:00:00Z',
+        clock: tickingClock(),
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof ValidationError);
+        assert.deepEqual(error.violations, [
+          'proposals[0].signals[0]: the scanner reported no "broken_reference" signal on line 3 for this file',
+          'proposals[1].signals[0]: the scanner reported no "frontmatter_marker" signal on line 2 for this file',
+        ]);
+        return true;
+      },
+    );
+    // Cited as the scan reported them, the same proposals are auto.
+    const report = await finalizeReport({
+      artifact: { ...artifact, signals: signalsOf(list) },
+      proposals: list,
+      generatedAt: '2026-03-01T10:00:00Z',
+      clock: tickingClock(),
+    });
+    assert.deepEqual(
+      report.entries.map((e) => [e.path, e.safety_tier]),
+      [
+        ['docs/a.md', 'auto'],
+        ['docs/done.md', 'auto'],
+      ],
     );
   });
 });
