@@ -393,7 +393,10 @@ export class HistoryReader {
       order,
       (oid, bytes) => {
         previous = current;
-        current = bytes === undefined ? { ...NO_BLOB, oid } : { oid, bytes, lineCount: lineCount(bytes) };
+        // Decoded at once: the text is compared as git compares lines, and the blob's bytes
+        // (chunks of git's output, outside the JS heap) are let go with it.
+        const text = bytes === undefined ? '' : bytes.toString('utf8');
+        current = { oid, text, lineCount: lineCount(text) };
         if (bytes === undefined) {
           const doc = pairs[next]?.doc ?? owner.get(oid);
           if (doc !== undefined && !missingOf.has(doc)) missingOf.set(doc, oid);
@@ -414,53 +417,52 @@ export class HistoryReader {
   }
 }
 
-/** A version of a doc as the growth read holds it: its bytes and their line count. */
+/** A version of a doc as the growth read holds it: its text and how many lines it has. */
 export interface DocBlob {
   oid: string;
-  bytes: Buffer;
+  text: string;
   lineCount: number;
 }
 
 /** No version (before a doc was added, after it was deleted, or a blob the clone lacks). */
-const NO_BLOB: DocBlob = { oid: '', bytes: Buffer.alloc(0), lineCount: 0 };
+const NO_BLOB: DocBlob = { oid: '', text: '', lineCount: 0 };
 
-/** How many lines `splitLines` would give: one per `\n`, and a last one without it. */
-export function lineCount(bytes: Buffer): number {
+/** How many lines `splitLines` gives: one per `\n`, and a last one without it. */
+export function lineCount(text: string): number {
   let count = 0;
-  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) count++;
-  return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? count + 1 : count;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  return text.length > 0 && !text.endsWith('\n') ? count + 1 : count;
 }
 
 /**
  * True when `after` only adds lines to `before`: `before`'s lines are a subsequence of
- * `after`'s. The whole lines both begin with and both end with are matched on the bytes, so
- * only what lies between is decoded, split and compared: nothing at all when lines were
+ * `after`'s. The whole lines both begin with and both end with are matched as text, so
+ * only what lies between is split into lines and compared: nothing at all when lines were
  * added in one place, the usual change (on kubernetes/community the growth read holds 32 MB
  * of versions). Matching a shared first or last line never loses a subsequence, so the
  * answer is the one splitting both whole texts gives.
  */
 export function onlyAddsLines(before: DocBlob, after: DocBlob): boolean {
-  const a = before.bytes;
-  const b = after.bytes;
+  const a = before.text;
+  const b = after.text;
   const shorter = Math.min(a.length, b.length);
   let start = 0;
-  while (start < shorter && a[start] === b[start]) start++;
-  // Back to the start of a line: the bytes shared so far may end inside one.
-  if (start > 0 && a[start - 1] !== 0x0a) start = a.lastIndexOf(0x0a, start - 1) + 1;
+  while (start < shorter && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  // Back to the start of a line: the text shared so far may end inside one.
+  if (start > 0 && a[start - 1] !== '\n') start = a.lastIndexOf('\n', start - 1) + 1;
   let tail = 0;
   const room = shorter - start;
-  while (tail < room && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  while (tail < room && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
   // The shared end must begin a line in both texts; else it begins after its first newline.
-  const lineStart = (bytes: Buffer, at: number) => at === 0 || bytes[at - 1] === 0x0a;
+  const lineStart = (text: string, at: number) => at === 0 || text[at - 1] === '\n';
   if (tail > 0 && !(lineStart(a, a.length - tail) && lineStart(b, b.length - tail))) {
-    const newline = a.indexOf(0x0a, a.length - tail);
+    const newline = a.indexOf('\n', a.length - tail);
     tail = newline === -1 ? 0 : a.length - newline - 1;
   }
-  const middle = a.subarray(start, a.length - tail);
-  if (middle.length === 0) return true;
+  if (start === a.length - tail) return true;
   return isSubsequence(
-    splitLines(middle.toString('utf8')),
-    splitLines(b.subarray(start, b.length - tail).toString('utf8')),
+    splitLines(a.slice(start, a.length - tail)),
+    splitLines(b.slice(start, b.length - tail)),
   );
 }
 
