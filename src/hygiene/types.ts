@@ -404,7 +404,25 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
   if (by === 'rename-history' || by === 'folder-move') return true;
   if (signal.data?.['kind'] === 'code-path') return false;
   const match = signal.data?.['suggestion_match'];
+  if (match === 'path-suffix' && writtenFromAnotherBase(signal)) return false;
   return by === 'unique-name' && (match === 'case-only' || match === 'path-suffix');
+}
+
+/**
+ * The found file ends in the whole path the author wrote (`ref/x.md` in docs/ja/a.md, found
+ * at docs/ref/x.md): nothing moved, the link was written from another base (the repository
+ * root, or a site generator's docs root: mkdocs-static-i18n falls back from docs/ja/ to docs/),
+ * so it may work where it is read, and rewriting it changes the author's convention.
+ */
+function writtenFromAnotherBase(signal: Signal): boolean {
+  const target = signal.data?.['target'];
+  const found = signal.data?.['suggested_path'];
+  if (typeof target !== 'string' || typeof found !== 'string') return true;
+  const written = target
+    .split(/[#?]/, 1)[0]!
+    .replace(/^(\.{1,2}\/)+/, '')
+    .replace(/^\/+/, '');
+  return written !== '' && (found === written || found.endsWith(`/${written}`));
 }
 
 /**

@@ -362,6 +362,39 @@ describe('runCheck', () => {
     ]);
   });
 
+  it('makes a path-suffix link fix confirm when the found file ends in the whole written path (another base, not a move)', async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // mkdocs-static-i18n resolves docs/ja/ links from docs/ja/, falling back to docs/.
+        'docs/ja/agents.md': '# Agents\n\nSee [the API](ref/lifecycle.md).\n',
+        'docs/ja/sandbox/guide.md': '# Guide\n\n![Chart](../assets/chart.png)\n',
+        'docs/ref/lifecycle.md': '# Lifecycle\n',
+        'docs/assets/chart.png': 'png\n',
+        'docs/guide.md': '# Guide\n\nSee [SIG X](old/sig-x/README.md).\n',
+        'groups/sig-x/README.md': '# SIG X\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [
+        e.path,
+        e.exact_edit?.anchor?.start_line,
+        e.signals[0]!.data?.['suggestion_match'],
+        e.safety_tier,
+      ]);
+    // The written path is kept whole inside the found one: only the base differs, so a
+    // person decides; a differing folder on the way to the same folder and name stays auto.
+    assert.deepEqual(fixes, [
+      ['docs/guide.md', 3, 'path-suffix', 'auto'],
+      ['docs/ja/agents.md', 3, 'path-suffix', 'confirm'],
+      ['docs/ja/sandbox/guide.md', 3, 'path-suffix', 'confirm'],
+    ]);
+  });
+
   it('writes nothing when cancelled', async () => {
     const repo = track(fixtureRepo());
     const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
