@@ -357,8 +357,8 @@ export class HistoryReader {
       }
     }
     if (pairs.length === 0) return growth;
-    let previous: DocBlob | undefined;
-    let current: DocBlob | undefined;
+    let previous: { oid: string; lines: string[] } | undefined;
+    let current: { oid: string; lines: string[] } | undefined;
     let next = 0;
     const missingOf = new Map<string, string>();
     const settle = () => {
@@ -367,11 +367,11 @@ export class HistoryReader {
         const pair = pairs[next]!;
         const have = (oid: string | undefined) =>
           oid === undefined
-            ? NO_BLOB
+            ? []
             : oid === current?.oid
-              ? current
+              ? current.lines
               : oid === previous?.oid
-                ? previous
+                ? previous.lines
                 : undefined;
         const before = have(pair.oldOid);
         const after = have(pair.newOid);
@@ -379,8 +379,8 @@ export class HistoryReader {
         next++;
         if (missingOf.has(pair.doc)) continue;
         const g = growth.get(pair.doc)!;
-        if (pair.newOid !== undefined) g.lineCounts?.push(after.lineCount);
-        if (after.lineCount > before.lineCount && onlyAddsLines(before, after)) g.appendOnly++;
+        if (pair.newOid !== undefined) g.lineCounts?.push(after.length);
+        if (after.length > before.length && isSubsequence(before, after)) g.appendOnly++;
       }
     };
     const owner = new Map<string, string>();
@@ -393,10 +393,7 @@ export class HistoryReader {
       order,
       (oid, bytes) => {
         previous = current;
-        // Decoded at once: the text is compared as git compares lines, and the blob's bytes
-        // (chunks of git's output, outside the JS heap) are let go with it.
-        const text = bytes === undefined ? '' : bytes.toString('utf8');
-        current = { oid, text, lineCount: lineCount(text) };
+        current = { oid, lines: bytes === undefined ? [] : splitLines(bytes.toString('utf8')) };
         if (bytes === undefined) {
           const doc = pairs[next]?.doc ?? owner.get(oid);
           if (doc !== undefined && !missingOf.has(doc)) missingOf.set(doc, oid);
@@ -415,55 +412,6 @@ export class HistoryReader {
     }
     return growth;
   }
-}
-
-/** A version of a doc as the growth read holds it: its text and how many lines it has. */
-export interface DocBlob {
-  oid: string;
-  text: string;
-  lineCount: number;
-}
-
-/** No version (before a doc was added, after it was deleted, or a blob the clone lacks). */
-const NO_BLOB: DocBlob = { oid: '', text: '', lineCount: 0 };
-
-/** How many lines `splitLines` gives: one per `\n`, and a last one without it. */
-export function lineCount(text: string): number {
-  let count = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
-  return text.length > 0 && !text.endsWith('\n') ? count + 1 : count;
-}
-
-/**
- * True when `after` only adds lines to `before`: `before`'s lines are a subsequence of
- * `after`'s. The whole lines both begin with and both end with are matched as text, so
- * only what lies between is split into lines and compared: nothing at all when lines were
- * added in one place, the usual change (on kubernetes/community the growth read holds 32 MB
- * of versions). Matching a shared first or last line never loses a subsequence, so the
- * answer is the one splitting both whole texts gives.
- */
-export function onlyAddsLines(before: DocBlob, after: DocBlob): boolean {
-  const a = before.text;
-  const b = after.text;
-  const shorter = Math.min(a.length, b.length);
-  let start = 0;
-  while (start < shorter && a.charCodeAt(start) === b.charCodeAt(start)) start++;
-  // Back to the start of a line: the text shared so far may end inside one.
-  if (start > 0 && a[start - 1] !== '\n') start = a.lastIndexOf('\n', start - 1) + 1;
-  let tail = 0;
-  const room = shorter - start;
-  while (tail < room && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
-  // The shared end must begin a line in both texts; else it begins after its first newline.
-  const lineStart = (text: string, at: number) => at === 0 || text[at - 1] === '\n';
-  if (tail > 0 && !(lineStart(a, a.length - tail) && lineStart(b, b.length - tail))) {
-    const newline = a.indexOf('\n', a.length - tail);
-    tail = newline === -1 ? 0 : a.length - newline - 1;
-  }
-  if (start === a.length - tail) return true;
-  return isSubsequence(
-    splitLines(a.slice(start, a.length - tail)),
-    splitLines(b.slice(start, b.length - tail)),
-  );
 }
 
 /** Lines with their terminators, as git compares them (a missing final newline is a difference). */
