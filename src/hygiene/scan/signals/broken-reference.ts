@@ -3,9 +3,11 @@ import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
 import { renameTarget } from '../history-facts.js';
+import { fallbackDocPaths, type LocaleFallback, readLocaleFallbacks } from '../locale-fallback.js';
 import type { DocRef } from '../markdown.js';
 import { baseOf, dirOf } from '../paths.js';
 import {
+  checkReference,
   checkResolved,
   codePathCandidates,
   fragmentTarget,
@@ -52,11 +54,13 @@ export const brokenReference: SignalModule = {
       ref: DocRef;
       check: { status: 'missing-path' | 'missing-fragment'; resolved: Resolved };
     }[] = [];
+    const fallbacks = readLocaleFallbacks(tree.root, tree.files);
     for (const doc of facts.docs.values())
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
-        if (check.status === 'missing-path' || check.status === 'missing-fragment')
-          unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
+        if (check.status !== 'missing-path' && check.status !== 'missing-fragment') continue;
+        if (resolvesOnTheSite(facts, fallbacks, doc.path, ref)) continue;
+        unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
       }
     // A target git ignores is a build output (a generated reference page, say): it is
     // missing until the build runs, and no check of the tree can say whether it will be there.
@@ -100,6 +104,23 @@ export const brokenReference: SignalModule = {
     await collectCodeReferences({ facts, history }, emit);
   },
 };
+
+/**
+ * Whether a site generator resolves the reference though the tree does not: a translated
+ * page's link whose target the default language has (mkdocs-static-i18n, locale-fallback.ts).
+ * A backticked path is not a link the site resolves.
+ */
+function resolvesOnTheSite(
+  facts: ScanFacts,
+  fallbacks: readonly LocaleFallback[],
+  doc: string,
+  ref: DocRef,
+): boolean {
+  if (fallbacks.length === 0 || ref.kind === 'code-path') return false;
+  return fallbackDocPaths(fallbacks, doc).some(
+    (page) => checkReference(facts.tree, facts.anchorsOf, page, ref).status === 'resolves',
+  );
+}
 
 /**
  * Where a missing target went, when the evidence says: the rename history shows, or one

@@ -174,6 +174,76 @@ describe('broken_reference', () => {
     ]);
   });
 
+  describe('a translation that mkdocs-static-i18n builds with fallback (docs_structure: folder)', () => {
+    const mkdocs = (i18n: string) =>
+      [
+        'site_name: Demo',
+        'markdown_extensions:',
+        '  - pymdownx.emoji:',
+        '      emoji_index: !!python/name:material.extensions.emoji.twemoji',
+        'plugins:',
+        '  - search',
+        '  - i18n:',
+        i18n,
+        '      languages:',
+        '        - locale: en',
+        '          default: true',
+        '        - locale: ja',
+        '        - locale: ko',
+        '          fallback_to_default: false',
+        '',
+      ].join('\n');
+    const translated = [
+      '# エージェント', // 1
+      '', // 2
+      '[ライフサイクル](ref/lifecycle.md#hooks) と ![図](assets/flow.png)。', // 3
+      '', // 4
+      '[消えた](ref/gone.md) と [見出し](ref/lifecycle.md#nope)。', // 5
+      '',
+    ].join('\n');
+    const files = (i18n: string) => ({
+      'mkdocs.yml': mkdocs(i18n),
+      'docs/agents.md': '# Agents\n\nSee [lifecycle](ref/lifecycle.md#hooks).\n',
+      'docs/ref/lifecycle.md': '# Lifecycle\n\n## Hooks\n',
+      'docs/assets/flow.png': 'png',
+      'docs/ja/agents.md': translated,
+      'docs/ko/agents.md': translated,
+    });
+
+    it('reports only what the default language lacks too, where the translation falls back', async () => {
+      const repo = fixtureRepo(files('      docs_structure: folder'));
+      const artifact = await scanDir(repo.dir);
+      // ja falls back to docs/: its first two links work on the site; the last two are broken there too.
+      assert.deepEqual(
+        signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+        [
+          [5, 'ref/gone.md'],
+          [5, 'ref/lifecycle.md#nope'],
+        ],
+      );
+      // ko says fallback_to_default: false, so every link is read where it is.
+      assert.deepEqual(
+        signalsOf(artifact, 'docs/ko/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+        [
+          [3, 'ref/lifecycle.md#hooks'],
+          [3, 'assets/flow.png'],
+          [5, 'ref/gone.md'],
+          [5, 'ref/lifecycle.md#nope'],
+        ],
+      );
+    });
+
+    it('falls back to nothing for the suffix structure, or with fallback_to_default off', async () => {
+      for (const i18n of [
+        '      docs_structure: suffix',
+        '      docs_structure: folder\n      fallback_to_default: false',
+      ]) {
+        const artifact = await scanDir(fixtureRepo(files(i18n)).dir);
+        assert.equal(signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').length, 4, i18n);
+      }
+    });
+  });
+
   it('gives a backticked path matched by name only no suggestion (a placeholder, not a move)', async () => {
     const repo = fixtureRepo({
       'EIPS/eip-1.md': '# EIP-1\n\nUse relative links such as `../assets/eip-1/image.png`.\n',
