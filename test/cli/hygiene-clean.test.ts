@@ -5,6 +5,7 @@ import { after, describe, it } from 'node:test';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 import {
+  makeEntry,
   makeReport,
   PLAN_AND_GUIDE,
   planAndGuideEntries,
@@ -58,6 +59,34 @@ describe('stw hygiene clean (built CLI)', () => {
     assert.match(second.stdout, /applied +IRREVERSIBLE \[confirm\] del docs\/plan.md/);
     assert.equal(read(repo, 'docs/plan.md'), 'Plan\nkeep\n');
     assert.equal(repo.git(['rev-list', '--count', 'HEAD']), '4');
+  });
+
+  it('says whether a delete-range deletes the file (every line) or some of its lines', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    repo.commit('docs', { ...PLAN_AND_GUIDE, 'docs/old.md': '# Old\n\ngone\n' });
+    writeProjectReport(
+      repo.dir,
+      makeReport(repo.dir, [
+        ...planAndGuideEntries(repo.dir),
+        makeEntry(repo.dir, { id: 'all', path: 'docs/old.md', kind: 'delete-range', anchor: [1, 3] }),
+      ]),
+    );
+    const result = await runCliJson(['hygiene', 'clean', '--dry-run'], { cwd: repo.dir, env: NOW });
+    assert.equal(result.code, 0, result.stderr);
+    const edits = (result.json['entries'] as { id: string; edit: string }[]).map((e) => [e.id, e.edit]);
+    assert.deepEqual(
+      edits.filter(([id]) => id !== 'fix'),
+      [
+        ['del', 'delete line 3 of 3'],
+        ['all', 'delete the file (lines 1–3: every line)'],
+      ],
+    );
+    const human = await runCli(['hygiene', 'clean', '--dry-run'], { cwd: repo.dir, env: NOW });
+    assert.match(
+      human.stdout,
+      /IRREVERSIBLE \[confirm\] all docs\/old\.md · .* · delete-range: delete the file \(lines 1–3: every line\)/,
+    );
   });
 
   it('--dry-run --json reports the plan and changes nothing', async () => {

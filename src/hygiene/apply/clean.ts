@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
@@ -279,6 +279,25 @@ async function checkIdentity(
 }
 
 /**
+ * The line count of each file a delete-range entry edits, as the listing says whether it
+ * deletes the file (every line) or some lines. A file that cannot be read has none; the
+ * applier checks the file's content before any edit either way.
+ */
+async function lineCountsOfDeletions(root: string, entries: readonly Entry[]): Promise<Map<string, number>> {
+  const paths = new Set(entries.filter((e) => e.exact_edit?.kind === 'delete-range').map((e) => e.path));
+  const out = new Map<string, number>();
+  for (const path of paths) {
+    try {
+      const text = await readFile(join(root, path), 'utf8');
+      out.set(path, text === '' ? 0 : text.replace(/\r?\n$/, '').split('\n').length);
+    } catch {
+      // Unreadable or gone: described without the count; the applier reports the file.
+    }
+  }
+  return out;
+}
+
+/**
  * Loads and validates the report, checks it belongs here, and gates every entry — with
  * no side effects. Unknown `approve`/`reject` ids, a foreign or invalid report and an
  * unsafe repository state are refused here, before anything changes.
@@ -303,6 +322,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
   const { tracked, hidden } = await indexFlags(root, paths, deadline);
   const approved = new Set(approve);
   const rejected = new Set(reject);
+  const fileLines = await lineCountsOfDeletions(root, report.entries);
   const entries = report.entries.map((entry): PlannedEntry => {
     const kind = kindOf(entry);
     const planned: PlannedEntry = {
@@ -311,7 +331,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
       kind,
       category: `${entry.category.class}/${entry.category.subtype}`,
       op: entry.op,
-      edit: describeEdit(entry),
+      edit: describeEdit(entry, fileLines.get(entry.path)),
       tier: entry.safety_tier,
       irreversible: entry.is_destructive && !entry.is_reversible,
       raw_tokens: entry.token_estimate.raw_tokens,
