@@ -362,6 +362,73 @@ describe('runCheck', () => {
     ]);
   });
 
+  it('makes a rename-history fix confirm when the rename may have split the file (low score, files of its kind added beside)', async () => {
+    const repo = track(makeRepo());
+    const lines = (name: string, n: number, from = 0) =>
+      Array.from({ length: n }, (_, i) => `export const ${name}${from + i} = ${from + i};\n`).join('');
+    repo.commit(
+      'code',
+      {
+        'CLAUDE.md': [
+          '# Notes',
+          '',
+          '- Client: `src/acp/client.ts`.', // 3: split into session.ts and dispatcher.ts
+          '- Guide: [guide](docs/old-guide.md).', // 4: renamed whole, a doc added beside it
+          '- Notes: [notes](notes/old.md).', // 5: renamed and much rewritten, nothing added
+          '',
+        ].join('\n'),
+        'src/acp/client.ts': lines('c', 40),
+        'docs/old-guide.md': `# Guide\n\n${lines('g', 10)}`,
+        'notes/old.md': `# Notes\n\n${lines('n', 10)}`,
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    repo.git(['mv', 'src/acp/client.ts', 'src/acp/session.ts']);
+    repo.commit(
+      'split the client',
+      { 'src/acp/session.ts': lines('c', 26), 'src/acp/dispatcher.ts': lines('c', 14, 26) },
+      { date: '2026-01-03T00:00:00Z' },
+    );
+    repo.git(['mv', 'docs/old-guide.md', 'docs/guide.md']);
+    repo.commit('rename the guide', { 'docs/faq.md': '# FAQ\n' }, { date: '2026-01-04T00:00:00Z' });
+    repo.git(['mv', 'notes/old.md', 'notes/new.md']);
+    repo.commit(
+      'rewrite the notes',
+      { 'notes/new.md': `# Notes\n\n${lines('n', 7)}` },
+      {
+        date: '2026-01-05T00:00:00Z',
+      },
+    );
+    // The scores git gives these renames, as the rule reads them.
+    const scores = repo
+      .git(['log', '-M', '--format=', '--name-status', '--diff-filter=R'])
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split('\t'));
+    assert.deepEqual(
+      scores.map(([status, from]) => [from, Number(status!.slice(1)) >= 90]),
+      [
+        ['notes/old.md', false],
+        ['docs/old-guide.md', true],
+        ['src/acp/client.ts', false],
+      ],
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [
+        e.exact_edit?.anchor?.start_line,
+        e.signals[0]!.data?.['suggested_target'],
+        e.signals[0]!.data?.['rename_may_be_split'] ?? false,
+        e.safety_tier,
+      ]);
+    assert.deepEqual(fixes, [
+      [3, 'src/acp/session.ts', true, 'confirm'],
+      [4, 'docs/guide.md', false, 'auto'],
+      [5, 'notes/new.md', false, 'auto'],
+    ]);
+  });
+
   it('makes a path-suffix link fix confirm when the found file ends in the whole written path (another base, not a move)', async () => {
     const repo = track(makeRepo());
     repo.commit(

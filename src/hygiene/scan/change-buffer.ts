@@ -19,6 +19,8 @@ export class ChangeBuffer {
   private readonly paths: string[] = [];
   private readonly idOf = new Map<string, number>();
   private readonly oids = new Map<number, { oldOid?: string; newOid?: string }>();
+  /** Rename and copy scores by change index (few changes have one). */
+  private readonly scores = new Map<number, number>();
   /** `keepsBlobIds` of each interned path, asked once per path rather than once per change. */
   private readonly keeps: boolean[] = [];
 
@@ -37,6 +39,7 @@ export class ChangeBuffer {
     this.commits[i] = change.commit;
     this.statuses[i] = change.status.charCodeAt(0);
     this.times[change.commit] = change.time;
+    if (change.score !== undefined) this.scores.set(i, change.score);
     if ((change.oldOid !== undefined || change.newOid !== undefined) && this.keepsBlobIdsOf(pathId)) {
       const oids: { oldOid?: string; newOid?: string } = {};
       if (change.oldOid !== undefined) oids.oldOid = change.oldOid;
@@ -57,6 +60,8 @@ export class ChangeBuffer {
         status: String.fromCharCode(this.statuses[i]!),
       };
       if (from !== -1) change.from = this.paths[from]!;
+      const score = this.scores.get(i);
+      if (score !== undefined) change.score = score;
       const oids = this.oids.get(i);
       if (oids?.oldOid !== undefined) change.oldOid = oids.oldOid;
       if (oids?.newOid !== undefined) change.newOid = oids.newOid;
@@ -64,6 +69,7 @@ export class ChangeBuffer {
     }
     this.size = 0;
     this.oids.clear();
+    this.scores.clear();
   }
 
   private keepsBlobIdsOf(pathId: number): boolean {

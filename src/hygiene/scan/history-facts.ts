@@ -43,6 +43,13 @@ export interface HistoryFacts {
   complete: boolean;
   /** Old path → new path, newest rename first (kept for a shallow clone, emptied on failure). */
   renames: ReadonlyMap<string, string>;
+  /**
+   * Old paths of `renames` whose rename may have split the file: git scored it below
+   * `WHOLE_RENAME_SCORE` and the same commit added files of its kind (extension) beside the
+   * new name, so part of the content may have gone to those (a module split in two keeps one
+   * name). Also every low-scored rename read by a pass that saw no additions.
+   */
+  splitRenames: ReadonlySet<string>;
   /** Doc → its last commit time (seconds). */
   lastCommit: ReadonlyMap<string, number>;
   /** Doc → commits to it under its current name, and how many only added lines. */
@@ -69,6 +76,21 @@ export function renameTarget(
   return current !== path && isListed(current) ? current : undefined;
 }
 
+/** Whether a rename on the chain from `path` (as `renameTarget` follows it) may have split the file. */
+export function renameMayBeSplit(
+  history: Pick<HistoryFacts, 'renames' | 'splitRenames'>,
+  path: string,
+): boolean {
+  let current = path;
+  for (let i = 0; i < 50; i++) {
+    if (history.splitRenames.has(current)) return true;
+    const next = history.renames.get(current);
+    if (next === undefined) return false;
+    current = next;
+  }
+  return false;
+}
+
 /** What the aggregation is about: the docs, the non-doc paths they reference, where the root is. */
 interface Subject {
   docs: ReadonlyMap<string, Doc>;
@@ -85,12 +107,25 @@ interface DocVersion {
   newOid: string | undefined;
 }
 
+/** A rename scored at least this (percent) kept the file whole, whatever else the commit added. */
+export const WHOLE_RENAME_SCORE = 90;
+
+/** The file name's extension ('' for none): the content of a split file goes to files of its kind. */
+function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();
+}
+
 /**
  * Folds one pass's changes, newest commit first, into last commits, renames, the versions of
  * each doc, and churn (in commits) to what each doc references since that doc's last commit.
  */
 class Aggregate {
   readonly renames = new Map<string, string>();
+  readonly splitRenames = new Set<string>();
+  /** This commit's low-scored renames, judged when the commit ends (its additions all seen). */
+  private partialRenames: { from: string; to: string }[] = [];
   readonly lastCommit = new Map<string, number>();
   /** Doc → its changes under its current name, newest first. */
   readonly versions = new Map<string, DocVersion[]>();
@@ -106,6 +141,8 @@ class Aggregate {
   constructor(
     private readonly subject: Subject,
     private readonly collectAddedOrDeleted = false,
+    /** False for a renames-only pass: no addition is seen, so every low-scored rename may be a split. */
+    private readonly seesAdditions = true,
   ) {}
 
   /** Referenced paths among a changed path and its folders; cached per distinct path. */
@@ -124,6 +161,16 @@ class Aggregate {
 
   private flush(): void {
     const { docs, referencedBy } = this.subject;
+    for (const { from, to } of this.partialRenames) {
+      const beside = dirOf(to);
+      const kind = extensionOf(to);
+      if (
+        !this.seesAdditions ||
+        this.batch.some((c) => c.status === 'A' && dirOf(c.path) === beside && extensionOf(c.path) === kind)
+      )
+        this.splitRenames.add(from);
+    }
+    this.partialRenames = [];
     // Close the docs this commit touched first: a change in the same commit is not "since".
     for (const c of this.batch) {
       if (docs.has(c.path) && !this.lastCommit.has(c.path)) this.lastCommit.set(c.path, c.time);
@@ -157,12 +204,15 @@ class Aggregate {
       path = path.slice(prefix.length);
       from = from?.startsWith(prefix) ? from.slice(prefix.length) : undefined;
     }
-    if (from !== undefined && !this.renames.has(from)) this.renames.set(from, path);
     if (this.subject.wanted.has(path)) this.existed.add(path);
     if (from !== undefined && this.subject.wanted.has(from)) this.existed.add(from);
     if (change.commit !== this.batchCommit) {
       this.flush();
       this.batchCommit = change.commit;
+    }
+    if (from !== undefined && !this.renames.has(from)) {
+      this.renames.set(from, path);
+      if ((change.score ?? 0) < WHOLE_RENAME_SCORE) this.partialRenames.push({ from, to: path });
     }
     change.path = path;
     this.batch.push(change);
@@ -262,7 +312,10 @@ export class HistoryReader {
         outcome = recovered.outcome;
       }
     }
-    if (!outcome.ok) changes.renames.clear();
+    if (!outcome.ok) {
+      changes.renames.clear();
+      changes.splitRenames.clear();
+    }
     const read = outcome.ok && wantLineCounts;
     const growth = (
       read ? this.growthOf(subject, changes.versions, incomplete) : Promise.resolve(new Map())
@@ -276,6 +329,7 @@ export class HistoryReader {
       outcome,
       facts: {
         renames: changes.renames,
+        splitRenames: changes.splitRenames,
         lastCommit: changes.lastCommit,
         churn: changes.churn,
         existed: changes.existed,
@@ -316,14 +370,17 @@ export class HistoryReader {
       if (at !== undefined && at !== '')
         incomplete.set(at, `object ${oid} is missing from this clone, so renames of this path are not known`);
     }
-    const renames = new Aggregate(subject);
+    const renames = new Aggregate(subject, false, false);
     const renamePass = await streamHistory(this.toplevel, 'changes', (c) => renames.add(c), {
       ...this.options,
       diffFilter: 'R',
       pathspecs: [...unreadable.keys()].map((p) => `:(exclude,literal)${p}`),
     });
     renames.finish();
-    if (renamePass.ok) for (const [from, to] of renames.renames) changes.renames.set(from, to);
+    if (renamePass.ok) {
+      for (const [from, to] of renames.renames) changes.renames.set(from, to);
+      for (const from of renames.splitRenames) changes.splitRenames.add(from);
+    }
     return { changes, outcome };
   }
 
@@ -437,6 +494,7 @@ function isSubsequence(a: readonly string[], b: readonly string[]): boolean {
 export const NO_HISTORY: HistoryFacts = {
   complete: false,
   renames: new Map(),
+  splitRenames: new Set(),
   lastCommit: new Map(),
   growth: new Map(),
   churn: new Map(),

@@ -17,6 +17,8 @@ export interface HistoryChange {
   from?: string;
   /** git's status letter (A, M, D, R, …). */
   status: string;
+  /** A rename's or copy's similarity score, in percent (git's `R062` → 62). */
+  score?: number;
   /** The blob before and after the change; undefined for the side that does not exist. */
   oldOid?: string;
   newOid?: string;
@@ -110,7 +112,13 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
   let commit = -1;
   let time = 0;
   let head:
-    | { status: string; oldOid: string | undefined; newOid: string | undefined; paths: number }
+    | {
+        status: string;
+        oldOid: string | undefined;
+        newOid: string | undefined;
+        paths: number;
+        score: number | undefined;
+      }
     | undefined;
   let from: string | undefined;
   return {
@@ -127,6 +135,7 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
         if (from !== undefined) change.from = from;
         if (head.oldOid !== undefined) change.oldOid = head.oldOid;
         if (head.newOid !== undefined) change.newOid = head.newOid;
+        if (head.score !== undefined) change.score = head.score;
         onChange(change);
         head = undefined;
         from = undefined;
@@ -143,11 +152,14 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
       const status = parts[4] ?? '';
       const oldOid = parts[2] ?? '';
       const newOid = parts[3] ?? '';
+      const paired = status.startsWith('R') || status.startsWith('C');
+      const score = paired ? Number.parseInt(status.slice(1), 10) : Number.NaN;
       head = {
         status: status.charAt(0),
         oldOid: ZERO_OID.test(oldOid) ? undefined : oldOid,
         newOid: ZERO_OID.test(newOid) ? undefined : newOid,
-        paths: status.startsWith('R') || status.startsWith('C') ? 2 : 1,
+        paths: paired ? 2 : 1,
+        score: Number.isFinite(score) ? score : undefined,
       };
     },
   };

@@ -2,7 +2,7 @@ import { ignoredByGit } from '../../../core/git.js';
 import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
-import { renameTarget } from '../history-facts.js';
+import { renameMayBeSplit, renameTarget } from '../history-facts.js';
 import { fallbackDocPaths, type LocaleFallback, readLocaleFallbacks } from '../locale-fallback.js';
 import type { DocRef } from '../markdown.js';
 import { baseOf, dirOf } from '../paths.js';
@@ -164,6 +164,9 @@ function suggester(
         suggested_path: found,
         suggested_by: renamed !== undefined ? 'rename-history' : 'unique-name',
         ...(match !== undefined ? { suggestion_match: match } : {}),
+        ...(renamed !== undefined && renameMayBeSplit(history, resolved.path)
+          ? { rename_may_be_split: true }
+          : {}),
       },
     };
   };
