@@ -5,9 +5,11 @@
 // 5,000 branches exceed the 1,024-entry bound: plan timing uses the library with raised
 // bounds (the CLI refuses, as it must), and apply deletes 1,000 selected by name. The plan
 // is timed without and with squash evidence (--equivalence-checks 0 / the default),
-// interleaved with its floor, as wall and CPU time (CPU does not grow when other work
-// shares the cores; the load average is printed beside), on the fast-import repository
-// and again once it has a commit-graph, as `git gc` leaves real repositories.
+// interleaved with its floor and with the plan's own git calls made from a bare script
+// (what the plan would cost if its JavaScript were free), as wall and CPU time (CPU does
+// not grow when other work shares the cores; the load average is printed beside), on the
+// fast-import repository and again once it has a commit-graph, as `git gc` leaves real
+// repositories.
 // Usage: npm run bench:tidy   (STW_BENCH_TIDY_SIZES=1000 for one size)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -136,6 +138,31 @@ function cpuMs(commands, env, cwd) {
  * The plan floor and both plans, interleaved round by round so that a change of load hits
  * all three alike; medians of PLAN_ROUNDS rounds, wall and CPU time.
  */
+/**
+ * The git processes `stw tidy plan` runs on this repository (src/tidy/observe-git.ts), in its
+ * four rounds, from a bare node script with none of stw's code: what the plan would cost if
+ * every line of its own JavaScript (module loading, decisions, output) were free.
+ */
+const PLAN_CALLS_SCRIPT = `
+const { spawn } = require('node:child_process');
+const [base, bound] = process.argv.slice(1);
+const git = (args) => new Promise((done, fail) => {
+  const child = spawn('git', ['--no-pager', '--no-replace-objects', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout.resume(); child.stderr.resume();
+  child.on('error', fail);
+  child.on('close', (code) => (code === 0 ? done() : fail(new Error(args.join(' ') + ' exited ' + code))));
+});
+const tips = (fields) => git(['for-each-ref', '--count=' + bound, '--format=' + fields, 'refs/heads/']);
+(async () => {
+  await Promise.all([git(['version']), git(['rev-parse', '--path-format=absolute', '--is-bare-repository',
+    '--is-shallow-repository', '--git-dir', '--git-common-dir', '--show-object-format', '--show-toplevel'])]);
+  await Promise.all([git(['worktree', 'list', '--porcelain', '-z']),
+    tips('%(objectname)%00%(objecttype)%00%(symref)%00%(refname:lstrip=2)')]);
+  await git(['for-each-ref', '--merged=' + base, '--format=%(refname:lstrip=2)', '--', 'refs/heads/']);
+  await tips('%(objectname)%00%(symref)%00%(refname:lstrip=2)');
+})().catch((error) => { console.error(error.message); process.exit(1); });
+`;
+
 function comparePlans(dir, branches, forEachRef) {
   const planArgv = (extra) => [cli, 'tidy', 'plan', dir, '--base', 'refs/heads/main', '--json', ...extra];
   const statusOf = (stdout) => {
@@ -147,14 +174,29 @@ function comparePlans(dir, branches, forEachRef) {
     ).length;
     return `status ${plan.status}${plan.refusal ? ` (${plan.refusal.code})` : ''}, ${plan.targets.length} targets, ${checked} equivalence checks`;
   };
+  const base = forEachRef.find((arg) => arg.startsWith('--merged=')).slice('--merged='.length);
+  const callsArgv = [
+    process.execPath,
+    '-e',
+    PLAN_CALLS_SCRIPT,
+    base,
+    String(DEFAULT_PLAN_BOUNDS.maxEntries + 1),
+  ];
   const kinds = {
     floor: { wall: [], cpu: [], status: 'for-each-ref --merged, then node -e 0' },
+    calls: { wall: [], cpu: [], status: '' },
     plain: { wall: [], cpu: [], status: '', extra: ['--equivalence-checks', '0'] },
     evidence: { wall: [], cpu: [], status: '', extra: [] },
   };
   const runKind = (name) => {
     const kind = kinds[name];
     const start = performance.now();
+    if (name === 'calls') {
+      execFileSync(callsArgv[0], callsArgv.slice(1), { cwd: dir, env: gitEnv, stdio: 'ignore' });
+      kind.wall.push(performance.now() - start);
+      kind.cpu.push(cpuMs([callsArgv], gitEnv, dir));
+      return;
+    }
     if (name === 'floor') {
       execFileSync(forEachRef[0], forEachRef.slice(1), {
         cwd: dir,
@@ -181,7 +223,7 @@ function comparePlans(dir, branches, forEachRef) {
   };
   const loadBefore = loadavg();
   for (let round = 0; round < PLAN_ROUNDS; round++) {
-    const order = ['floor', 'plain', 'evidence'];
+    const order = ['floor', 'calls', 'plain', 'evidence'];
     // Rotate the order each round: no kind always runs first (or right after another).
     for (let i = 0; i < order.length; i++) runKind(order[(round + i) % order.length]);
   }
@@ -191,11 +233,12 @@ function comparePlans(dir, branches, forEachRef) {
     `  plan floor (for-each-ref --merged + node -e 0): ${fmt(wall('floor'))} wall, ${fmt(cpu('floor'))} CPU`,
   );
   for (const [name, label] of [
+    ['calls', "the plan's 6 git calls in its 4 rounds alone (node, no stw code)"],
     ['plain', 'stw tidy plan --equivalence-checks 0'],
     ['evidence', 'stw tidy plan (default: 16 equivalence checks)'],
   ])
     console.log(
-      `  ${label}: ${fmt(wall(name))} wall = ${ratio(wall(name), wall('floor'))} of the floor; ${fmt(cpu(name))} CPU = ${ratio(cpu(name), cpu('floor'))}  [${kinds[name].status}]`,
+      `  ${label}: ${fmt(wall(name))} wall = ${ratio(wall(name), wall('floor'))} of the floor; ${fmt(cpu(name))} CPU = ${ratio(cpu(name), cpu('floor'))}${kinds[name].status === '' ? '' : `  [${kinds[name].status}]`}`,
     );
   console.log(
     `  (${PLAN_ROUNDS} interleaved rounds, medians; load average ${loadBefore} before, ${loadavg()} after)`,
