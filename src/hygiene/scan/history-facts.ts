@@ -43,6 +43,8 @@ export interface HistoryFacts {
   complete: boolean;
   /** Old path → new path, newest rename first (kept for a shallow clone, emptied on failure). */
   renames: ReadonlyMap<string, string>;
+  /** Old path → the commit that renamed it (the rename `renames` holds), when git named it. */
+  renamedIn: ReadonlyMap<string, string>;
   /** Doc → its last commit time (seconds). */
   lastCommit: ReadonlyMap<string, number>;
   /** Doc → commits to it under its current name, and how many only added lines. */
@@ -91,6 +93,8 @@ interface DocVersion {
  */
 class Aggregate {
   readonly renames = new Map<string, string>();
+  /** Old path → index of the commit of its rename in `renames`. */
+  readonly renamedAt = new Map<string, number>();
   readonly lastCommit = new Map<string, number>();
   /** Doc → its changes under its current name, newest first. */
   readonly versions = new Map<string, DocVersion[]>();
@@ -157,7 +161,10 @@ class Aggregate {
       path = path.slice(prefix.length);
       from = from?.startsWith(prefix) ? from.slice(prefix.length) : undefined;
     }
-    if (from !== undefined && !this.renames.has(from)) this.renames.set(from, path);
+    if (from !== undefined && !this.renames.has(from)) {
+      this.renames.set(from, path);
+      this.renamedAt.set(from, change.commit);
+    }
     if (this.subject.wanted.has(path)) this.existed.add(path);
     if (from !== undefined && this.subject.wanted.has(from)) this.existed.add(from);
     if (change.commit !== this.batchCommit) {
@@ -255,14 +262,21 @@ export class HistoryReader {
     let outcome = await this.run;
     changes.finish();
     const incomplete = new Map<string, string>();
+    let renamedIn = outcome.ok
+      ? commitsOf(changes.renamedAt, outcome.renameCommits)
+      : new Map<string, string>();
     if (!outcome.ok && outcome.missingObject !== undefined) {
       const recovered = await this.withoutRenameScoring(subject, incomplete);
       if (recovered) {
         changes = recovered.changes;
         outcome = recovered.outcome;
+        renamedIn = recovered.renamedIn;
       }
     }
-    if (!outcome.ok) changes.renames.clear();
+    if (!outcome.ok) {
+      changes.renames.clear();
+      renamedIn.clear();
+    }
     const read = outcome.ok && wantLineCounts;
     const growth = (
       read ? this.growthOf(subject, changes.versions, incomplete) : Promise.resolve(new Map())
@@ -276,6 +290,7 @@ export class HistoryReader {
       outcome,
       facts: {
         renames: changes.renames,
+        renamedIn,
         lastCommit: changes.lastCommit,
         churn: changes.churn,
         existed: changes.existed,
@@ -288,7 +303,7 @@ export class HistoryReader {
   private async withoutRenameScoring(
     subject: Subject,
     incomplete: Map<string, string>,
-  ): Promise<{ changes: Aggregate; outcome: HistoryOutcome } | undefined> {
+  ): Promise<{ changes: Aggregate; outcome: HistoryOutcome; renamedIn: Map<string, string> } | undefined> {
     const changes = new Aggregate(subject, true);
     const outcome = await streamHistory(
       this.toplevel,
@@ -323,8 +338,9 @@ export class HistoryReader {
       pathspecs: [...unreadable.keys()].map((p) => `:(exclude,literal)${p}`),
     });
     renames.finish();
-    if (renamePass.ok) for (const [from, to] of renames.renames) changes.renames.set(from, to);
-    return { changes, outcome };
+    if (!renamePass.ok) return { changes, outcome, renamedIn: new Map() };
+    for (const [from, to] of renames.renames) changes.renames.set(from, to);
+    return { changes, outcome, renamedIn: commitsOf(renames.renamedAt, renamePass.renameCommits) };
   }
 
   /**
@@ -433,10 +449,24 @@ function isSubsequence(a: readonly string[], b: readonly string[]): boolean {
   return i === a.length;
 }
 
+/** Old path → the id of the commit that renamed it, from the commit indices of one pass. */
+function commitsOf(
+  renamedAt: ReadonlyMap<string, number>,
+  ids: ReadonlyMap<number, string> | undefined,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [from, commit] of renamedAt) {
+    const id = ids?.get(commit);
+    if (id !== undefined) out.set(from, id);
+  }
+  return out;
+}
+
 /** History facts when no history was read. */
 export const NO_HISTORY: HistoryFacts = {
   complete: false,
   renames: new Map(),
+  renamedIn: new Map(),
   lastCommit: new Map(),
   growth: new Map(),
   churn: new Map(),
