@@ -389,7 +389,9 @@ export function citedSignal(cited: unknown, signals: readonly Signal[]): Signal 
  * A broken-reference fix proved by code: it writes the suggested target, and git history
  * shows the move (a renamed file or folder, not a rename that may have split the file: a
  * module split into several keeps one name, which is then only one of the places its
- * content went), or the paths alone settle it (a case-only rename beside the missing file, or the
+ * content went) and that the reference was written before it (one written after the move
+ * named the old place for a reason history cannot tell: scan/written-when.ts), or the paths
+ * alone settle it (a case-only rename beside the missing file, or the
  * one file ending in the missing path's folder and name). A file that shares only the name
  * is a guess. For a backticked path only history counts: such a path is often written from
  * the package or folder its text is about (`src/schemas.ts` in a line on `packages/core`),
@@ -403,8 +405,10 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
   if (typeof target !== 'string' || typeof replacement !== 'string' || !replacement.includes(target))
     return false;
   const by = signal.data?.['suggested_by'];
+  // A moved doc still served under its old name (its frontmatter id) leaves no link behind.
+  if (signal.data?.['old_name_served'] === true) return false;
   if (by === 'rename-history' && signal.data?.['rename_may_be_split'] === true) return false;
-  if (by === 'rename-history' || by === 'folder-move') return true;
+  if (by === 'rename-history' || by === 'folder-move') return signal.data?.['written_before_move'] === true;
   if (signal.data?.['kind'] === 'code-path') return false;
   const match = signal.data?.['suggestion_match'];
   if (match === 'path-suffix' && writtenFromAnotherBase(signal)) return false;

@@ -44,7 +44,7 @@ function defaultSignals(kind: EditKind | 'generative', replacement = 'new'): Sig
         name: 'broken_reference',
         line: 1,
         detail: 'link target does not resolve; moved?',
-        data: { suggested_target: replacement, suggested_by: 'rename-history' },
+        data: { suggested_target: replacement, suggested_by: 'rename-history', written_before_move: true },
       },
     ];
   if (kind === 'move-to-archive')

@@ -429,6 +429,73 @@ describe('runCheck', () => {
     ]);
   });
 
+  it('makes a fix from history auto only for a reference written before the move, and none to a path still written after it', async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        'docs/a.md': '# A\n\nSee [the guide](guide.md).\n',
+        'docs/guide.md': '# Guide\n',
+        'docs/b.md': '# B\n\nSee [the API](api.md).\n',
+        'docs/api.md': '# API\n',
+        'CLAUDE.md': '# Notes\n',
+        'pkg/utils.py': 'x = 1\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    repo.move('move the guide', 'docs/guide.md', 'docs/manual/guide.md', { date: '2026-01-03T00:00:00Z' });
+    repo.move('move the api page', 'docs/api.md', 'docs/api-js.md', { date: '2026-01-03T00:00:00Z' });
+    repo.move('move the package', 'pkg/utils.py', 'slim/pkg/utils.py', { date: '2026-01-03T00:00:00Z' });
+    repo.commit(
+      'written after the moves',
+      {
+        // A site generator resolves api.md to api-js.md: the old name is still how pages link it.
+        'docs/c.md': '# C\n\nSee [the API](api.md).\n',
+        'CLAUDE.md': '# Notes\n\n- Helpers live in `pkg/utils.py`.\n',
+      },
+      { date: '2026-01-04T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [e.path, e.exact_edit?.replacement, e.signals[0]!.data?.['suggested_by'], e.safety_tier]);
+    assert.deepEqual(fixes, [
+      ['CLAUDE.md', '`slim/pkg/utils.py`', 'rename-history', 'confirm'],
+      ['docs/a.md', '](manual/guide.md', 'rename-history', 'auto'],
+      ['docs/b.md', '](api-js.md', 'rename-history', 'confirm'],
+      ['docs/c.md', '](api-js.md', 'rename-history', 'confirm'],
+    ]);
+  });
+
+  it('makes a fix from history confirm when the moved doc is still served under its old name (frontmatter id)', async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        'docs/a.md': '# A\n\nSee [the CLI](cli.md).\n\nSee [setup](setup.md).\n',
+        'docs/cli.md': '---\nid: cli\ntitle: CLI\n---\n# CLI\n',
+        'docs/setup.md': '---\ntitle: Setup\n---\n# Setup\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    repo.move('language pages', 'docs/cli.md', 'docs/cli-js.md', { date: '2026-01-03T00:00:00Z' });
+    repo.move('setup page', 'docs/setup.md', 'docs/install.md', { date: '2026-01-03T00:00:00Z' });
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .flatMap((e) =>
+        e.signals.map((s) => [s.data?.['suggested_target'], s.data?.['old_name_served'] ?? false]),
+      );
+    assert.deepEqual(fixes, [
+      ['cli-js.md', true],
+      ['install.md', false],
+    ]);
+    assert.deepEqual(
+      report.entries.map((e) => e.safety_tier),
+      ['confirm', 'auto'],
+    );
+  });
+
   it('makes a path-suffix link fix confirm when the found file ends in the whole written path (another base, not a move)', async () => {
     const repo = track(makeRepo());
     repo.commit(

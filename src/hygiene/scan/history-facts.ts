@@ -50,6 +50,8 @@ export interface HistoryFacts {
    * name). Also every low-scored rename read by a pass that saw no additions.
    */
   splitRenames: ReadonlySet<string>;
+  /** Old path → the commit that renamed it (the rename `renames` holds), when git named it. */
+  renamedIn: ReadonlyMap<string, string>;
   /** Doc → its last commit time (seconds). */
   lastCommit: ReadonlyMap<string, number>;
   /** Doc → commits to it under its current name, and how many only added lines. */
@@ -126,6 +128,8 @@ class Aggregate {
   readonly splitRenames = new Set<string>();
   /** This commit's low-scored renames, judged when the commit ends (its additions all seen). */
   private partialRenames: { from: string; to: string }[] = [];
+  /** Old path → index of the commit of its rename in `renames`. */
+  readonly renamedAt = new Map<string, number>();
   readonly lastCommit = new Map<string, number>();
   /** Doc → its changes under its current name, newest first. */
   readonly versions = new Map<string, DocVersion[]>();
@@ -212,6 +216,7 @@ class Aggregate {
     }
     if (from !== undefined && !this.renames.has(from)) {
       this.renames.set(from, path);
+      this.renamedAt.set(from, change.commit);
       if ((change.score ?? 0) < WHOLE_RENAME_SCORE) this.partialRenames.push({ from, to: path });
     }
     change.path = path;
@@ -305,16 +310,21 @@ export class HistoryReader {
     let outcome = await this.run;
     changes.finish();
     const incomplete = new Map<string, string>();
+    let renamedIn = outcome.ok
+      ? commitsOf(changes.renamedAt, outcome.renameCommits)
+      : new Map<string, string>();
     if (!outcome.ok && outcome.missingObject !== undefined) {
       const recovered = await this.withoutRenameScoring(subject, incomplete);
       if (recovered) {
         changes = recovered.changes;
         outcome = recovered.outcome;
+        renamedIn = recovered.renamedIn;
       }
     }
     if (!outcome.ok) {
       changes.renames.clear();
       changes.splitRenames.clear();
+      renamedIn.clear();
     }
     const read = outcome.ok && wantLineCounts;
     const growth = (
@@ -330,6 +340,7 @@ export class HistoryReader {
       facts: {
         renames: changes.renames,
         splitRenames: changes.splitRenames,
+        renamedIn,
         lastCommit: changes.lastCommit,
         churn: changes.churn,
         existed: changes.existed,
@@ -342,7 +353,7 @@ export class HistoryReader {
   private async withoutRenameScoring(
     subject: Subject,
     incomplete: Map<string, string>,
-  ): Promise<{ changes: Aggregate; outcome: HistoryOutcome } | undefined> {
+  ): Promise<{ changes: Aggregate; outcome: HistoryOutcome; renamedIn: Map<string, string> } | undefined> {
     const changes = new Aggregate(subject, true);
     const outcome = await streamHistory(
       this.toplevel,
@@ -377,11 +388,10 @@ export class HistoryReader {
       pathspecs: [...unreadable.keys()].map((p) => `:(exclude,literal)${p}`),
     });
     renames.finish();
-    if (renamePass.ok) {
-      for (const [from, to] of renames.renames) changes.renames.set(from, to);
-      for (const from of renames.splitRenames) changes.splitRenames.add(from);
-    }
-    return { changes, outcome };
+    if (!renamePass.ok) return { changes, outcome, renamedIn: new Map() };
+    for (const [from, to] of renames.renames) changes.renames.set(from, to);
+    for (const from of renames.splitRenames) changes.splitRenames.add(from);
+    return { changes, outcome, renamedIn: commitsOf(renames.renamedAt, renamePass.renameCommits) };
   }
 
   /**
@@ -490,11 +500,25 @@ function isSubsequence(a: readonly string[], b: readonly string[]): boolean {
   return i === a.length;
 }
 
+/** Old path → the id of the commit that renamed it, from the commit indices of one pass. */
+function commitsOf(
+  renamedAt: ReadonlyMap<string, number>,
+  ids: ReadonlyMap<number, string> | undefined,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [from, commit] of renamedAt) {
+    const id = ids?.get(commit);
+    if (id !== undefined) out.set(from, id);
+  }
+  return out;
+}
+
 /** History facts when no history was read. */
 export const NO_HISTORY: HistoryFacts = {
   complete: false,
   renames: new Map(),
   splitRenames: new Set(),
+  renamedIn: new Map(),
   lastCommit: new Map(),
   growth: new Map(),
   churn: new Map(),

@@ -33,7 +33,8 @@ export interface HistoryChange {
 export type HistoryPassKind = 'changes' | 'changes-no-renames';
 
 export type HistoryOutcome =
-  | { ok: true; commits: number }
+  /** `renameCommits`: commit index → commit id, for the commits with a rename in them. */
+  | { ok: true; commits: number; renameCommits?: ReadonlyMap<number, string> }
   /** `missingObject`: the object id git could not read, when that is why the pass stopped. */
   | { ok: false; reason: string; missingObject?: string };
 
@@ -66,7 +67,7 @@ export async function streamHistory(
   const decoder = new StringDecoder('utf8');
   const parse = rawParser(onChange);
   let pending = '';
-  const args = ['log', '-z', ...ARGS[kind], '--no-color', '--format=%x01%ct'];
+  const args = ['log', '-z', ...ARGS[kind], '--no-color', '--format=%x01%ct %H'];
   if (options.diffFilter) args.push(`--diff-filter=${options.diffFilter}`);
   const limited = options.pathspecs !== undefined;
   args.push(...(limited ? ['--stdin'] : ['HEAD', '--']));
@@ -99,18 +100,22 @@ export async function streamHistory(
   }
   const rest = pending + decoder.end();
   if (rest !== '') parse.field(rest);
-  return { ok: true, commits: parse.commits() };
+  return { ok: true, commits: parse.commits(), renameCommits: parse.renameCommits };
 }
 
 interface FieldParser {
   field(raw: string): void;
   commits(): number;
+  /** Commit index → commit id, for the commits that renamed a path. */
+  renameCommits: ReadonlyMap<number, string>;
 }
 
 /** `--raw -z`: `:modes oids status` NUL path NUL (two paths for a rename or copy). */
 function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
   let commit = -1;
   let time = 0;
+  let id = '';
+  const renameCommits = new Map<number, string>();
   let head:
     | {
         status: string;
@@ -123,6 +128,7 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
   let from: string | undefined;
   return {
     commits: () => commit + 1,
+    renameCommits,
     field(raw) {
       let text = raw;
       if (head !== undefined) {
@@ -132,7 +138,12 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
         }
         // Optional fields set one by one: object spreads here cost more than the rest of the parse.
         const change: HistoryChange = { time, commit, path: text, status: head.status };
-        if (from !== undefined) change.from = from;
+        if (from !== undefined) {
+          change.from = from;
+          // A copy: a slice of git's output would keep the whole chunk alive.
+          if (!renameCommits.has(commit))
+            renameCommits.set(commit, Buffer.from(id, 'latin1').toString('latin1'));
+        }
         if (head.oldOid !== undefined) change.oldOid = head.oldOid;
         if (head.newOid !== undefined) change.newOid = head.newOid;
         if (head.score !== undefined) change.score = head.score;
@@ -144,7 +155,9 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
       if (text.startsWith('\n')) text = text.slice(1);
       if (text.startsWith('\x01')) {
         commit++;
-        time = Number(text.slice(1));
+        const space = text.indexOf(' ');
+        time = Number(text.slice(1, space));
+        id = text.slice(space + 1);
         return;
       }
       if (!text.startsWith(':')) return;

@@ -191,6 +191,7 @@ describe('check with a model classifier (local provider stubs)', () => {
           suggested_target: 'start/install.md',
           suggested_path: 'docs/start/install.md',
           suggested_by: 'rename-history',
+          written_before_move: true,
         },
       })),
     );

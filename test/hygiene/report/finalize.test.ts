@@ -57,7 +57,12 @@ const signal = {
   name: 'broken_reference' as const,
   line: 3,
   detail: 'guide.md does not exist; moved to "docs/guide.md"?',
-  data: { target: 'guide.md', suggested_target: 'docs/guide.md', suggested_by: 'rename-history' },
+  data: {
+    target: 'guide.md',
+    suggested_target: 'docs/guide.md',
+    suggested_by: 'rename-history',
+    written_before_move: true,
+  },
 };
 
 function proposals(): Proposal[] {

@@ -1,4 +1,5 @@
 import { ignoredByGit } from '../../../core/git.js';
+import type { Signal } from '../../types.js';
 import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
@@ -14,6 +15,7 @@ import {
   type Resolved,
   writeTargetLike,
 } from '../resolve.js';
+import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
@@ -74,12 +76,18 @@ export const brokenReference: SignalModule = {
       ),
     ]);
     const suggest = suggester(facts, history);
+    // Emitted once the moves are checked: a move is proved only for a reference written
+    // before it (written-when.ts).
+    const found: { doc: string; signal: Omit<Signal, 'name'>; moved?: MovedReference }[] = [];
     for (const { doc, ref, check } of unresolved) {
       if (check.status === 'missing-fragment') {
-        emit(doc, {
-          line: ref.line,
-          detail: `fragment "#${check.resolved.fragment}" matches no heading in "${fragmentTarget(check.resolved, tree)}"`,
-          data: { target: ref.target, kind: 'fragment' },
+        found.push({
+          doc,
+          signal: {
+            line: ref.line,
+            detail: `fragment "#${check.resolved.fragment}" matches no heading in "${fragmentTarget(check.resolved, tree)}"`,
+            data: { target: ref.target, kind: 'fragment' },
+          },
         });
         continue;
       }
@@ -93,13 +101,26 @@ export const brokenReference: SignalModule = {
       if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
       const suggestion = suggest(doc, ref, resolved);
       if (suggestion !== undefined) Object.assign(data, suggestion.data);
-      emit(doc, {
-        line: ref.line,
-        detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
-          suggestion !== undefined ? `; moved to "${suggestion.path}"?` : ''
-        }`,
-        data,
+      found.push({
+        doc,
+        signal: {
+          line: ref.line,
+          detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
+            suggestion !== undefined ? `; moved to "${suggestion.path}"?` : ''
+          }`,
+          data,
+        },
+        ...(data['suggested_by'] === 'rename-history'
+          ? { moved: movedReference(history, doc, ref, resolved.path) }
+          : {}),
       });
+    }
+    const moved = found.flatMap((f) => (f.moved !== undefined ? [f.moved] : []));
+    const leftBehind = await writtenBeforeMove(tree.root, moved, (doc) => facts.docs.get(doc)?.text);
+    for (const { doc, signal, moved } of found) {
+      if (moved !== undefined && leftBehind.has(movedKey(moved)))
+        signal.data = { ...signal.data, written_before_move: true };
+      emit(doc, signal);
     }
     await collectCodeReferences({ facts, history }, emit);
   },
@@ -167,9 +188,34 @@ function suggester(
         ...(renamed !== undefined && renameMayBeSplit(history, resolved.path)
           ? { rename_may_be_split: true }
           : {}),
+        ...(renamed !== undefined && keepsOldName(facts, resolved.path, renamed)
+          ? { old_name_served: true }
+          : {}),
       },
     };
   };
+}
+
+/** The reference to a renamed path, with the commit of its first rename ('' when git did not name it). */
+function movedReference(history: HistoryFacts, doc: string, ref: DocRef, path: string): MovedReference {
+  return { doc, line: ref.line, written: ref.target, path, commit: history.renamedIn.get(path) ?? '' };
+}
+
+/**
+ * Whether the moved doc names itself by its old file name in its frontmatter (`id:` or the
+ * last part of `slug:`, as Docusaurus reads them): a site built from the docs still serves it
+ * under that name, so a link to the old name may be how the docs are written (on
+ * microsoft/playwright, `chrome-extensions.md` became `chrome-extensions-js-python.md` with
+ * `id: chrome-extensions`, and every page links it by the old name).
+ */
+function keepsOldName(facts: ScanFacts, oldPath: string, newPath: string): boolean {
+  const data = facts.docs.get(newPath)?.parsed.frontmatter.data;
+  if (data === undefined) return false;
+  const stem = baseOf(oldPath).replace(/\.[^.]*$/, '');
+  const names = [data['id'], data['slug']].flatMap((v) =>
+    typeof v === 'string' ? [v.replace(/\/+$/, '').split('/').pop() ?? ''] : [],
+  );
+  return names.includes(stem);
 }
 
 /** Why a path through a symlink does not resolve, for the signal's detail. */

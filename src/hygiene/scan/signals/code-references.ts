@@ -11,6 +11,7 @@ import { join, posix } from 'node:path';
 import { git } from '../../../core/git.js';
 import { baseOf, dirOf } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
+import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
 import type { EmitSignal, SignalInput } from './types.js';
 
 export type CodeRefKind =
@@ -197,7 +198,11 @@ export function codeRefsOf(
  * Folder moves read from file renames: `a/old/x.ts` → `a/new/x.ts` means `a/old` → `a/new`.
  * The newest move of a folder wins (renames are read newest first).
  */
-export function folderMoves(renames: ReadonlyMap<string, string>): Map<string, string> {
+export function folderMoves(
+  renames: ReadonlyMap<string, string>,
+  /** Filled with the renamed file each folder move was read from. */
+  readFrom?: Map<string, string>,
+): Map<string, string> {
   const moves = new Map<string, string>();
   for (const [from, to] of renames) {
     const a = from.split('/');
@@ -208,10 +213,18 @@ export function folderMoves(renames: ReadonlyMap<string, string>): Map<string, s
     }
     const fromDir = a.join('/');
     const toDir = b.join('/');
-    if (a.length < from.split('/').length && fromDir !== toDir && !moves.has(fromDir))
+    if (a.length < from.split('/').length && fromDir !== toDir && !moves.has(fromDir)) {
       moves.set(fromDir, toDir);
+      readFrom?.set(fromDir, from);
+    }
   }
   return moves;
+}
+
+/** The folder above `path` whose move `movedTarget` follows first. */
+function firstMovedFolder(path: string, moves: ReadonlyMap<string, string>): string | undefined {
+  for (let d = path; d !== ''; d = dirOf(d)) if (moves.has(d)) return d;
+  return undefined;
 }
 
 /** Where a missing path lives now if a folder above it moved (following later moves), else undefined. */
@@ -339,7 +352,8 @@ export async function collectCodeReferences(
   if (perDoc.length === 0) return;
   const keys = [...new Set(perDoc.flatMap(({ refs }) => refs.filter(isSymbolish).map((r) => r.key)))].sort();
   const found = options.inRepo ? await symbolsInCode(tree.root, keys, options.signal) : undefined;
-  const moves = folderMoves(history.renames);
+  const movedFrom = new Map<string, string>();
+  const moves = folderMoves(history.renames, movedFrom);
   const missing: Missing[] = [];
   for (const { doc, refs } of perDoc) {
     const dir = dirOf(doc);
@@ -350,7 +364,24 @@ export async function collectCodeReferences(
       if (problem) missing.push({ doc, ref, ...problem });
     }
   }
+  // A folder move is proved only for a reference written before it (written-when.ts).
+  const asks: MovedReference[] = [];
   for (const m of missing) {
+    if (m.suggestion === undefined || !options.inRepo) continue;
+    const folder = firstMovedFolder(m.ref.key, moves);
+    const file = folder === undefined ? undefined : movedFrom.get(folder);
+    const commit = file === undefined ? undefined : history.renamedIn.get(file);
+    if (commit !== undefined)
+      asks.push({ doc: m.doc, line: m.ref.line, written: m.ref.key, path: m.ref.key, commit });
+  }
+  const leftBehind = await writtenBeforeMove(
+    tree.root,
+    asks,
+    (doc) => facts.docs.get(doc)?.text,
+    options.signal,
+  );
+  for (const m of missing) {
+    const isLeftBehind = leftBehind.has(movedKey({ doc: m.doc, line: m.ref.line, path: m.ref.key }));
     emit(m.doc, {
       line: m.ref.line,
       detail: m.detail,
@@ -360,6 +391,7 @@ export async function collectCodeReferences(
         ...(m.suggestion !== undefined
           ? { suggested_target: m.suggestion, suggested_path: m.suggestedPath, suggested_by: 'folder-move' }
           : {}),
+        ...(isLeftBehind ? { written_before_move: true } : {}),
       },
     });
   }

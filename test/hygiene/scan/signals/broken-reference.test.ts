@@ -74,6 +74,7 @@ describe('broken_reference', () => {
           suggested_target: './manual/new-name.md#setup',
           suggested_path: 'docs/manual/new-name.md',
           suggested_by: 'rename-history',
+          written_before_move: true,
         },
       },
     ]);
@@ -104,6 +105,7 @@ describe('broken_reference', () => {
       suggested_target: 'reference/api.md',
       suggested_path: 'docs/reference/api.md',
       suggested_by: 'rename-history',
+      written_before_move: true,
     };
     assert.deepEqual(brief(signalsOf(artifact, 'docs/index.md', 'broken_reference')), [
       { line: 6, data: { target: 'api.md', ...moved } },

@@ -89,6 +89,7 @@ describe('broken_reference: code-aware references in agent context', () => {
           suggested_target: '.config/routes/',
           suggested_path: '.config/routes',
           suggested_by: 'folder-move',
+          written_before_move: true,
         },
       },
       {
@@ -99,6 +100,7 @@ describe('broken_reference: code-aware references in agent context', () => {
           suggested_target: '.config/routes/auth.ts',
           suggested_path: '.config/routes/auth.ts',
           suggested_by: 'folder-move',
+          written_before_move: true,
         },
       },
     ]);
