@@ -427,6 +427,10 @@ describe('runCheck', () => {
       [4, 'docs/guide.md', false, 'auto'],
       [5, 'notes/new.md', false, 'auto'],
     ]);
+    // The entry says why history does not settle it, and claims less.
+    const split = report.entries.find((e) => e.exact_edit?.anchor?.start_line === 3)!;
+    assert.match(split.op, /\(git history shows where it moved, but the rename may have split the file\)/);
+    assert.equal(split.confidence, 0.7);
   });
 
   it('makes a fix from history auto only for a reference written before the move, and none to a path still written after it', async () => {

@@ -21,7 +21,8 @@ export function describeEdit(entry: Entry, fileLines?: number): string {
   switch (edit.kind) {
     case 'delete-range': {
       if (fileLines === undefined) return `delete ${lines} (the file itself if that is every line)`;
-      const every = edit.anchor?.start_line === 1 && edit.anchor.end_line >= fileLines;
+      // Past the end is no "every line": the applier skips such an anchor (anchor-out-of-range).
+      const every = edit.anchor?.start_line === 1 && edit.anchor.end_line === fileLines;
       return every ? `delete the file (${lines}: every line)` : `delete ${lines} of ${fileLines}`;
     }
     case 'replace-text':

@@ -299,7 +299,10 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     taken.push(anchor);
     const one = fixes.length === 1 ? fixes[0]! : undefined;
     const byHistory = fixes.every(({ signal }) => str(signal.data?.['suggested_by']) === 'rename-history');
-    const how = byHistory ? 'git history shows where it moved' : 'a unique file of that name exists';
+    const caveat = fixes.map(({ signal }) => historyCaveat(signal)).find((c) => c !== undefined);
+    const how = !byHistory
+      ? 'a unique file of that name exists'
+      : `git history shows where it moved${caveat === undefined ? '' : `, but ${caveat}`}`;
     out.push({
       path: ctx.path,
       category: { class: 'stale', subtype: 'dangling-reference' },
@@ -317,10 +320,20 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
         one !== undefined
           ? { kind: 'replace-text', anchor, match: one.fix.match, replacement: one.fix.replacement }
           : { kind: 'replace-text', anchor, match: text, replacement: fixed },
-      confidence: byHistory ? 0.9 : 0.7,
+      confidence: byHistory && caveat === undefined ? 0.9 : 0.7,
     });
   }
   return out;
+}
+
+/** Why a rename in history does not settle a link fix (types.ts `isProvedLinkFix`), in words. */
+function historyCaveat(signal: Signal): string | undefined {
+  const data = signal.data;
+  if (data?.['suggested_by'] !== 'rename-history') return undefined;
+  if (data['rename_may_be_split'] === true) return 'the rename may have split the file';
+  if (data['old_name_served'] === true) return 'the moved doc is still served under its old name';
+  if (data['written_before_move'] !== true) return 'the reference may have been written after the move';
+  return undefined;
 }
 
 const CLAUDE_ID = 'claude-code';

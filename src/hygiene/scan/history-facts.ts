@@ -165,16 +165,17 @@ class Aggregate {
 
   private flush(): void {
     const { docs, referencedBy } = this.subject;
-    for (const { from, to } of this.partialRenames) {
-      const beside = dirOf(to);
-      const kind = extensionOf(to);
-      if (
-        !this.seesAdditions ||
-        this.batch.some((c) => c.status === 'A' && dirOf(c.path) === beside && extensionOf(c.path) === kind)
-      )
-        this.splitRenames.add(from);
+    if (this.partialRenames.length > 0) {
+      // The folders and kinds this commit added files of, once per commit: a commit that
+      // moves and edits thousands of files would otherwise scan its changes once per rename.
+      const added = new Set<string>();
+      if (this.seesAdditions)
+        for (const c of this.batch)
+          if (c.status === 'A') added.add(`${dirOf(c.path)}\0${extensionOf(c.path)}`);
+      for (const { from, to } of this.partialRenames)
+        if (!this.seesAdditions || added.has(`${dirOf(to)}\0${extensionOf(to)}`)) this.splitRenames.add(from);
+      this.partialRenames = [];
     }
-    this.partialRenames = [];
     // Close the docs this commit touched first: a change in the same commit is not "since".
     for (const c of this.batch) {
       if (docs.has(c.path) && !this.lastCommit.has(c.path)) this.lastCommit.set(c.path, c.time);

@@ -4,11 +4,10 @@ import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
 import { renameMayBeSplit, renameTarget } from '../history-facts.js';
-import { fallbackDocPaths, type LocaleFallback, readLocaleFallbacks } from '../locale-fallback.js';
+import { attrListIds, type LocaleFallback, readLocaleFallbacks, siteCandidates } from '../locale-fallback.js';
 import type { DocRef } from '../markdown.js';
-import { baseOf, dirOf } from '../paths.js';
+import { baseOf, dirOf, safeDecode } from '../paths.js';
 import {
-  checkReference,
   checkResolved,
   codePathCandidates,
   fragmentTarget,
@@ -57,11 +56,12 @@ export const brokenReference: SignalModule = {
       check: { status: 'missing-path' | 'missing-fragment'; resolved: Resolved };
     }[] = [];
     const fallbacks = readLocaleFallbacks(tree.root, tree.files);
+    const idsOf = new Map<string, Set<string>>();
     for (const doc of facts.docs.values())
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
         if (check.status !== 'missing-path' && check.status !== 'missing-fragment') continue;
-        if (resolvesOnTheSite(facts, fallbacks, doc.path, ref)) continue;
+        if (resolvesOnTheSite(facts, fallbacks, idsOf, doc.path, ref, check.resolved)) continue;
         unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
       }
     // A target git ignores is a build output (a generated reference page, say): it is
@@ -128,19 +128,36 @@ export const brokenReference: SignalModule = {
 
 /**
  * Whether a site generator resolves the reference though the tree does not: a translated
- * page's link whose target the default language has (mkdocs-static-i18n, locale-fallback.ts).
- * A backticked path is not a link the site resolves.
+ * page's link that mkdocs-static-i18n looks up in the default language (locale-fallback.ts).
+ * The site takes the first file it finds, so a fragment is checked in that file only (its
+ * headings' `{#id}` too, where `attr_list` is on): a translation's own page that lacks the
+ * anchor is broken there too, whatever the default language's page has. A backticked path
+ * is not a link the site resolves.
  */
 function resolvesOnTheSite(
   facts: ScanFacts,
   fallbacks: readonly LocaleFallback[],
+  /** `attrListIds` of the pages read so far. */
+  idsOf: Map<string, Set<string>>,
   doc: string,
   ref: DocRef,
+  resolved: Resolved,
 ): boolean {
-  if (fallbacks.length === 0 || ref.kind === 'code-path') return false;
-  return fallbackDocPaths(fallbacks, doc).some(
-    (page) => checkReference(facts.tree, facts.anchorsOf, page, ref).status === 'resolves',
-  );
+  if (fallbacks.length === 0 || ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
+  const site = siteCandidates(fallbacks, doc, resolved.path);
+  const found = site?.tried.find((p) => facts.tree.isFile(p));
+  if (site === undefined || found === undefined) return false;
+  const there: Resolved = { ...resolved, path: found, exists: true };
+  if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;
+  const { fragment } = resolved;
+  const lines = facts.docs.get(found)?.lines;
+  if (!site.fallback.attrList || fragment === undefined || lines === undefined) return false;
+  let ids = idsOf.get(found);
+  if (ids === undefined) {
+    ids = attrListIds(lines);
+    idsOf.set(found, ids);
+  }
+  return ids.has(safeDecode(fragment).toLowerCase());
 }
 
 /**

@@ -192,7 +192,7 @@ describe('broken_reference', () => {
         '          default: true',
         '        - locale: ja',
         '        - locale: ko',
-        '          fallback_to_default: false',
+        '          build: false',
         '',
       ].join('\n');
     const translated = [
@@ -223,7 +223,7 @@ describe('broken_reference', () => {
           [5, 'ref/lifecycle.md#nope'],
         ],
       );
-      // ko says fallback_to_default: false, so every link is read where it is.
+      // ko is not built: its pages are read where they are, on GitHub.
       assert.deepEqual(
         signalsOf(artifact, 'docs/ko/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
         [
@@ -235,14 +235,83 @@ describe('broken_reference', () => {
       );
     });
 
-    it('falls back to nothing for the suffix structure, or with fallback_to_default off', async () => {
+    it('falls back to nothing for the suffix structure, with fallback_to_default off, or where a setting is not plain', async () => {
       for (const i18n of [
         '      docs_structure: suffix',
         '      docs_structure: folder\n      fallback_to_default: false',
+        // The site's value is the environment's: the link may well be broken there.
+        '      docs_structure: folder\n      fallback_to_default: !ENV [I18N_FALLBACK, false]',
+        '      enabled: !ENV [I18N, false]\n      docs_structure: folder',
       ]) {
         const artifact = await scanDir(fixtureRepo(files(i18n)).dir);
         assert.equal(signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').length, 4, i18n);
       }
+    });
+    it('checks a fragment in the file the site finds first, and never outside the docs folder', async () => {
+      const repo = fixtureRepo({
+        ...files('      docs_structure: folder'),
+        'README.md': '# Demo\n',
+        'docs/ref/lifecycle.md': '# Lifecycle\n\n## Hooks\n',
+        'docs/ja/ref/lifecycle.md': '# ライフサイクル\n\n## フック\n',
+        'docs/ja/ref/only.md': '# だけ\n',
+        'docs/ja/agents.md': [
+          '# エージェント', // 1
+          '', // 2
+          '## 概要', // 3
+          '', // 4
+          '[フック](ref/lifecycle.md#hooks)', // 5: docs/ja/ref/lifecycle.md is the page, and it has no #hooks
+          '', // 6
+          '[概要](#overview)', // 7: this page's own anchors, not docs/agents.md's
+          '', // 8
+          '[読んで](../README.md)', // 9: docs/README.md; README.md lies outside the docs folder
+          '', // 10
+          '[だけ](../ref/only.md)', // 11: the site tries docs/ja/ref/only.md first
+          '',
+        ].join('\n'),
+        'docs/agents.md': '# Agents\n\n## Overview\n\nSee [lifecycle](ref/lifecycle.md#hooks).\n',
+      });
+      const artifact = await scanDir(repo.dir);
+      assert.deepEqual(
+        signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+        [
+          [5, 'ref/lifecycle.md#hooks'],
+          [7, '#overview'],
+          [9, '../README.md'],
+        ],
+      );
+    });
+
+    it("takes a heading's {#id} for its anchor on the site where attr_list is on", async () => {
+      const page = '# ライフサイクル\n\n## フック {#hooks}\n';
+      const ja = '# エージェント\n\n[フック](ref/lifecycle.md#hooks)\n';
+      const layout = (extensions: string) => ({
+        ...files('      docs_structure: folder'),
+        'mkdocs.yml': mkdocs('      docs_structure: folder').replace(
+          'markdown_extensions:\n',
+          `markdown_extensions:\n${extensions}`,
+        ),
+        'docs/ja/ref/lifecycle.md': page,
+        'docs/ja/agents.md': ja,
+      });
+      const on = await scanDir(fixtureRepo(layout('  - attr_list\n')).dir);
+      assert.deepEqual(signalsOf(on, 'docs/ja/agents.md', 'broken_reference'), []);
+      const off = await scanDir(fixtureRepo(layout('')).dir);
+      assert.deepEqual(
+        signalsOf(off, 'docs/ja/agents.md', 'broken_reference').map((s) => s.data?.['target']),
+        ['ref/lifecycle.md#hooks'],
+      );
+    });
+
+    it('reads fallback_to_default from the plugin, not from a language (the plugin has no such language option)', async () => {
+      const config = mkdocs('      docs_structure: folder').replace(
+        '        - locale: ja\n',
+        '        - locale: ja\n          fallback_to_default: false\n',
+      );
+      const artifact = await scanDir(fixtureRepo({ ...files(''), 'mkdocs.yml': config }).dir);
+      assert.deepEqual(
+        signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').map((s) => s.data?.['target']),
+        ['ref/gone.md', 'ref/lifecycle.md#nope'],
+      );
     });
   });
 
