@@ -12,9 +12,16 @@ import type { Deadline } from '../core/deadline.js';
 import { discoverRepo } from '../core/git.js';
 import { applyEditsToText, sha256Hex } from './apply/text-edits.js';
 import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
+import { type LocaleFallback, readLocaleFallbacks, siteTarget } from './scan/locale-fallback.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
 import { ARCHIVE_SEGMENTS, dirOf } from './scan/paths.js';
-import { checkReference, type PathLookup, resolveReference } from './scan/resolve.js';
+import {
+  checkReference,
+  checkResolved,
+  type PathLookup,
+  type ReferenceCheck,
+  resolveReference,
+} from './scan/resolve.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type HygieneConfig } from './types.js';
 
 /** The docs and files of a project, as references see them. */
@@ -27,6 +34,8 @@ export interface DocWorld {
   onDisk: (path: string) => boolean;
   /** Docs already parsed (by the scan), each parse of exactly the text in `docs`. */
   parsed?: ReadonlyMap<string, ParsedDoc>;
+  /** Translations a site builds with fallback (scan/locale-fallback.ts): their links are read as the site reads them. */
+  fallbacks?: readonly LocaleFallback[];
 }
 
 /**
@@ -95,10 +104,12 @@ export async function readDocWorld(
   const absolute = resolve(root);
   // Proofs ask about the same missing targets again and again; the disk is asked once each.
   const probed = new Map<string, boolean>();
+  const fallbacks = readLocaleFallbacks(root, listed);
   return {
     files: new Set(listed),
     docs,
     ...(parsed.size > 0 ? { parsed } : {}),
+    ...(fallbacks.length > 0 ? { fallbacks } : {}),
     onDisk: (path) => {
       let found = probed.get(path);
       if (found === undefined) {
@@ -144,6 +155,7 @@ class ResolvedWorld implements PathLookup {
     private readonly onDisk: (path: string) => boolean,
     /** Paths that were removed (moved away or deleted): never found on disk either. */
     private readonly removed: ReadonlySet<string>,
+    readonly fallbacks: readonly LocaleFallback[],
     private readonly reuse?: Reuse,
   ) {
     if (reuse?.dirs !== undefined && reuse.files === files) this.dirs = reuse.dirs;
@@ -195,12 +207,27 @@ function refsOf(world: ResolvedWorld, path: string): DocRef[] {
   return [...doc.refs, ...doc.imports];
 }
 
+const isFileIn = (world: ResolvedWorld) => (path: string) => world.exists(path) && !world.isDir(path);
+
+/**
+ * One reference checked as readers reach it: in the tree, or, for a translation's link the
+ * tree lacks, in the file its site falls back to (scan/locale-fallback.ts), so that a change
+ * to that file is blamed for breaking it, as the scan no longer reports it broken.
+ */
+function checkOnSite(world: ResolvedWorld, path: string, ref: DocRef): ReferenceCheck {
+  const check = checkReference(world, world.anchorsOf, path, ref);
+  if (check.status !== 'missing-path' || ref.kind === 'code-path') return check;
+  const site = siteTarget(world.fallbacks, isFileIn(world), path, check.resolved);
+  if (site === undefined) return check;
+  return checkResolved({ ...check.resolved, path: site.path, exists: true }, world.anchorsOf, world);
+}
+
 /** Every checked reference of every doc in the world (external and unchecked ones left out). */
 function checkAll(world: ResolvedWorld): CheckedRef[] {
   const out: CheckedRef[] = [];
   for (const path of [...world.docs.keys()].sort()) {
     for (const ref of refsOf(world, path)) {
-      const check = checkReference(world, world.anchorsOf, path, ref);
+      const check = checkOnSite(world, path, ref);
       if (check.status === 'not-checked') continue;
       out.push({
         doc: path,
@@ -295,7 +322,14 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
     renamed.set(from, to);
   }
   return {
-    after: new ResolvedWorld(changedFiles ?? before.files, docs, before['onDisk'], removed, reusable(before)),
+    after: new ResolvedWorld(
+      changedFiles ?? before.files,
+      docs,
+      before['onDisk'],
+      removed,
+      before.fallbacks,
+      reusable(before),
+    ),
     unappliable,
     renamed,
   };
@@ -306,7 +340,14 @@ export function withTexts(before: ResolvedWorld, texts: ReadonlyMap<string, stri
   const docs = new Map(before.docs);
   for (const [path, text] of texts) docs.set(path, text);
   return {
-    after: new ResolvedWorld(before.files, docs, before['onDisk'], new Set(), reusable(before)),
+    after: new ResolvedWorld(
+      before.files,
+      docs,
+      before['onDisk'],
+      new Set(),
+      before.fallbacks,
+      reusable(before),
+    ),
     unappliable: new Map(),
     renamed: new Map(),
   };
@@ -318,6 +359,7 @@ export function worldOf(world: DocWorld): ResolvedWorld {
     world.docs,
     world.onDisk,
     new Set(),
+    world.fallbacks ?? [],
     world.parsed !== undefined ? { docs: world.docs, parse: (path) => world.parsed?.get(path) } : undefined,
   );
 }
@@ -406,7 +448,12 @@ export function inboundReferences(world: ResolvedWorld, path: string): { doc: st
     if (doc === path) continue;
     for (const ref of refsOf(world, doc)) {
       const r = resolveReference(world, doc, ref);
-      if (r?.exists && r.path === path) out.push({ doc, ref });
+      if (r === undefined) continue;
+      const reached =
+        r.exists || ref.kind === 'code-path'
+          ? r.path
+          : siteTarget(world.fallbacks, isFileIn(world), doc, r)?.path;
+      if (reached === path) out.push({ doc, ref });
     }
   }
   return out;
@@ -421,7 +468,7 @@ export function relativeLink(fromDoc: string, to: string): string {
 export function checkDoc(world: ResolvedWorld, path: string): CheckedRef[] {
   const out: CheckedRef[] = [];
   for (const ref of refsOf(world, path)) {
-    const check = checkReference(world, world.anchorsOf, path, ref);
+    const check = checkOnSite(world, path, ref);
     if (check.status === 'not-checked') continue;
     out.push({ doc: path, ref, resolves: check.status === 'resolves' });
   }

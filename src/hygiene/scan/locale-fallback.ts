@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { parse } from 'yaml';
 import { baseOf, dirOf } from './paths.js';
+import type { Resolved } from './resolve.js';
 
 /**
  * A translated docs tree that mkdocs-static-i18n (1.x) builds with `docs_structure: folder`:
@@ -136,6 +137,23 @@ export function siteCandidates(
     return { tried: tried.map((p) => `${prefix}${p}`), fallback };
   }
   return undefined;
+}
+
+/**
+ * The file a translation's reference reaches on the site when the tree lacks its target: the
+ * first file the site tries (`siteCandidates`) that `isFile` finds. Undefined for a doc in no
+ * translation, a target through a broken symlink, or nothing found.
+ */
+export function siteTarget(
+  fallbacks: readonly LocaleFallback[],
+  isFile: (path: string) => boolean,
+  docPath: string,
+  resolved: Resolved,
+): { path: string; fallback: LocaleFallback } | undefined {
+  if (fallbacks.length === 0 || resolved.brokenLink !== undefined) return undefined;
+  const site = siteCandidates(fallbacks, docPath, resolved.path);
+  const found = site?.tried.find(isFile);
+  return site === undefined || found === undefined ? undefined : { path: found, fallback: site.fallback };
 }
 
 const ATTR_HEADING = /^ {0,3}#{1,6}\s.*\{([^}]*)\}\s*#*\s*$/;

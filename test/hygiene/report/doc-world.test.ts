@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { readDocWorld, simulate, worldOf } from '../../../src/hygiene/references.js';
+import {
+  inboundReferences,
+  readDocWorld,
+  referencesBroken,
+  simulate,
+  worldOf,
+} from '../../../src/hygiene/references.js';
 import { scanWithDocuments } from '../../../src/hygiene/scan/index.js';
 import { DEFAULT_CONFIG } from '../../../src/hygiene/types.js';
 import { makeRepo, type TestRepo } from '../../helpers/git-repo.js';
@@ -92,5 +98,48 @@ describe('the doc world check proves link fixes against', () => {
     assert.notEqual(moved.after.files, before.files);
     assert.equal(moved.after.exists('docs/guide.md'), false);
     assert.equal(moved.after.exists('guide.md'), true);
+  });
+
+  it('reads a translation’s link as its site does: a change to the page it falls back to is blamed', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    repo.commit('docs', {
+      'mkdocs.yml': [
+        'site_name: Demo',
+        'plugins:',
+        '  - i18n:',
+        '      docs_structure: folder',
+        '      languages:',
+        '        - locale: en',
+        '          default: true',
+        '        - locale: ja',
+        '',
+      ].join('\n'),
+      'docs/agents.md': '# Agents\n\nSee [lifecycle](ref/lifecycle.md).\n',
+      'docs/ja/agents.md':
+        '# エージェント\n\n[ライフサイクル](ref/lifecycle.md) と [消えた](ref/gone.md)。\n',
+      'docs/ref/lifecycle.md': '# Lifecycle\n',
+    });
+    const before = worldOf(await readDocWorld(repo.dir, structuredClone(DEFAULT_CONFIG)));
+    // The ja page reaches docs/ref/lifecycle.md through the fallback; ref/gone.md reaches nothing.
+    assert.deepEqual(
+      inboundReferences(before, 'docs/ref/lifecycle.md').map((r) => [r.doc, r.ref.target]),
+      [
+        ['docs/agents.md', 'ref/lifecycle.md'],
+        ['docs/ja/agents.md', 'ref/lifecycle.md'],
+      ],
+    );
+    const change = {
+      edits: new Map(),
+      moves: new Map([['docs/ref/lifecycle.md', 'docs/archive/lifecycle.md']]),
+    };
+    const broken = referencesBroken(before, simulate(before, change), change);
+    assert.deepEqual(
+      broken.map((b) => [b.doc, b.target, b.blame]),
+      [
+        ['docs/agents.md', 'ref/lifecycle.md', 'docs/ref/lifecycle.md'],
+        ['docs/ja/agents.md', 'ref/lifecycle.md', 'docs/ref/lifecycle.md'],
+      ],
+    );
   });
 });

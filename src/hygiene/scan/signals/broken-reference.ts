@@ -4,7 +4,7 @@ import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
 import { renameMayBeSplit, renameTarget } from '../history-facts.js';
-import { attrListIds, type LocaleFallback, readLocaleFallbacks, siteCandidates } from '../locale-fallback.js';
+import { attrListIds, type LocaleFallback, readLocaleFallbacks, siteTarget } from '../locale-fallback.js';
 import type { DocRef } from '../markdown.js';
 import { baseOf, dirOf, safeDecode } from '../paths.js';
 import {
@@ -144,9 +144,9 @@ function resolvesOnTheSite(
   resolved: Resolved,
 ): boolean {
   if (fallbacks.length === 0 || ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
-  const site = siteCandidates(fallbacks, doc, resolved.path);
-  const found = site?.tried.find((p) => facts.tree.isFile(p));
-  if (site === undefined || found === undefined) return false;
+  const site = siteTarget(fallbacks, (p) => facts.tree.isFile(p), doc, resolved);
+  if (site === undefined) return false;
+  const found = site.path;
   const there: Resolved = { ...resolved, path: found, exists: true };
   if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;
   const { fragment } = resolved;
