@@ -250,7 +250,16 @@ export function movedTarget(
   return undefined;
 }
 
-/** Which of `keys` occur as whole words in tracked files other than docs: one git grep for all. */
+/** `key` as a POSIX extended regular expression that matches exactly its text. */
+const literalEre = (key: string): string => key.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+
+/**
+ * Which of `keys` occur as whole words in tracked files other than docs: one git grep for all,
+ * with one extended regular expression, the keys' alternation. As many fixed strings (`-F -f`)
+ * with `-w`, git retries every match that is not a whole word with all of them, and a short key
+ * inside many words made that quadratic: on denoland/deno, `dev` (in `device`, `/dev/null`, …)
+ * among 18 keys took 7.6 s, among 202 keys 91 s; the alternation finds the same keys in 0.3–0.6 s.
+ */
 export async function symbolsInCode(
   root: string,
   keys: readonly string[],
@@ -260,7 +269,7 @@ export async function symbolsInCode(
   const result = await git(
     [
       'grep',
-      '-F',
+      '-E',
       '-w',
       '-o',
       '-h',
@@ -276,7 +285,12 @@ export async function symbolsInCode(
       ':(exclude)*.rst',
       ':(exclude)*.txt',
     ],
-    { cwd: root, input: `${keys.join('\n')}\n`, maxBytes: GREP_MAX_BYTES, ...(signal ? { signal } : {}) },
+    {
+      cwd: root,
+      input: `(${keys.map(literalEre).join('|')})\n`,
+      maxBytes: GREP_MAX_BYTES,
+      ...(signal ? { signal } : {}),
+    },
   );
   // Exit 1 = no match at all; anything else but 0 (or a cut output) proves nothing.
   if (result.kind !== 'exited' || (result.code !== 0 && result.code !== 1)) return undefined;

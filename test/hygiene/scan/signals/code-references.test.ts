@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifySpan } from '../../../../src/hygiene/scan/signals/code-references.js';
+import { classifySpan, symbolsInCode } from '../../../../src/hygiene/scan/signals/code-references.js';
 import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
 
 const codeRefs = (artifact: Awaited<ReturnType<typeof scanDir>>, path: string) =>
@@ -112,6 +112,40 @@ describe('broken_reference: code-aware references in agent context', () => {
       '.github/x.yml': 'x\n',
     });
     assert.deepEqual(codeRefs(await scanDir(repo.dir), 'docs/guide.md'), []);
+  });
+
+  it('finds each key only as a whole word, taken literally, outside the docs', async () => {
+    const repo = fixtureRepo({
+      'src/main.rs':
+        'fn device() {}\nlet a_b = x[0];\nrun("--recurse-submodules");\nc++;\nlet home = "$HOME";\n',
+      'src/other.ts': 'export const take = (f) => f(x) || axb;\n',
+      'README.md': 'A doc mentions `dev` and `only_in_docs`.\n',
+    });
+    const keys = [
+      'dev',
+      'device',
+      'a.b',
+      'a_b',
+      'x[0]',
+      '--recurse-submodules',
+      'c++',
+      '$HOME',
+      'take',
+      'f(x)',
+      'only_in_docs',
+    ];
+    const found = await symbolsInCode(repo.dir, keys);
+    // `dev` is inside `device` only, `a.b` is not `axb` or `a_b`, and README.md is a doc.
+    assert.deepEqual([...(found ?? [])].sort(), [
+      '$HOME',
+      '--recurse-submodules',
+      'a_b',
+      'c++',
+      'device',
+      'f(x)',
+      'take',
+      'x[0]',
+    ]);
   });
 
   it('classifies spans by shape', () => {
