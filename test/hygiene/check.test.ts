@@ -565,6 +565,32 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('notes/todo.md'), ['/guide/index.md#setup']);
   });
 
+  it("reads a Docusaurus site's root-relative image from its static folder, for docs inside the site's folder only", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        'website/docusaurus.config.js': 'module.exports = { title: "Site" };\n',
+        'website/static/images/logo.png': 'png\n',
+        'website/versioned_docs/version-stable/index.md':
+          '# Home\n\n![Logo](/images/logo.png) ![Gone](/images/gone.png)\n',
+        // Outside the site's folder the link is read from the repository's root.
+        'docs/index.md': '# Home\n\n![Logo](/images/logo.png)\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const byDoc = (doc: string): unknown[] =>
+      [
+        ...report.entries.filter((e) => e.path === doc).flatMap((e) => e.signals),
+        ...(report.unresolved_signals?.[doc] ?? []),
+      ]
+        .filter((s) => s.name === 'broken_reference')
+        .map((s) => s.data?.['target']);
+    assert.deepEqual(byDoc('website/versioned_docs/version-stable/index.md'), ['/images/gone.png']);
+    assert.deepEqual(byDoc('docs/index.md'), ['/images/logo.png']);
+  });
+
   it('reads root-relative links from the repository root when a VitePress config sets srcDir', async () => {
     const repo = track(makeRepo());
     repo.commit(

@@ -63,3 +63,50 @@ export function vitePressTarget(
   if (site.publicDir) candidates.push(posix.join(site.srcDir, 'public', path));
   return candidates.find((c) => isFile(c));
 }
+
+/** A Docusaurus site: `docusaurus.config.*` in its folder, serving `<site>/static/` at the site's root. */
+export interface DocusaurusSite {
+  /** Root-relative; '' is the root. */
+  siteDir: string;
+}
+
+const DOCUSAURUS_CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
+
+/**
+ * The Docusaurus sites in `files` whose static folder is the default `static/`: a config
+ * that sets `staticDirectories` is not read (a doubt reports the link).
+ */
+export function readDocusaurusSites(root: string, files: readonly string[]): DocusaurusSite[] {
+  const sites: DocusaurusSite[] = [];
+  for (const file of files) {
+    if (!DOCUSAURUS_CONFIG.test(file)) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    if (/\bstaticDirectories\b/.test(text)) continue;
+    sites.push({ siteDir: dirOf(file) });
+  }
+  return sites;
+}
+
+/**
+ * The file a Docusaurus site serves for a root-relative link written in a doc inside the
+ * site's folder (`/images/a.png` is `<site>/static/images/a.png`); undefined otherwise. A doc
+ * outside the site's folder (a docs plugin's `path: '../docs'`) is read as written.
+ */
+export function docusaurusStaticTarget(
+  sites: readonly DocusaurusSite[],
+  isFile: (path: string) => boolean,
+  doc: string,
+  path: string,
+): string | undefined {
+  for (const { siteDir } of sites) {
+    if (siteDir !== '' && !doc.startsWith(`${siteDir}/`)) continue;
+    const found = posix.join(siteDir, 'static', path);
+    if (isFile(found)) return found;
+  }
+  return undefined;
+}

@@ -14,7 +14,14 @@ import {
   type Resolved,
   writeTargetLike,
 } from '../resolve.js';
-import { readVitePressSites, type VitePressSite, vitePressTarget } from '../vitepress-root.js';
+import {
+  type DocusaurusSite,
+  docusaurusStaticTarget,
+  readDocusaurusSites,
+  readVitePressSites,
+  type VitePressSite,
+  vitePressTarget,
+} from '../vitepress-root.js';
 import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
@@ -58,12 +65,14 @@ export const brokenReference: SignalModule = {
     }[] = [];
     const fallbacks = readLocaleFallbacks(tree.root, tree.files);
     const vitePress = readVitePressSites(tree.root, tree.files);
+    const docusaurus = readDocusaurusSites(tree.root, tree.files);
     const idsOf = new Map<string, Set<string>>();
     for (const doc of facts.docs.values())
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
         if (check.status !== 'missing-path' && check.status !== 'missing-fragment') continue;
-        if (resolvesOnTheSite(facts, fallbacks, vitePress, idsOf, doc.path, ref, check.resolved)) continue;
+        if (resolvesOnTheSite(facts, fallbacks, vitePress, docusaurus, idsOf, doc.path, ref, check.resolved))
+          continue;
         unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
       }
     // A target git ignores is a build output (a generated reference page, say): it is
@@ -135,13 +144,15 @@ export const brokenReference: SignalModule = {
  * headings' `{#id}` too, where `attr_list` is on): a translation's own page that lacks the
  * anchor is broken there too, whatever the default language's page has. Or a link written
  * with a leading `/` in a VitePress site's page, read from its source folder or served from
- * its public folder (vitepress-root.ts); its fragment is checked in the file found. A
+ * its public folder, or in a Docusaurus site's doc served from its `static/` folder
+ * (vitepress-root.ts); its fragment is checked in the file found. A
  * backticked path is not a link the site resolves.
  */
 function resolvesOnTheSite(
   facts: ScanFacts,
   fallbacks: readonly LocaleFallback[],
   vitePress: readonly VitePressSite[],
+  docusaurus: readonly DocusaurusSite[],
   /** `attrListIds` of the pages read so far. */
   idsOf: Map<string, Set<string>>,
   doc: string,
@@ -149,8 +160,11 @@ function resolvesOnTheSite(
   resolved: Resolved,
 ): boolean {
   if (ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
-  if (resolved.base === 'root' && vitePress.length > 0) {
-    const found = vitePressTarget(vitePress, (p) => facts.tree.isFile(p), doc, resolved.path);
+  if (resolved.base === 'root' && (vitePress.length > 0 || docusaurus.length > 0)) {
+    const isFile = (p: string): boolean => facts.tree.isFile(p);
+    const found =
+      vitePressTarget(vitePress, isFile, doc, resolved.path) ??
+      docusaurusStaticTarget(docusaurus, isFile, doc, resolved.path);
     if (found !== undefined) {
       const there: Resolved = { ...resolved, path: found, exists: true };
       if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;
