@@ -533,6 +533,90 @@ describe('runCheck', () => {
     ]);
   });
 
+  it("reads a VitePress page's root-relative links from its source folder and public folder, not the repository's root", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        'docs/.vitepress/config.ts': "export default { title: 'Site' }\n",
+        'docs/guide/index.md': '# Guide\n\n## Setup\n',
+        'docs/guide/build.md':
+          '# Build\n\nSee [setup](/guide/index.md#setup), [the guide](/guide/), [build](/guide/build),\n' +
+          '![Logo](/logo.png), [gone](/guide/gone.md) and [no anchor](/guide/index.md#nowhere).\n',
+        'docs/public/logo.png': 'png\n',
+        'docs/other/gone.md': '# Gone\n',
+        // The same links outside the site are read from the repository's root.
+        'notes/todo.md': '# Todo\n\nSee [setup](/guide/index.md#setup).\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const byDoc = (doc: string): unknown[] =>
+      [
+        ...report.entries.filter((e) => e.path === doc).flatMap((e) => e.signals),
+        ...(report.unresolved_signals?.[doc] ?? []),
+      ]
+        .filter((s) => s.name === 'broken_reference')
+        .map((s) => s.data?.['target'])
+        .sort();
+    // The page, the folder's index, the extensionless page and the public file resolve on the
+    // site; a page that exists only elsewhere and a missing anchor are still broken.
+    assert.deepEqual(byDoc('docs/guide/build.md'), ['/guide/gone.md', '/guide/index.md#nowhere']);
+    assert.deepEqual(byDoc('notes/todo.md'), ['/guide/index.md#setup']);
+  });
+
+  it("reads a Docusaurus site's root-relative image from its static folder, for docs inside the site's folder only", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        'website/docusaurus.config.js': 'module.exports = { title: "Site" };\n',
+        'website/static/images/logo.png': 'png\n',
+        'website/versioned_docs/version-stable/index.md':
+          '# Home\n\n![Logo](/images/logo.png) ![Gone](/images/gone.png)\n',
+        // Outside the site's folder the link is read from the repository's root.
+        'docs/index.md': '# Home\n\n![Logo](/images/logo.png)\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const byDoc = (doc: string): unknown[] =>
+      [
+        ...report.entries.filter((e) => e.path === doc).flatMap((e) => e.signals),
+        ...(report.unresolved_signals?.[doc] ?? []),
+      ]
+        .filter((s) => s.name === 'broken_reference')
+        .map((s) => s.data?.['target']);
+    assert.deepEqual(byDoc('website/versioned_docs/version-stable/index.md'), ['/images/gone.png']);
+    assert.deepEqual(byDoc('docs/index.md'), ['/images/logo.png']);
+  });
+
+  it('reads root-relative links from the repository root when a VitePress config sets srcDir or rewrites', async () => {
+    for (const config of [
+      "export default { srcDir: 'src' }\n",
+      "export default { rewrites: { 'a/:p': ':p' } }\n",
+    ]) {
+      const repo = track(makeRepo());
+      repo.commit(
+        'docs',
+        {
+          'docs/.vitepress/config.ts': config,
+          'docs/guide/index.md': '# Guide\n',
+          'docs/guide/build.md': '# Build\n\nSee [the guide](/guide/index.md).\n',
+        },
+        { date: '2026-01-02T00:00:00Z' },
+      );
+      const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+      const targets = [
+        ...report.entries.flatMap((e) => e.signals),
+        ...Object.values(report.unresolved_signals ?? {}).flat(),
+      ]
+        .filter((s) => s.name === 'broken_reference')
+        .map((s) => s.data?.['target']);
+      assert.deepEqual(targets, ['/guide/index.md'], config);
+    }
+  });
+
   it('writes nothing when cancelled', async () => {
     const repo = track(fixtureRepo());
     const good = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });

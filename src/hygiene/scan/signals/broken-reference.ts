@@ -14,6 +14,14 @@ import {
   type Resolved,
   writeTargetLike,
 } from '../resolve.js';
+import {
+  type DocusaurusSite,
+  docusaurusStaticTarget,
+  readDocusaurusSites,
+  readVitePressSites,
+  type VitePressSite,
+  vitePressTarget,
+} from '../vitepress-root.js';
 import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
@@ -56,12 +64,15 @@ export const brokenReference: SignalModule = {
       check: { status: 'missing-path' | 'missing-fragment'; resolved: Resolved };
     }[] = [];
     const fallbacks = readLocaleFallbacks(tree.root, tree.files);
+    const vitePress = readVitePressSites(tree.root, tree.files);
+    const docusaurus = readDocusaurusSites(tree.root, tree.files);
     const idsOf = new Map<string, Set<string>>();
     for (const doc of facts.docs.values())
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
         if (check.status !== 'missing-path' && check.status !== 'missing-fragment') continue;
-        if (resolvesOnTheSite(facts, fallbacks, idsOf, doc.path, ref, check.resolved)) continue;
+        if (resolvesOnTheSite(facts, fallbacks, vitePress, docusaurus, idsOf, doc.path, ref, check.resolved))
+          continue;
         unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
       }
     // A target git ignores is a build output (a generated reference page, say): it is
@@ -131,19 +142,35 @@ export const brokenReference: SignalModule = {
  * page's link that mkdocs-static-i18n looks up in the default language (locale-fallback.ts).
  * The site takes the first file it finds, so a fragment is checked in that file only (its
  * headings' `{#id}` too, where `attr_list` is on): a translation's own page that lacks the
- * anchor is broken there too, whatever the default language's page has. A backticked path
- * is not a link the site resolves.
+ * anchor is broken there too, whatever the default language's page has. Or a link written
+ * with a leading `/` in a VitePress site's page, read from its source folder or served from
+ * its public folder, or in a Docusaurus site's doc served from its `static/` folder
+ * (vitepress-root.ts); its fragment is checked in the file found. A
+ * backticked path is not a link the site resolves.
  */
 function resolvesOnTheSite(
   facts: ScanFacts,
   fallbacks: readonly LocaleFallback[],
+  vitePress: readonly VitePressSite[],
+  docusaurus: readonly DocusaurusSite[],
   /** `attrListIds` of the pages read so far. */
   idsOf: Map<string, Set<string>>,
   doc: string,
   ref: DocRef,
   resolved: Resolved,
 ): boolean {
-  if (fallbacks.length === 0 || ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
+  if (ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
+  if (resolved.base === 'root' && (vitePress.length > 0 || docusaurus.length > 0)) {
+    const isFile = (p: string): boolean => facts.tree.isFile(p);
+    const found =
+      vitePressTarget(vitePress, isFile, doc, resolved.path) ??
+      docusaurusStaticTarget(docusaurus, isFile, doc, resolved.path);
+    if (found !== undefined) {
+      const there: Resolved = { ...resolved, path: found, exists: true };
+      if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;
+    }
+  }
+  if (fallbacks.length === 0) return false;
   const site = siteTarget(fallbacks, (p) => facts.tree.isFile(p), doc, resolved);
   if (site === undefined) return false;
   const found = site.path;

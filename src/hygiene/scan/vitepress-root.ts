@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { dirOf } from './paths.js';
+
+/**
+ * A VitePress site: `<srcDir>/.vitepress/config.*` beside its pages. VitePress reads a link
+ * that starts with `/` from the source folder, not from the repository's root, and serves
+ * `<srcDir>/public/` at the site's root, so `/guide/features.md` written in
+ * `docs/config/index.md` is `docs/guide/features.md` and `/og-image.webp` is
+ * `docs/public/og-image.webp` (vitejs/vite: 32 proposed link fixes were such links).
+ */
+export interface VitePressSite {
+  /** Root-relative; '' is the root. */
+  srcDir: string;
+  /** Whether `<srcDir>/public/` is the public folder for sure (the config sets no `publicDir`). */
+  publicDir: boolean;
+}
+
+const CONFIG = /(^|\/)\.vitepress\/config\.(?:js|mjs|cjs|ts|mts|cts)$/;
+
+/**
+ * The VitePress sites in `files`. A config that sets `srcDir` (the pages live elsewhere) or
+ * `rewrites` (pages served at other paths) is not read: hiding a broken link needs the site's
+ * own settings, so a doubt reports it.
+ */
+export function readVitePressSites(root: string, files: readonly string[]): VitePressSite[] {
+  const sites: VitePressSite[] = [];
+  for (const file of files) {
+    if (!CONFIG.test(file)) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    if (/\b(?:srcDir|rewrites)\b/.test(text)) continue;
+    sites.push({ srcDir: dirOf(dirOf(file)), publicDir: !/\bpublicDir\b/.test(text) });
+  }
+  return sites;
+}
+
+/**
+ * Where VitePress finds a root-relative link written in `doc` (`path` as read from the
+ * repository's root, without its leading `/`): a page or file under the source folder, or a
+ * file in its public folder; undefined when the doc is in no site or the site has neither.
+ */
+export function vitePressTarget(
+  sites: readonly VitePressSite[],
+  isFile: (path: string) => boolean,
+  doc: string,
+  path: string,
+): string | undefined {
+  // The innermost site holding the doc builds it.
+  let site: VitePressSite | undefined;
+  for (const s of sites)
+    if (
+      (s.srcDir === '' || doc.startsWith(`${s.srcDir}/`)) &&
+      (site === undefined || s.srcDir.length > site.srcDir.length)
+    )
+      site = s;
+  if (site === undefined) return undefined;
+  const page = posix.join(site.srcDir, path);
+  const candidates = [page, `${page}.md`, posix.join(page, 'index.md')];
+  if (site.publicDir) candidates.push(posix.join(site.srcDir, 'public', path));
+  return candidates.find((c) => isFile(c));
+}
+
+/** A Docusaurus site: `docusaurus.config.*` in its folder, serving `<site>/static/` at the site's root. */
+export interface DocusaurusSite {
+  /** Root-relative; '' is the root. */
+  siteDir: string;
+}
+
+const DOCUSAURUS_CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
+
+/**
+ * The Docusaurus sites in `files` whose static folder is the default `static/`: a config
+ * that sets `staticDirectories` is not read (a doubt reports the link).
+ */
+export function readDocusaurusSites(root: string, files: readonly string[]): DocusaurusSite[] {
+  const sites: DocusaurusSite[] = [];
+  for (const file of files) {
+    if (!DOCUSAURUS_CONFIG.test(file)) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    if (/\bstaticDirectories\b/.test(text)) continue;
+    sites.push({ siteDir: dirOf(file) });
+  }
+  return sites;
+}
+
+/**
+ * The file a Docusaurus site serves for a root-relative link written in a doc inside the
+ * site's folder (`/images/a.png` is `<site>/static/images/a.png`); undefined otherwise. A doc
+ * outside the site's folder (a docs plugin's `path: '../docs'`) is read as written.
+ */
+export function docusaurusStaticTarget(
+  sites: readonly DocusaurusSite[],
+  isFile: (path: string) => boolean,
+  doc: string,
+  path: string,
+): string | undefined {
+  for (const { siteDir } of sites) {
+    if (siteDir !== '' && !doc.startsWith(`${siteDir}/`)) continue;
+    const found = posix.join(siteDir, 'static', path);
+    if (isFile(found)) return found;
+  }
+  return undefined;
+}
