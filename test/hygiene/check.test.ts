@@ -26,6 +26,17 @@ export const FIXTURE_TREE: Record<string, string> = {
   '.dochygiene.yml': 'context:\n  budget_tokens: 300\n',
 };
 
+/** The `broken_reference` targets of a report, in entries and unresolved signals alike (of one doc, or all). */
+function brokenTargets(report: Awaited<ReturnType<typeof runCheck>>['report'], doc?: string): unknown[] {
+  const signals = [
+    ...report.entries.filter((e) => doc === undefined || e.path === doc).flatMap((e) => e.signals),
+    ...(doc === undefined
+      ? Object.values(report.unresolved_signals ?? {}).flat()
+      : (report.unresolved_signals?.[doc] ?? [])),
+  ];
+  return signals.filter((s) => s.name === 'broken_reference').map((s) => s.data?.['target']);
+}
+
 function fixtureRepo(): TestRepo {
   const repo = makeRepo();
   repo.commit('docs', FIXTURE_TREE, { date: '2026-01-02T00:00:00Z' });
@@ -551,14 +562,7 @@ describe('runCheck', () => {
       { date: '2026-01-02T00:00:00Z' },
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const byDoc = (doc: string): unknown[] =>
-      [
-        ...report.entries.filter((e) => e.path === doc).flatMap((e) => e.signals),
-        ...(report.unresolved_signals?.[doc] ?? []),
-      ]
-        .filter((s) => s.name === 'broken_reference')
-        .map((s) => s.data?.['target'])
-        .sort();
+    const byDoc = (doc: string) => brokenTargets(report, doc).sort();
     // The page, the folder's index, the extensionless page and the public file resolve on the
     // site; a page that exists only elsewhere and a missing anchor are still broken.
     assert.deepEqual(byDoc('docs/guide/build.md'), ['/guide/gone.md', '/guide/index.md#nowhere']);
@@ -580,13 +584,7 @@ describe('runCheck', () => {
       { date: '2026-01-02T00:00:00Z' },
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const byDoc = (doc: string): unknown[] =>
-      [
-        ...report.entries.filter((e) => e.path === doc).flatMap((e) => e.signals),
-        ...(report.unresolved_signals?.[doc] ?? []),
-      ]
-        .filter((s) => s.name === 'broken_reference')
-        .map((s) => s.data?.['target']);
+    const byDoc = (doc: string) => brokenTargets(report, doc);
     assert.deepEqual(byDoc('website/versioned_docs/version-stable/index.md'), ['/images/gone.png']);
     assert.deepEqual(byDoc('docs/index.md'), ['/images/logo.png']);
   });
@@ -607,12 +605,7 @@ describe('runCheck', () => {
         { date: '2026-01-02T00:00:00Z' },
       );
       const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-      const targets = [
-        ...report.entries.flatMap((e) => e.signals),
-        ...Object.values(report.unresolved_signals ?? {}).flat(),
-      ]
-        .filter((s) => s.name === 'broken_reference')
-        .map((s) => s.data?.['target']);
+      const targets = brokenTargets(report);
       assert.deepEqual(targets, ['/guide/index.md'], config);
     }
   });

@@ -203,3 +203,28 @@ export function readDoc(root: string, realRoot: string, rel: string): ReadOutcom
     return { kind: 'skip', reason: 'not-utf8' };
   }
 }
+
+/**
+ * Each listed file that `isConfig` picks (a site generator's config), read and turned into a
+ * value by `read`; a file that cannot be read, or that `read` declines, gives none.
+ */
+export function readConfigs<T>(
+  root: string,
+  files: readonly string[],
+  isConfig: (file: string) => boolean,
+  read: (file: string, text: string) => T | undefined,
+): T[] {
+  const out: T[] = [];
+  for (const file of files) {
+    if (!isConfig(file)) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(root, file), 'utf8');
+    } catch {
+      continue;
+    }
+    const value = read(file, text);
+    if (value !== undefined) out.push(value);
+  }
+  return out;
+}

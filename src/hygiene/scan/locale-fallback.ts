@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { parse } from 'yaml';
+import { readConfigs } from './files.js';
 import { baseOf, dirOf } from './paths.js';
 import type { Resolved } from './resolve.js';
 
@@ -86,19 +86,7 @@ function fallbackOf(configPath: string, text: string): LocaleFallback | undefine
 
 /** The locale fallbacks that the project's mkdocs configs (`mkdocs.yml` anywhere in `files`) set up. */
 export function readLocaleFallbacks(root: string, files: readonly string[]): LocaleFallback[] {
-  const out: LocaleFallback[] = [];
-  for (const file of files) {
-    if (!CONFIG_NAMES.has(baseOf(file))) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
-    const fallback = fallbackOf(file, text);
-    if (fallback !== undefined) out.push(fallback);
-  }
-  return out;
+  return readConfigs(root, files, (file) => CONFIG_NAMES.has(baseOf(file)), fallbackOf);
 }
 
 /**

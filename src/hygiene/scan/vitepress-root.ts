@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
+import { readConfigs } from './files.js';
 import { dirOf } from './paths.js';
 
 /**
@@ -24,19 +24,15 @@ const CONFIG = /(^|\/)\.vitepress\/config\.(?:js|mjs|cjs|ts|mts|cts)$/;
  * own settings, so a doubt reports it.
  */
 export function readVitePressSites(root: string, files: readonly string[]): VitePressSite[] {
-  const sites: VitePressSite[] = [];
-  for (const file of files) {
-    if (!CONFIG.test(file)) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
-    if (/\b(?:srcDir|rewrites)\b/.test(text)) continue;
-    sites.push({ srcDir: dirOf(dirOf(file)), publicDir: !/\bpublicDir\b/.test(text) });
-  }
-  return sites;
+  return readConfigs(
+    root,
+    files,
+    (file) => CONFIG.test(file),
+    (file, text) =>
+      /\b(?:srcDir|rewrites)\b/.test(text)
+        ? undefined
+        : { srcDir: dirOf(dirOf(file)), publicDir: !/\bpublicDir\b/.test(text) },
+  );
 }
 
 /**
@@ -78,19 +74,12 @@ const DOCUSAURUS_CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/
  * that sets `staticDirectories` is not read (a doubt reports the link).
  */
 export function readDocusaurusSites(root: string, files: readonly string[]): DocusaurusSite[] {
-  const sites: DocusaurusSite[] = [];
-  for (const file of files) {
-    if (!DOCUSAURUS_CONFIG.test(file)) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
-    if (/\bstaticDirectories\b/.test(text)) continue;
-    sites.push({ siteDir: dirOf(file) });
-  }
-  return sites;
+  return readConfigs(
+    root,
+    files,
+    (file) => DOCUSAURUS_CONFIG.test(file),
+    (file, text) => (/\bstaticDirectories\b/.test(text) ? undefined : { siteDir: dirOf(file) }),
+  );
 }
 
 /**
