@@ -4,8 +4,18 @@ import type { SignalModule } from './types.js';
 const DATE_IN_NAME =
   /(?:^|[^0-9])((?:19|20)\d{2})[-_.]?(0[1-9]|1[0-2])(?:[-_.]?(0[1-9]|[12]\d|3[01]))?(?![0-9])/;
 const VERSIONED_NAME = /^(.*?)[-_.]?v(\d+(?:\.\d+)*)$/i;
+/**
+ * Folders whose docs are dated by convention, as published posts (Jekyll's `_posts/` requires
+ * `YYYY-MM-DD-` names; Docusaurus and Hugo blogs, news): a date there says when the post was
+ * published, not that it has expired (prettier/prettier's 43 `website/blog/` posts were each
+ * proposed for deletion as an unlinked doc in a stale location).
+ */
+const DATED_BY_CONVENTION: ReadonlySet<string> = new Set(['blog', '_posts', 'posts', 'news']);
 
-/** A doc under a temporary folder, or named with a date, draft, old, or an older version than a sibling's. */
+/**
+ * A doc under a temporary folder, or named with a date (outside a blog's or news folder),
+ * draft, old, or an older version than a sibling's.
+ */
 export const staleNameLocation: SignalModule = {
   name: 'stale_name_location',
   description:
@@ -29,7 +39,9 @@ export const staleNameLocation: SignalModule = {
         push('location', `lives under "${folder}/"`, { folder });
       }
       const date = DATE_IN_NAME.exec(name);
-      if (date) push('date-in-name', `its name carries a date (${date[0].replace(/^[^0-9]/, '')})`);
+      const published = segments.slice(0, -1).some((s) => DATED_BY_CONVENTION.has(s.toLowerCase()));
+      if (date && !published)
+        push('date-in-name', `its name carries a date (${date[0].replace(/^[^0-9]/, '')})`);
       if (stemWords.includes('draft')) push('draft', 'its name says draft');
       if (stemWords.includes('old')) push('old', 'its name says old');
       const newer = newerSibling.get(doc.path);

@@ -36,4 +36,23 @@ describe('stale_name_location', () => {
     assert.deepEqual(reasons('docs/design-v2.md'), []);
     assert.deepEqual(reasons('README.md'), []);
   });
+
+  it('takes a date in a blog post’s or news item’s name for its publication, not its expiry', async () => {
+    const repo = fixtureRepo({
+      'website/blog/2017-04-13-1.0.0.md': '# Prettier 1.0\n',
+      '_posts/2024-03-15-launch.md': '# Launch\n',
+      'news/2023-01-02-update.md': '# Update\n',
+      'website/blog/drafts/2025-01-01-next.md': '# Next\n',
+      'docs/notes-2024-03-15.md': '# Notes\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const reasons = (path: string) =>
+      signalsOf(artifact, path, 'stale_name_location').map((s) => s.data?.['reason']);
+    assert.deepEqual(reasons('website/blog/2017-04-13-1.0.0.md'), []);
+    assert.deepEqual(reasons('_posts/2024-03-15-launch.md'), []);
+    assert.deepEqual(reasons('news/2023-01-02-update.md'), []);
+    // A drafts folder is still a temporary place, inside a blog or not.
+    assert.deepEqual(reasons('website/blog/drafts/2025-01-01-next.md'), ['location']);
+    assert.deepEqual(reasons('docs/notes-2024-03-15.md'), ['date-in-name']);
+  });
 });
