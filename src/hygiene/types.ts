@@ -405,14 +405,27 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
   if (typeof target !== 'string' || typeof replacement !== 'string' || !replacement.includes(target))
     return false;
   const by = signal.data?.['suggested_by'];
-  // A moved doc still served under its old name (its frontmatter id) leaves no link behind.
-  if (signal.data?.['old_name_served'] === true) return false;
-  if (by === 'rename-history' && signal.data?.['rename_may_be_split'] === true) return false;
-  if (by === 'rename-history' || by === 'folder-move') return signal.data?.['written_before_move'] === true;
+  if (by === 'rename-history' || by === 'folder-move') return moveDoubt(signal) === undefined;
   if (signal.data?.['kind'] === 'code-path') return false;
   const match = signal.data?.['suggestion_match'];
   if (match === 'path-suffix' && writtenFromAnotherBase(signal)) return false;
   return by === 'unique-name' && (match === 'case-only' || match === 'path-suffix');
+}
+
+/**
+ * Why a move in history does not settle a `rename-history` or `folder-move` fix, in words;
+ * undefined when it does. A moved doc still served under its old name (its frontmatter id)
+ * leaves no link behind; a rename that may have split the file is only one of the places its
+ * content went; a reference not shown to be written before the move named the old place for
+ * a reason history cannot tell.
+ */
+export function moveDoubt(signal: Signal): string | undefined {
+  const data = signal.data;
+  if (data?.['old_name_served'] === true) return 'the moved doc is still served under its old name';
+  if (data?.['suggested_by'] === 'rename-history' && data['rename_may_be_split'] === true)
+    return 'the rename may have split the file';
+  if (data?.['written_before_move'] !== true) return 'the reference may have been written after the move';
+  return undefined;
 }
 
 /**

@@ -33,6 +33,7 @@ import {
   type Anchor,
   COMPLETED_STATUSES,
   type HygieneConfig,
+  moveDoubt,
   type Proposal,
   type ScanArtifact,
   type Signal,
@@ -299,7 +300,9 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     taken.push(anchor);
     const one = fixes.length === 1 ? fixes[0]! : undefined;
     const byHistory = fixes.every(({ signal }) => str(signal.data?.['suggested_by']) === 'rename-history');
-    const caveat = fixes.map(({ signal }) => historyCaveat(signal)).find((c) => c !== undefined);
+    const caveat = byHistory
+      ? fixes.map(({ signal }) => moveDoubt(signal)).find((c) => c !== undefined)
+      : undefined;
     const how = !byHistory
       ? 'a unique file of that name exists'
       : `git history shows where it moved${caveat === undefined ? '' : `, but ${caveat}`}`;
@@ -324,16 +327,6 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     });
   }
   return out;
-}
-
-/** Why a rename in history does not settle a link fix (types.ts `isProvedLinkFix`), in words. */
-function historyCaveat(signal: Signal): string | undefined {
-  const data = signal.data;
-  if (data?.['suggested_by'] !== 'rename-history') return undefined;
-  if (data['rename_may_be_split'] === true) return 'the rename may have split the file';
-  if (data['old_name_served'] === true) return 'the moved doc is still served under its old name';
-  if (data['written_before_move'] !== true) return 'the reference may have been written after the move';
-  return undefined;
 }
 
 const CLAUDE_ID = 'claude-code';

@@ -63,19 +63,25 @@ export interface HistoryFacts {
   existed: ReadonlySet<string>;
 }
 
+/** The names on the chain of renames from `path`, `path` first (at most 50 renames followed). */
+function renameChain(renames: ReadonlyMap<string, string>, path: string): string[] {
+  const chain = [path];
+  for (let i = 0; i < 50; i++) {
+    const next = renames.get(chain[chain.length - 1]!);
+    if (next === undefined) break;
+    chain.push(next);
+  }
+  return chain;
+}
+
 /** Follows a chain of renames from `path`; the last name, if it differs and is listed. */
 export function renameTarget(
   renames: ReadonlyMap<string, string>,
   path: string,
   isListed: (path: string) => boolean,
 ): string | undefined {
-  let current = path;
-  for (let i = 0; i < 50; i++) {
-    const next = renames.get(current);
-    if (next === undefined) break;
-    current = next;
-  }
-  return current !== path && isListed(current) ? current : undefined;
+  const last = renameChain(renames, path).pop()!;
+  return last !== path && isListed(last) ? last : undefined;
 }
 
 /** Whether a rename on the chain from `path` (as `renameTarget` follows it) may have split the file. */
@@ -83,14 +89,7 @@ export function renameMayBeSplit(
   history: Pick<HistoryFacts, 'renames' | 'splitRenames'>,
   path: string,
 ): boolean {
-  let current = path;
-  for (let i = 0; i < 50; i++) {
-    if (history.splitRenames.has(current)) return true;
-    const next = history.renames.get(current);
-    if (next === undefined) return false;
-    current = next;
-  }
-  return false;
+  return renameChain(history.renames, path).some((name) => history.splitRenames.has(name));
 }
 
 /** What the aggregation is about: the docs, the non-doc paths they reference, where the root is. */

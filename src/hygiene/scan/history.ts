@@ -201,13 +201,15 @@ export async function missingObjects(
 }
 
 /**
- * Streams the contents of `oids`, in order, through one `git cat-file --batch`: `onBlob` gets
- * each blob's bytes, or undefined when the clone lacks it. Memory holds one blob at a time.
+ * Streams the contents of `oids` (object ids, or any name cat-file takes, such as
+ * `<commit>^:./path`), in order, through one `git cat-file --batch`: `onBlob` gets each
+ * object's bytes and type, or undefined when there is no such object. Memory holds one blob
+ * at a time.
  */
 export async function readBlobs(
   root: string,
   oids: readonly string[],
-  onBlob: (oid: string, bytes: Buffer | undefined) => void,
+  onBlob: (oid: string, bytes: Buffer | undefined, type: string | undefined) => void,
   options: { deadline?: Deadline; signal?: AbortSignal } = {},
 ): Promise<HistoryOutcome> {
   if (oids.length === 0) return { ok: true, commits: 0 };
@@ -217,22 +219,28 @@ export async function readBlobs(
   // late) raised the scan's peak RSS by ~20 MB on kubernetes/community.
   let waiting: Buffer[] = [];
   let waitingBytes = 0;
-  let body: { oid: string; size: number } | undefined;
+  let body: { oid: string; type: string; size: number } | undefined;
   const drain = () => {
     for (;;) {
       if (body) {
         if (pending.length < body.size + 1) return;
-        onBlob(body.oid, pending.subarray(0, body.size));
+        onBlob(body.oid, pending.subarray(0, body.size), body.type);
         pending = pending.subarray(body.size + 1);
         body = undefined;
         continue;
       }
       const eol = pending.indexOf(0x0a);
       if (eol === -1) return;
-      const [oid = '', type = '', size = ''] = pending.subarray(0, eol).toString('utf8').split(' ');
+      const header = pending.subarray(0, eol).toString('utf8');
       pending = pending.subarray(eol + 1);
-      if (type === 'missing') onBlob(oid, undefined);
-      else body = { oid, size: Number(size) };
+      // "<name> missing" names what was asked, which may hold spaces (`<commit>^:./a b.md`);
+      // a found object's header is "<oid> <type> <size>".
+      if (header.endsWith(' missing')) {
+        onBlob(header.slice(0, -' missing'.length), undefined, undefined);
+        continue;
+      }
+      const [oid = '', type = '', size = ''] = header.split(' ');
+      body = { oid, type, size: Number(size) };
     }
   };
   const result = await git(['cat-file', '--batch'], {

@@ -9,7 +9,7 @@
  * readers to the JavaScript one). One process for all: the doc as it was in the move's parent
  * commit, through one `git cat-file --batch`.
  */
-import { git } from '../../core/git.js';
+import { readBlobs } from './history.js';
 
 /** One reference to a moved path: the doc, its line, the target as written, and the move's commit. */
 export interface MovedReference {
@@ -26,8 +26,6 @@ export interface MovedReference {
 /** The key `writtenBeforeMove` answers by. */
 export const movedKey = (r: Pick<MovedReference, 'doc' | 'line' | 'path'>): string =>
   `${r.doc}\0${r.line}\0${r.path}`;
-
-const READ_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * The references (by `movedKey`) left behind by their move: the doc, in the move's parent
@@ -74,26 +72,19 @@ async function readSpecs(
   specs: readonly string[],
   signal?: AbortSignal,
 ): Promise<Map<string, string> | undefined> {
-  const result = await git(['cat-file', '--batch'], {
-    cwd: root,
-    input: `${specs.join('\n')}\n`,
-    maxBytes: READ_MAX_BYTES,
-    ...(signal ? { signal } : {}),
-  });
-  if (result.kind !== 'exited' || result.code !== 0) return undefined;
-  const out = result.stdout;
   const texts = new Map<string, string>();
-  let at = 0;
-  for (const spec of specs) {
-    const eol = out.indexOf(0x0a, at);
-    if (eol === -1) return undefined;
-    const header = out.subarray(at, eol).toString('utf8').split(' ');
-    at = eol + 1;
-    // "<oid> <type> <size>", or "<spec> missing" / "<spec> ambiguous" with no body.
-    if (header.length !== 3 || !/^[0-9a-f]{40,64}$/.test(header[0]!)) continue;
-    const size = Number(header[2]);
-    if (header[1] === 'blob') texts.set(spec, out.subarray(at, at + size).toString('utf8'));
-    at += size + 1;
-  }
-  return texts;
+  let next = 0;
+  // One answer per spec, in order: the spec is known by its place, a found blob by its id.
+  const outcome = await readBlobs(
+    root,
+    specs,
+    (_oid, bytes, type) => {
+      const spec = specs[next++];
+      // Only a file's text counts: a folder then (a tree) wrote nothing.
+      if (spec !== undefined && bytes !== undefined && type === 'blob')
+        texts.set(spec, bytes.toString('utf8'));
+    },
+    signal ? { signal } : {},
+  );
+  return outcome.ok && next === specs.length ? texts : undefined;
 }
