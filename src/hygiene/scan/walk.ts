@@ -141,6 +141,8 @@ export interface WalkOptions {
 
 const README = /^readme\.(?:md|markdown|mdx)$/i;
 const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases)(?:[-_.]|$)|\.log\.md$/i;
+/** A folder whose files are release notes, one per version (`changelogs/0.1.x.md`): each is a log. */
+const LOG_FOLDER = /(?:^|\/)(?:changelogs?|release[-_]?notes)\//i;
 
 /**
  * The listing and the exclusion pipeline (docs/scanner-and-classifiers.md): which files are docs, which of them
@@ -283,6 +285,9 @@ export class ProjectWalk {
     if (this.ignore.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
     if (APPEND_ONLY_NAME.test(baseOf(file)))
       return () => exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
+    if (LOG_FOLDER.test(file))
+      return () =>
+        exclusions.add({ path: file, reason: 'append-only-log', detail: 'in a folder of release notes' });
     return undefined;
   }
 

@@ -42,19 +42,24 @@ describe('exclusions', () => {
     ]);
   });
 
-  it('leaves out append-only logs by name and by frontmatter', async () => {
+  it('leaves out append-only logs by name, by folder and by frontmatter', async () => {
     const repo = fixtureRepo({
       'CHANGELOG.md': BROKEN,
       'docs/HISTORY.md': BROKEN,
       'docs/deploy.log.md': BROKEN,
       'docs/journal.md': `---\nhygiene: append-only\n---\n${BROKEN}`,
+      'changelogs/0.1.x.md': BROKEN,
+      'docs/Release-Notes/v2.md': BROKEN,
       'docs/newsletter.md': '# Not a log\n',
+      'docs/changelog-policy/how.md': '# How we write release notes\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(artifact.shortlist, ['docs/newsletter.md']);
+    assert.deepEqual(artifact.shortlist, ['docs/changelog-policy/how.md', 'docs/newsletter.md']);
     assert.deepEqual(artifact.excluded, [
       { path: 'CHANGELOG.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'changelogs/0.1.x.md', reason: 'append-only-log', detail: 'in a folder of release notes' },
       { path: 'docs/HISTORY.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'docs/Release-Notes/v2.md', reason: 'append-only-log', detail: 'in a folder of release notes' },
       { path: 'docs/deploy.log.md', reason: 'append-only-log', detail: 'named like a log' },
       { path: 'docs/journal.md', reason: 'append-only-log', detail: 'frontmatter hygiene: append-only' },
     ]);
