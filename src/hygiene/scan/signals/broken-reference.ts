@@ -22,7 +22,7 @@ import {
   type VitePressSite,
   vitePressTarget,
 } from '../vitepress-root.js';
-import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
+import { type MovedReference, markNamedElsewhere, movedKey, writtenBeforeMove } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
@@ -128,11 +128,12 @@ export const brokenReference: SignalModule = {
     }
     const moved = found.flatMap((f) => (f.moved !== undefined ? [f.moved] : []));
     const leftBehind = await writtenBeforeMove(tree.root, moved, (doc) => facts.docs.get(doc)?.text);
-    for (const { doc, signal, moved } of found) {
+    for (const { signal, moved } of found) {
       if (moved !== undefined && leftBehind.has(movedKey(moved)))
         signal.data = { ...signal.data, written_before_move: true };
-      emit(doc, signal);
     }
+    markNamedElsewhere(facts, found);
+    for (const { doc, signal } of found) emit(doc, signal);
     await collectCodeReferences({ facts, history }, emit);
   },
 };
