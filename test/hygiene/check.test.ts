@@ -638,6 +638,37 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('docs/index.md'), ['/images/logo.png']);
   });
 
+  it("reads a Jekyll site's root-relative links from its source folder, not for a _config.yml without Jekyll's marks", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // aider: the site's source is aider/website/, served at the site's root.
+        'site/_config.yml': 'theme: just-the-docs\n',
+        'site/_includes/head.html': '<meta>\n',
+        'site/assets/chart.svg': '<svg/>\n',
+        'site/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg) ![Gone](/assets/gone.svg)\n',
+        // A config that sets source: is not read; nor a _config.yml with no sign of Jekyll.
+        'moved/_config.yml': 'source: src\n',
+        'moved/_layouts/default.html': '<html/>\n',
+        'moved/assets/chart.svg': '<svg/>\n',
+        'moved/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+        'other/_config.yml': 'title: not a site\n',
+        'other/assets/chart.svg': '<svg/>\n',
+        'other/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+        // Outside the site's folder the link is read from the repository's root.
+        'docs/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const byDoc = (doc: string) => brokenTargets(report, doc);
+    assert.deepEqual(byDoc('site/_posts/2024-01-01-post.md'), ['/assets/gone.svg']);
+    assert.deepEqual(byDoc('moved/index.md'), ['/assets/chart.svg']);
+    assert.deepEqual(byDoc('other/index.md'), ['/assets/chart.svg']);
+    assert.deepEqual(byDoc('docs/index.md'), ['/assets/chart.svg']);
+  });
+
   it('reads root-relative links from the repository root when a VitePress config sets srcDir or rewrites', async () => {
     for (const config of [
       "export default { srcDir: 'src' }\n",
