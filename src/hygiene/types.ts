@@ -397,6 +397,7 @@ export function citedSignal(cited: unknown, signals: readonly Signal[]): Signal 
  * the package or folder its text is about (`src/schemas.ts` in a line on `packages/core`),
  * so a file that merely ends in it shows a way of writing paths, not a move, and rewriting
  * it from the root changes the author's convention (and leaves its neighbours as they were).
+ * Never a fix that would leave the doc naming the old path elsewhere (namedElsewhereDoubt).
  */
 function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): boolean {
   if (signal?.name !== 'broken_reference') return false;
@@ -404,6 +405,7 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
   const target = signal.data?.['suggested_target'];
   if (typeof target !== 'string' || typeof replacement !== 'string' || !replacement.includes(target))
     return false;
+  if (namedElsewhereDoubt(signal) !== undefined) return false;
   const by = signal.data?.['suggested_by'];
   if (by === 'rename-history' || by === 'folder-move') return moveDoubt(signal) === undefined;
   if (signal.data?.['kind'] === 'code-path') return false;
@@ -421,11 +423,27 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
  */
 export function moveDoubt(signal: Signal): string | undefined {
   const data = signal.data;
+  const elsewhere = namedElsewhereDoubt(signal);
+  if (elsewhere !== undefined) return elsewhere;
   if (data?.['old_name_served'] === true) return 'the moved doc is still served under its old name';
   if (data?.['suggested_by'] === 'rename-history' && data['rename_may_be_split'] === true)
     return 'the rename may have split the file';
   if (data?.['written_before_move'] !== true) return 'the reference may have been written after the move';
   return undefined;
+}
+
+/**
+ * Why a fix would leave the doc naming the old path, in words; undefined when it would not.
+ * The edit rewrites the reference's syntax only, so a doc that also names the old path in the
+ * link's text, in prose or in a fenced block (a chat transcript's recorded edits) would name
+ * both places: which of them the author meant to keep is a person's call
+ * (`old_path_named_elsewhere`, scan/written-when.ts).
+ */
+export function namedElsewhereDoubt(signal: Signal): string | undefined {
+  const line = signal.data?.['old_path_named_elsewhere'];
+  return typeof line === 'number'
+    ? `the doc names the old path on line ${line} too, where no fix reaches`
+    : undefined;
 }
 
 /**

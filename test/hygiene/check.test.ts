@@ -482,6 +482,55 @@ describe('runCheck', () => {
     ]);
   });
 
+  it('makes a link fix confirm when the doc names the old path where the fix does not reach (link text, transcript)', async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // ruff: the label names the old file; the edit rewrites only the link's syntax.
+        'docs/a.md': '# A\n\nSee the [`details.md`](./details.md) test.\n',
+        'docs/details.md': '# Details\n',
+        // aider: a chat transcript records the old path in its quoted lines and edit blocks.
+        'docs/chat.md': [
+          '# Transcript', // 1
+          '', // 2
+          '> Added tests/test_io.py to the chat', // 3
+          '', // 4
+          'I will add a test to the `tests/test_io.py` file.', // 5
+          '', // 6
+          '```python', // 7
+          'tests/test_io.py', // 8
+          '```', // 9
+          '',
+        ].join('\n'),
+        'tests/test_io.py': 'x = 1\n',
+        // The control: two links to one moved page, each fixed, and a label of its own.
+        'docs/b.md': '# B\n\nRead [the guide](guide.md) and [again](guide.md#top).\n',
+        'docs/guide.md': '# Guide\n\n## Top\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    repo.move('rename details', 'docs/details.md', 'docs/error-context.md', { date: '2026-01-03T00:00:00Z' });
+    repo.move('move tests', 'tests/test_io.py', 'tests/basic/test_io.py', { date: '2026-01-03T00:00:00Z' });
+    repo.move('move guide', 'docs/guide.md', 'docs/manual/guide.md', { date: '2026-01-03T00:00:00Z' });
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [
+        e.path,
+        e.exact_edit?.anchor?.start_line,
+        e.signals.map((s) => s.data?.['old_path_named_elsewhere'] ?? null),
+        e.safety_tier,
+      ]);
+    assert.deepEqual(fixes, [
+      ['docs/a.md', 3, [3], 'confirm'],
+      ['docs/b.md', 3, [null, null], 'auto'],
+      ['docs/chat.md', 5, [3], 'confirm'],
+    ]);
+    const chat = report.entries.find((e) => e.path === 'docs/chat.md');
+    assert.match(chat?.op ?? '', /names the old path on line 3 too/);
+  });
+
   it('makes a fix from history confirm when the moved doc is still served under its old name (frontmatter id)', async () => {
     const repo = track(makeRepo());
     repo.commit(
@@ -587,6 +636,37 @@ describe('runCheck', () => {
     const byDoc = (doc: string) => brokenTargets(report, doc);
     assert.deepEqual(byDoc('website/versioned_docs/version-stable/index.md'), ['/images/gone.png']);
     assert.deepEqual(byDoc('docs/index.md'), ['/images/logo.png']);
+  });
+
+  it("reads a Jekyll site's root-relative links from its source folder, not for a _config.yml without Jekyll's marks", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // aider: the site's source is aider/website/, served at the site's root.
+        'site/_config.yml': 'theme: just-the-docs\n',
+        'site/_includes/head.html': '<meta>\n',
+        'site/assets/chart.svg': '<svg/>\n',
+        'site/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg) ![Gone](/assets/gone.svg)\n',
+        // A config that sets source: is not read; nor a _config.yml with no sign of Jekyll.
+        'moved/_config.yml': 'source: src\n',
+        'moved/_layouts/default.html': '<html/>\n',
+        'moved/assets/chart.svg': '<svg/>\n',
+        'moved/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+        'other/_config.yml': 'title: not a site\n',
+        'other/assets/chart.svg': '<svg/>\n',
+        'other/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+        // Outside the site's folder the link is read from the repository's root.
+        'docs/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const byDoc = (doc: string) => brokenTargets(report, doc);
+    assert.deepEqual(byDoc('site/_posts/2024-01-01-post.md'), ['/assets/gone.svg']);
+    assert.deepEqual(byDoc('moved/index.md'), ['/assets/chart.svg']);
+    assert.deepEqual(byDoc('other/index.md'), ['/assets/chart.svg']);
+    assert.deepEqual(byDoc('docs/index.md'), ['/assets/chart.svg']);
   });
 
   it('reads root-relative links from the repository root when a VitePress config sets srcDir or rewrites', async () => {

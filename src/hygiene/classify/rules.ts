@@ -34,6 +34,7 @@ import {
   COMPLETED_STATUSES,
   type HygieneConfig,
   moveDoubt,
+  namedElsewhereDoubt,
   type Proposal,
   type ScanArtifact,
   type Signal,
@@ -300,12 +301,12 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     taken.push(anchor);
     const one = fixes.length === 1 ? fixes[0]! : undefined;
     const byHistory = fixes.every(({ signal }) => str(signal.data?.['suggested_by']) === 'rename-history');
-    const caveat = byHistory
-      ? fixes.map(({ signal }) => moveDoubt(signal)).find((c) => c !== undefined)
-      : undefined;
-    const how = !byHistory
-      ? 'a unique file of that name exists'
-      : `git history shows where it moved${caveat === undefined ? '' : `, but ${caveat}`}`;
+    const caveat = fixes
+      .map(({ signal }) => (byHistory ? moveDoubt(signal) : namedElsewhereDoubt(signal)))
+      .find((c) => c !== undefined);
+    const how = `${byHistory ? 'git history shows where it moved' : 'a unique file of that name exists'}${
+      caveat === undefined ? '' : `, but ${caveat}`
+    }`;
     out.push({
       path: ctx.path,
       category: { class: 'stale', subtype: 'dangling-reference' },

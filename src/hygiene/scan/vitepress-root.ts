@@ -100,3 +100,57 @@ export function docusaurusStaticTarget(
   }
   return undefined;
 }
+
+/** A Jekyll site: `_config.yml` in its source folder, which Jekyll serves at the site's root. */
+export interface JekyllSite {
+  /** Root-relative; '' is the root. */
+  siteDir: string;
+}
+
+const JEKYLL_CONFIG = /(^|\/)_config\.ya?ml$/;
+/** Folders only Jekyll's source layout has beside its `_config.yml`. */
+const JEKYLL_FOLDERS = ['_layouts', '_includes', '_posts', '_sass', '_data'];
+
+/**
+ * The Jekyll sites in `files`: a `_config.yml` whose folder has one of Jekyll's own folders
+ * (`_layouts/`, `_includes/`, `_posts/`, `_sass/`, `_data/`) or whose text names Jekyll (Hexo
+ * and others use the file name too). A config that sets `source:` is not read (a doubt
+ * reports the link), nor one at the root, where a `/`-rooted link is read from there anyway.
+ */
+export function readJekyllSites(root: string, files: readonly string[]): JekyllSite[] {
+  const folders = new Set(files.map((f) => dirOf(f)));
+  const hasJekyllFolder = (siteDir: string): boolean =>
+    [...folders].some((d) =>
+      JEKYLL_FOLDERS.some((name) => d === `${siteDir}/${name}` || d.startsWith(`${siteDir}/${name}/`)),
+    );
+  return readConfigs(
+    root,
+    files,
+    (file) => JEKYLL_CONFIG.test(file) && dirOf(file) !== '',
+    (file, text) =>
+      /^\s*source\s*:/m.test(text) || (!hasJekyllFolder(dirOf(file)) && !/\bjekyll\b/i.test(text))
+        ? undefined
+        : { siteDir: dirOf(file) },
+  );
+}
+
+/**
+ * The file a Jekyll site serves for a root-relative link written in a doc inside the site's
+ * folder (`/assets/a.svg` in `aider/website/_posts/x.md` is `aider/website/assets/a.svg`:
+ * Aider-AI/aider, 34 such links were "fixed" to `/aider/website/assets/…`, which breaks them on
+ * the site); undefined otherwise. Only a file of that path counts (a page served under a
+ * permalink or as `.html` is not looked for).
+ */
+export function jekyllTarget(
+  sites: readonly JekyllSite[],
+  isFile: (path: string) => boolean,
+  doc: string,
+  path: string,
+): string | undefined {
+  for (const { siteDir } of sites) {
+    if (!doc.startsWith(`${siteDir}/`)) continue;
+    const found = posix.join(siteDir, path);
+    if (isFile(found)) return found;
+  }
+  return undefined;
+}

@@ -9,6 +9,8 @@
  * readers to the JavaScript one). One process for all: the doc as it was in the move's parent
  * commit, through one `git cat-file --batch`.
  */
+import type { Signal } from '../types.js';
+import type { ScanFacts } from './facts.js';
 import { readBlobs } from './history.js';
 
 /** One reference to a moved path: the doc, its line, the target as written, and the move's commit. */
@@ -87,4 +89,91 @@ async function readSpecs(
     signal ? { signal } : {},
   );
   return outcome.ok && next === specs.length ? texts : undefined;
+}
+
+/** One reported reference: its line and the target as the doc writes it. */
+export interface WrittenReference {
+  line: number;
+  target: string;
+}
+
+/**
+ * For each reference (by index), the first line on which the doc names its old path where no
+ * fix reaches: more often on a line than the references reported there write it (the link's
+ * own text, prose, a fenced block, a quoted transcript). A link fix rewrites only the link's
+ * syntax, so the doc would go on naming the old place beside the new one: on astral-sh/ruff,
+ * `` [`invalid_assignment_details.md`](./invalid_assignment_details.md) `` keeps its label; on
+ * Aider-AI/aider, a chat transcript's backticked `tests/test_main.py` sits among the same path in
+ * its quoted edit blocks, which record what was typed then. The path is matched as written
+ * (leading `./`, `../` and `/` and any fragment dropped), whole (no name character either side).
+ */
+export function namedElsewhere(
+  text: string,
+  references: readonly WrittenReference[],
+): (number | undefined)[] {
+  const lines = text.split(/\r?\n/);
+  const counts = new Map<string, Map<number, number>>();
+  const countsOf = (path: string): Map<number, number> => {
+    let byLine = counts.get(path);
+    if (byLine !== undefined) return byLine;
+    byLine = new Map();
+    const pattern = new RegExp(`(?<![\\w-])${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'g');
+    lines.forEach((line, i) => {
+      const n = line.match(pattern)?.length ?? 0;
+      if (n > 0) byLine!.set(i + 1, n);
+    });
+    counts.set(path, byLine);
+    return byLine;
+  };
+  const reported = new Map<string, Map<number, number>>();
+  for (const r of references) {
+    const path = writtenPath(r.target);
+    if (path === '') continue;
+    const byLine = reported.get(path) ?? new Map<number, number>();
+    byLine.set(r.line, (byLine.get(r.line) ?? 0) + 1);
+    reported.set(path, byLine);
+  }
+  return references.map((r) => {
+    const path = writtenPath(r.target);
+    if (path === '') return undefined;
+    const fixed = reported.get(path)!;
+    for (const [line, n] of countsOf(path)) if (n > (fixed.get(line) ?? 0)) return line;
+    return undefined;
+  });
+}
+
+/** A target's path as written: no leading `./`, `../` or `/`, no fragment or query. */
+const writtenPath = (target: string): string =>
+  target
+    .split(/[#?]/, 1)[0]!
+    .replace(/^(\.{1,2}\/)+/, '')
+    .replace(/^\/+/, '');
+
+/**
+ * Marks each suggested fix whose doc also names the old path where the fix does not reach
+ * (`old_path_named_elsewhere`: the first such line, from `namedElsewhere`): the
+ * edit would leave the doc naming both places, so it is a person's call.
+ */
+export function markNamedElsewhere(
+  facts: ScanFacts,
+  found: readonly { doc: string; signal: Omit<Signal, 'name'> }[],
+): void {
+  const byDoc = new Map<string, Omit<Signal, 'name'>[]>();
+  for (const { doc, signal } of found) {
+    if (signal.line === undefined || typeof signal.data?.['suggested_target'] !== 'string') continue;
+    const list = byDoc.get(doc) ?? [];
+    list.push(signal);
+    byDoc.set(doc, list);
+  }
+  for (const [doc, signals] of byDoc) {
+    const text = facts.docs.get(doc)?.text;
+    if (text === undefined) continue;
+    const lines = namedElsewhere(
+      text,
+      signals.map((s) => ({ line: s.line!, target: String(s.data!['target']) })),
+    );
+    signals.forEach((s, i) => {
+      if (lines[i] !== undefined) s.data = { ...s.data, old_path_named_elsewhere: lines[i] };
+    });
+  }
 }

@@ -17,12 +17,15 @@ import {
 import {
   type DocusaurusSite,
   docusaurusStaticTarget,
+  type JekyllSite,
+  jekyllTarget,
   readDocusaurusSites,
+  readJekyllSites,
   readVitePressSites,
   type VitePressSite,
   vitePressTarget,
 } from '../vitepress-root.js';
-import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
+import { type MovedReference, markNamedElsewhere, movedKey, writtenBeforeMove } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
@@ -66,12 +69,23 @@ export const brokenReference: SignalModule = {
     const fallbacks = readLocaleFallbacks(tree.root, tree.files);
     const vitePress = readVitePressSites(tree.root, tree.files);
     const docusaurus = readDocusaurusSites(tree.root, tree.files);
+    const jekyll = readJekyllSites(tree.root, tree.files);
     const idsOf = new Map<string, Set<string>>();
     for (const doc of facts.docs.values())
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const check = checkResolved(r, facts.anchorsOf, tree);
         if (check.status !== 'missing-path' && check.status !== 'missing-fragment') continue;
-        if (resolvesOnTheSite(facts, fallbacks, vitePress, docusaurus, idsOf, doc.path, ref, check.resolved))
+        if (
+          resolvesOnTheSite(
+            facts,
+            fallbacks,
+            { vitePress, docusaurus, jekyll },
+            idsOf,
+            doc.path,
+            ref,
+            check.resolved,
+          )
+        )
           continue;
         unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
       }
@@ -128,11 +142,12 @@ export const brokenReference: SignalModule = {
     }
     const moved = found.flatMap((f) => (f.moved !== undefined ? [f.moved] : []));
     const leftBehind = await writtenBeforeMove(tree.root, moved, (doc) => facts.docs.get(doc)?.text);
-    for (const { doc, signal, moved } of found) {
+    for (const { signal, moved } of found) {
       if (moved !== undefined && leftBehind.has(movedKey(moved)))
         signal.data = { ...signal.data, written_before_move: true };
-      emit(doc, signal);
     }
+    markNamedElsewhere(facts, found);
+    for (const { doc, signal } of found) emit(doc, signal);
     await collectCodeReferences({ facts, history }, emit);
   },
 };
@@ -145,14 +160,18 @@ export const brokenReference: SignalModule = {
  * anchor is broken there too, whatever the default language's page has. Or a link written
  * with a leading `/` in a VitePress site's page, read from its source folder or served from
  * its public folder, or in a Docusaurus site's doc served from its `static/` folder
- * (vitepress-root.ts); its fragment is checked in the file found. A
+ * (vitepress-root.ts), or in a Jekyll site's doc read from the site's source folder; its
+ * fragment is checked in the file found. A
  * backticked path is not a link the site resolves.
  */
 function resolvesOnTheSite(
   facts: ScanFacts,
   fallbacks: readonly LocaleFallback[],
-  vitePress: readonly VitePressSite[],
-  docusaurus: readonly DocusaurusSite[],
+  sites: {
+    vitePress: readonly VitePressSite[];
+    docusaurus: readonly DocusaurusSite[];
+    jekyll: readonly JekyllSite[];
+  },
   /** `attrListIds` of the pages read so far. */
   idsOf: Map<string, Set<string>>,
   doc: string,
@@ -160,11 +179,13 @@ function resolvesOnTheSite(
   resolved: Resolved,
 ): boolean {
   if (ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
-  if (resolved.base === 'root' && (vitePress.length > 0 || docusaurus.length > 0)) {
+  const { vitePress, docusaurus, jekyll } = sites;
+  if (resolved.base === 'root' && (vitePress.length > 0 || docusaurus.length > 0 || jekyll.length > 0)) {
     const isFile = (p: string): boolean => facts.tree.isFile(p);
     const found =
       vitePressTarget(vitePress, isFile, doc, resolved.path) ??
-      docusaurusStaticTarget(docusaurus, isFile, doc, resolved.path);
+      docusaurusStaticTarget(docusaurus, isFile, doc, resolved.path) ??
+      jekyllTarget(jekyll, isFile, doc, resolved.path);
     if (found !== undefined) {
       const there: Resolved = { ...resolved, path: found, exists: true };
       if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;

@@ -11,7 +11,7 @@ import { join, posix } from 'node:path';
 import { git } from '../../../core/git.js';
 import { baseOf, dirOf } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
-import { type MovedReference, movedKey, writtenBeforeMove } from '../written-when.js';
+import { type MovedReference, markNamedElsewhere, movedKey, writtenBeforeMove } from '../written-when.js';
 import type { EmitSignal, SignalInput } from './types.js';
 
 export type CodeRefKind =
@@ -394,21 +394,26 @@ export async function collectCodeReferences(
     (doc) => facts.docs.get(doc)?.text,
     options.signal,
   );
-  for (const m of missing) {
+  const signals = missing.map((m) => {
     const isLeftBehind = leftBehind.has(movedKey({ doc: m.doc, line: m.ref.line, path: m.ref.key }));
-    emit(m.doc, {
-      line: m.ref.line,
-      detail: m.detail,
-      data: {
-        target: m.ref.target,
-        kind: m.ref.kind,
-        ...(m.suggestion !== undefined
-          ? { suggested_target: m.suggestion, suggested_path: m.suggestedPath, suggested_by: 'folder-move' }
-          : {}),
-        ...(isLeftBehind ? { written_before_move: true } : {}),
+    return {
+      doc: m.doc,
+      signal: {
+        line: m.ref.line,
+        detail: m.detail,
+        data: {
+          target: m.ref.target,
+          kind: m.ref.kind,
+          ...(m.suggestion !== undefined
+            ? { suggested_target: m.suggestion, suggested_path: m.suggestedPath, suggested_by: 'folder-move' }
+            : {}),
+          ...(isLeftBehind ? { written_before_move: true } : {}),
+        },
       },
-    });
-  }
+    };
+  });
+  markNamedElsewhere(facts, signals);
+  for (const { doc, signal } of signals) emit(doc, signal);
 }
 
 const isSymbolish = (r: CodeRef) => r.kind === 'code-symbol' || r.kind === 'cli-flag' || r.kind === 'env-var';
