@@ -656,6 +656,13 @@ describe('runCheck', () => {
         'other/_config.yml': 'title: not a site\n',
         'other/assets/chart.svg': '<svg/>\n',
         'other/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
+        // Served under /project: /assets/chart.svg leaves the site.
+        'project/_config.yml': 'baseurl: "/project"\n',
+        'project/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
+        'project/assets/chart.svg': '<svg/>\n',
+        'rooted/_config.yml': 'baseurl: "" # served at the root\n',
+        'rooted/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
+        'rooted/assets/chart.svg': '<svg/>\n',
         // Outside the site's folder the link is read from the repository's root.
         'docs/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
       },
@@ -666,6 +673,8 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('site/_posts/2024-01-01-post.md'), ['/assets/gone.svg']);
     assert.deepEqual(byDoc('moved/index.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('other/index.md'), ['/assets/chart.svg']);
+    assert.deepEqual(byDoc('project/_posts/2024-01-01-post.md'), ['/assets/chart.svg']);
+    assert.deepEqual(byDoc('rooted/_posts/2024-01-01-post.md'), []);
     assert.deepEqual(byDoc('docs/index.md'), ['/assets/chart.svg']);
   });
 

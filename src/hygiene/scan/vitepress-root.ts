@@ -108,14 +108,19 @@ export interface JekyllSite {
 }
 
 const JEKYLL_CONFIG = /(^|\/)_config\.ya?ml$/;
+/**
+ * A `baseurl` other than empty or `/`: the site is served under that path (a GitHub project
+ * site's `/repo`), so a link written `/assets/x` leaves it and is broken there too.
+ */
+const SERVED_UNDER_A_PATH = /^[ \t]*baseurl[ \t]*:[ \t]*(?!(?:["']\/?["']|\/)?[ \t]*(?:#.*)?$)\S/m;
 /** Folders only Jekyll's source layout has beside its `_config.yml`. */
 const JEKYLL_FOLDERS = ['_layouts', '_includes', '_posts', '_sass', '_data'];
 
 /**
  * The Jekyll sites in `files`: a `_config.yml` whose folder has one of Jekyll's own folders
  * (`_layouts/`, `_includes/`, `_posts/`, `_sass/`, `_data/`) or whose text names Jekyll (Hexo
- * and others use the file name too). A config that sets `source:` is not read (a doubt
- * reports the link), nor one at the root, where a `/`-rooted link is read from there anyway.
+ * and others use the file name too). A config that sets `source:`, or a `baseurl` that serves
+ * the site under a path, is not read (a doubt reports the link), nor one at the root, where a `/`-rooted link is read from there anyway.
  */
 export function readJekyllSites(root: string, files: readonly string[]): JekyllSite[] {
   const folders = new Set(files.map((f) => dirOf(f)));
@@ -128,7 +133,9 @@ export function readJekyllSites(root: string, files: readonly string[]): JekyllS
     files,
     (file) => JEKYLL_CONFIG.test(file) && dirOf(file) !== '',
     (file, text) =>
-      /^\s*source\s*:/m.test(text) || (!hasJekyllFolder(dirOf(file)) && !/\bjekyll\b/i.test(text))
+      /^\s*source\s*:/m.test(text) ||
+      SERVED_UNDER_A_PATH.test(text) ||
+      (!hasJekyllFolder(dirOf(file)) && !/\bjekyll\b/i.test(text))
         ? undefined
         : { siteDir: dirOf(file) },
   );
