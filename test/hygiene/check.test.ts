@@ -623,9 +623,37 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('docs/index.md'), ['/images/logo.png']);
   });
 
-  it('reads root-relative links from the repository root when a VitePress config sets srcDir or rewrites', async () => {
+  it("reads a VitePress page's root-relative links from the plain srcDir its config names", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // vuejs/docs: the config at the root, the pages and their public folder in src/.
+        '.vitepress/config.ts': "export default {\n  title: 'Vue',\n  srcDir: 'src',\n}\n",
+        'src/guide/index.md': '# Guide\n\n## Setup\n',
+        'src/guide/build.md':
+          '# Build\n\nSee [setup](/guide/index.md#setup), ![Logo](/images/logo.svg) and [gone](/guide/gone.md).\n',
+        'src/public/images/logo.svg': '<svg/>\n',
+        // Outside the source folder the link is read from the repository's root.
+        'notes/todo.md': '# Todo\n\nSee [setup](/guide/index.md#setup).\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    assert.deepEqual(brokenTargets(report, 'src/guide/build.md'), ['/guide/gone.md']);
+    assert.deepEqual(brokenTargets(report, 'notes/todo.md'), ['/guide/index.md#setup']);
+    // No fix points a page's image at `/src/public/…`, which the site does not serve.
+    assert.deepEqual(
+      report.entries.filter((e) => e.path === 'src/guide/build.md'),
+      [],
+    );
+  });
+
+  it('reads root-relative links from the repository root when a VitePress config sets rewrites or a srcDir it cannot read', async () => {
     for (const config of [
-      "export default { srcDir: 'src' }\n",
+      // Read as the site's root, each would resolve the link: the config is not read.
+      'export default { srcDir: process.env.SRC }\n',
+      "export default { srcDir: '.', vite: { srcDir: 'x' } }\n",
       "export default { rewrites: { 'a/:p': ':p' } }\n",
     ]) {
       const repo = track(makeRepo());
