@@ -398,6 +398,7 @@ export function citedSignal(cited: unknown, signals: readonly Signal[]): Signal 
  * so a file that merely ends in it shows a way of writing paths, not a move, and rewriting
  * it from the root changes the author's convention (and leaves its neighbours as they were).
  * Never a fix that would leave the doc naming the old path elsewhere (namedElsewhereDoubt).
+ * A name match proves nothing for a target that is not written as a path (writtenAsPath).
  */
 function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): boolean {
   if (signal?.name !== 'broken_reference') return false;
@@ -409,6 +410,7 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
   const by = signal.data?.['suggested_by'];
   if (by === 'rename-history' || by === 'folder-move') return moveDoubt(signal) === undefined;
   if (signal.data?.['kind'] === 'code-path') return false;
+  if (!writtenAsPath(signal.data?.['target'])) return false;
   const match = signal.data?.['suggestion_match'];
   if (match === 'path-suffix' && writtenFromAnotherBase(signal)) return false;
   return by === 'unique-name' && (match === 'case-only' || match === 'path-suffix');
@@ -444,6 +446,19 @@ export function namedElsewhereDoubt(signal: Signal): string | undefined {
   return typeof line === 'number'
     ? `the doc names the old path on line ${line} too, where no fix reaches`
     : undefined;
+}
+
+/**
+ * Whether the author wrote a path the doc's folder resolves at all, the ground a same-named
+ * match stands on. Not a URL caught in a mangled link: `[x]((https://github.com/o/r/blob/master/a/README.md))`
+ * has the destination `(https://…)`, read as a relative path, and a file ending in
+ * `a/README.md` is a guess at which repository and branch the URL named (kubernetes/enhancements:
+ * such links were rewritten to relative ones). Not a module specifier a bundler resolves
+ * (`@theme/styles/x.css` in a VitePress page, `@site/…` in Docusaurus, `~/…`): the alias
+ * may well resolve, and the file that ends in the rest of it is only where it seems to point.
+ */
+function writtenAsPath(target: unknown): boolean {
+  return typeof target === 'string' && !target.includes('://') && !/^[@~]/.test(target);
 }
 
 /**

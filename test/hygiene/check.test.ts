@@ -593,6 +593,40 @@ describe('runCheck', () => {
     ]);
   });
 
+  it('makes a same-name link fix confirm when the target is a URL in a mangled link or a bundler alias, not a path', async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // `[x]((url))`: the destination is `(url)`, a relative path on GitHub.
+        'keps/sig-a/2-b/README.md':
+          '# B\n\nSee [watch]((https://github.com/o/r/blob/master/keps/sig-a/1-watch/README.md#watch)).\n',
+        'keps/sig-a/1-watch/README.md': '# Watch\n\n## Watch\n',
+        // VitePress resolves `@theme` to .vitepress/theme.
+        'src/guide/intro.md': '# Intro\n\n<style src="@theme/styles/mastery.css"></style>\n',
+        '.vitepress/theme/styles/mastery.css': 'a {}\n',
+        // A path written one folder off, found by its folder and name: still proved.
+        'docs/guide.md': '# Guide\n\nSee [SIG X](old/sig-x/README.md).\n',
+        'groups/sig-x/README.md': '# SIG X\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [
+        e.path,
+        e.signals[0]!.data?.['suggestion_match'],
+        e.exact_edit?.replacement,
+        e.safety_tier,
+      ]);
+    assert.deepEqual(fixes, [
+      ['docs/guide.md', 'path-suffix', '](../groups/sig-x/README.md', 'auto'],
+      ['keps/sig-a/2-b/README.md', 'path-suffix', '](../1-watch/README.md#watch', 'confirm'],
+      ['src/guide/intro.md', 'path-suffix', '="../../.vitepress/theme/styles/mastery.css"', 'confirm'],
+    ]);
+  });
+
   it("reads a VitePress page's root-relative links from its source folder and public folder, not the repository's root", async () => {
     const repo = track(makeRepo());
     repo.commit(
@@ -678,9 +712,37 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('docs/index.md'), ['/assets/chart.svg']);
   });
 
-  it('reads root-relative links from the repository root when a VitePress config sets srcDir or rewrites', async () => {
+  it("reads a VitePress page's root-relative links from the plain srcDir its config names", async () => {
+    const repo = track(makeRepo());
+    repo.commit(
+      'docs',
+      {
+        // vuejs/docs: the config at the root, the pages and their public folder in src/.
+        '.vitepress/config.ts': "export default {\n  title: 'Vue',\n  srcDir: 'src',\n}\n",
+        'src/guide/index.md': '# Guide\n\n## Setup\n',
+        'src/guide/build.md':
+          '# Build\n\nSee [setup](/guide/index.md#setup), ![Logo](/images/logo.svg) and [gone](/guide/gone.md).\n',
+        'src/public/images/logo.svg': '<svg/>\n',
+        // Outside the source folder the link is read from the repository's root.
+        'notes/todo.md': '# Todo\n\nSee [setup](/guide/index.md#setup).\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    assert.deepEqual(brokenTargets(report, 'src/guide/build.md'), ['/guide/gone.md']);
+    assert.deepEqual(brokenTargets(report, 'notes/todo.md'), ['/guide/index.md#setup']);
+    // No fix points a page's image at `/src/public/…`, which the site does not serve.
+    assert.deepEqual(
+      report.entries.filter((e) => e.path === 'src/guide/build.md'),
+      [],
+    );
+  });
+
+  it('reads root-relative links from the repository root when a VitePress config sets rewrites or a srcDir it cannot read', async () => {
     for (const config of [
-      "export default { srcDir: 'src' }\n",
+      // Read as the site's root, each would resolve the link: the config is not read.
+      'export default { srcDir: process.env.SRC }\n',
+      "export default { srcDir: '.', vite: { srcDir: 'x' } }\n",
       "export default { rewrites: { 'a/:p': ':p' } }\n",
     ]) {
       const repo = track(makeRepo());

@@ -7,7 +7,9 @@ import { dirOf } from './paths.js';
  * that starts with `/` from the source folder, not from the repository's root, and serves
  * `<srcDir>/public/` at the site's root, so `/guide/features.md` written in
  * `docs/config/index.md` is `docs/guide/features.md` and `/og-image.webp` is
- * `docs/public/og-image.webp` (vitejs/vite: 32 proposed link fixes were such links).
+ * `docs/public/og-image.webp` (vitejs/vite: 32 proposed link fixes were such links). A
+ * config's `srcDir` moves the source folder (and its public folder) from the config's site
+ * root: vuejs/docs's `.vitepress/config.ts` sets `srcDir: 'src'`.
  */
 export interface VitePressSite {
   /** Root-relative; '' is the root. */
@@ -19,20 +21,37 @@ export interface VitePressSite {
 const CONFIG = /(^|\/)\.vitepress\/config\.(?:js|mjs|cjs|ts|mts|cts)$/;
 
 /**
- * The VitePress sites in `files`. A config that sets `srcDir` (the pages live elsewhere) or
- * `rewrites` (pages served at other paths) is not read: hiding a broken link needs the site's
- * own settings, so a doubt reports it.
+ * The VitePress sites in `files`. A config that sets `rewrites` (pages served at other paths)
+ * is not read, nor one that sets `srcDir` other than once, to a plain quoted folder inside
+ * the project (`srcDir: 'src'`, as vuejs/docs does, is read from the site's root): hiding a
+ * broken link needs the site's own settings, so a doubt reports it.
  */
 export function readVitePressSites(root: string, files: readonly string[]): VitePressSite[] {
   return readConfigs(
     root,
     files,
     (file) => CONFIG.test(file),
-    (file, text) =>
-      /\b(?:srcDir|rewrites)\b/.test(text)
-        ? undefined
-        : { srcDir: dirOf(dirOf(file)), publicDir: !/\bpublicDir\b/.test(text) },
+    (file, text) => {
+      if (/\brewrites\b/.test(text)) return undefined;
+      const srcDir = sourceFolder(dirOf(dirOf(file)), text);
+      return srcDir === undefined ? undefined : { srcDir, publicDir: !/\bpublicDir\b/.test(text) };
+    },
   );
+}
+
+/**
+ * The source folder a config at `<siteRoot>/.vitepress/` names: the site's root when it sets
+ * no `srcDir`; the one plain quoted folder it sets (`srcDir: 'src'`, `srcDir: "./docs"`), root-
+ * relative; undefined for anything else (computed, set twice, absolute, or out of the project).
+ */
+function sourceFolder(siteRoot: string, text: string): string | undefined {
+  const mentions = text.match(/\bsrcDir\b/g)?.length ?? 0;
+  if (mentions === 0) return siteRoot;
+  const set = /\bsrcDir\s*:\s*(['"])([^'"\n\\]+)\1\s*[,}\n]/.exec(text);
+  if (mentions !== 1 || set === null) return undefined;
+  const folder = posix.normalize(posix.join(siteRoot, set[2]!)).replace(/\/+$/, '');
+  if (posix.isAbsolute(set[2]!) || folder === '..' || folder.startsWith('../')) return undefined;
+  return folder === '.' ? '' : folder;
 }
 
 /**

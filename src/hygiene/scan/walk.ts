@@ -140,7 +140,8 @@ export interface WalkOptions {
 }
 
 const README = /^readme\.(?:md|markdown|mdx)$/i;
-const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases)(?:[-_.]|$)|\.log\.md$/i;
+/** A log by its name: `CHANGELOG.md`, `HISTORY.rst`, `NEWS`, `RELEASES.md`, `release-notes.md` (fastapi's), `deploy.log.md`. */
+const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases|release[-_]?notes)(?:[-_.]|$)|\.log\.md$/i;
 /** A folder whose files are release notes, one per version (`changelogs/0.1.x.md`): each is a log. */
 const LOG_FOLDER = /(?:^|\/)(?:changelogs?|release[-_]?notes)\//i;
 

@@ -47,6 +47,8 @@ describe('exclusions', () => {
       'CHANGELOG.md': BROKEN,
       'docs/HISTORY.md': BROKEN,
       'docs/deploy.log.md': BROKEN,
+      'docs/en/docs/release-notes.md': BROKEN,
+      'RELEASE_NOTES.md': BROKEN,
       'docs/journal.md': `---\nhygiene: append-only\n---\n${BROKEN}`,
       'changelogs/0.1.x.md': BROKEN,
       'docs/Release-Notes/v2.md': BROKEN,
@@ -57,10 +59,12 @@ describe('exclusions', () => {
     assert.deepEqual(artifact.shortlist, ['docs/changelog-policy/how.md', 'docs/newsletter.md']);
     assert.deepEqual(artifact.excluded, [
       { path: 'CHANGELOG.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'RELEASE_NOTES.md', reason: 'append-only-log', detail: 'named like a log' },
       { path: 'changelogs/0.1.x.md', reason: 'append-only-log', detail: 'in a folder of release notes' },
       { path: 'docs/HISTORY.md', reason: 'append-only-log', detail: 'named like a log' },
       { path: 'docs/Release-Notes/v2.md', reason: 'append-only-log', detail: 'in a folder of release notes' },
       { path: 'docs/deploy.log.md', reason: 'append-only-log', detail: 'named like a log' },
+      { path: 'docs/en/docs/release-notes.md', reason: 'append-only-log', detail: 'named like a log' },
       { path: 'docs/journal.md', reason: 'append-only-log', detail: 'frontmatter hygiene: append-only' },
     ]);
   });
