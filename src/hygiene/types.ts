@@ -8,6 +8,7 @@
 import { agentContextGlobs } from './scan/context/agents.js';
 import type { AgentContext } from './scan/context/loading.js';
 import type { LifecycleUnit } from './scan/lifecycle.js';
+import { writtenPath } from './scan/paths.js';
 
 // ── Configuration (.dochygiene.yml) ────────────────────────────────────────────
 
@@ -471,11 +472,29 @@ function writtenFromAnotherBase(signal: Signal): boolean {
   const target = signal.data?.['target'];
   const found = signal.data?.['suggested_path'];
   if (typeof target !== 'string' || typeof found !== 'string') return true;
-  const written = target
-    .split(/[#?]/, 1)[0]!
-    .replace(/^(\.{1,2}\/)+/, '')
-    .replace(/^\/+/, '');
+  const written = writtenPath(target);
   return written !== '' && (found === written || found.endsWith(`/${written}`));
+}
+
+/**
+ * A same-name suggestion that only moves a `/`-rooted link, or a backticked path, to another
+ * base (writtenFromAnotherBase): nothing moved, and nothing shows it is broken where it is
+ * read. A `/`-rooted link that the repository's root lacks but a folder has was written for a
+ * site that serves that folder at its root (fastapi/fastapi's 13 translations write
+ * `<img src="/img/…">`, served from the English docs, and got 1,534 fixes to
+ * `/docs/en/docs/img/…`, each wrong on the site); a backticked path is written from the
+ * package its text is about. The rules classifier proposes no fix for it; the signal stays
+ * reported. A relative link written from the wrong folder (`./sig-docs/README.md` inside
+ * `sig-docs/`) is broken wherever it is read, and keeps its (confirm) fix.
+ */
+export function onlyChangesTheBase(signal: Signal): boolean {
+  const target = signal.data?.['target'];
+  return (
+    signal.data?.['suggested_by'] === 'unique-name' &&
+    signal.data?.['suggestion_match'] === 'path-suffix' &&
+    (signal.data['kind'] === 'code-path' || (typeof target === 'string' && target.startsWith('/'))) &&
+    writtenFromAnotherBase(signal)
+  );
 }
 
 /**

@@ -366,11 +366,13 @@ describe('runCheck', () => {
       .filter((e) => e.category.subtype === 'dangling-reference')
       .map((e) => [e.exact_edit?.anchor?.start_line, e.signals[0]!.data?.['suggested_by'], e.safety_tier]);
     // The package-relative path is written from packages/core: rewriting it from the root is
-    // a change of convention a person decides; the renamed file is proved by history.
-    assert.deepEqual(fixes, [
-      [3, 'unique-name', 'confirm'],
-      [4, 'rename-history', 'auto'],
-    ]);
+    // a change of convention, so only its signal is reported; the renamed file is proved by
+    // history.
+    assert.deepEqual(fixes, [[4, 'rename-history', 'auto']]);
+    assert.deepEqual(
+      report.entries.flatMap((e) => e.signals).filter((s) => s.line === 3),
+      [],
+    );
   });
 
   it('makes a rename-history fix confirm when the rename may have split the file (low score, files of its kind added beside)', async () => {
@@ -560,16 +562,19 @@ describe('runCheck', () => {
     );
   });
 
-  it('makes a path-suffix link fix confirm when the found file ends in the whole written path (another base, not a move)', async () => {
+  it('makes a path-suffix link fix confirm when the found file ends in the whole written path, and proposes none for a /-rooted one', async () => {
     const repo = track(makeRepo());
     repo.commit(
       'docs',
       {
-        // mkdocs-static-i18n resolves docs/ja/ links from docs/ja/, falling back to docs/.
+        // Written from another folder: broken where it is read, so a person decides.
         'docs/ja/agents.md': '# Agents\n\nSee [the API](ref/lifecycle.md).\n',
         'docs/ja/sandbox/guide.md': '# Guide\n\n![Chart](../assets/chart.png)\n',
         'docs/ref/lifecycle.md': '# Lifecycle\n',
         'docs/assets/chart.png': 'png\n',
+        // fastapi: a site serves docs/en/docs/ at its root, so /img/logo.png works there.
+        'docs/es/docs/index.md': '# Inicio\n\n<img src="/img/logo.png">\n',
+        'docs/en/docs/img/logo.png': 'png\n',
         'docs/guide.md': '# Guide\n\nSee [SIG X](old/sig-x/README.md).\n',
         'groups/sig-x/README.md': '# SIG X\n',
       },
@@ -591,6 +596,16 @@ describe('runCheck', () => {
       ['docs/ja/agents.md', 3, 'path-suffix', 'confirm'],
       ['docs/ja/sandbox/guide.md', 3, 'path-suffix', 'confirm'],
     ]);
+    // A /-rooted link the root lacks and a folder has was written for a site: no fix, and
+    // the signal is reported with the file it found.
+    assert.deepEqual(
+      (report.unresolved_signals?.['docs/es/docs/index.md'] ?? []).map((s) => [
+        s.name,
+        s.line,
+        s.data?.['suggested_path'],
+      ]),
+      [['broken_reference', 3, 'docs/en/docs/img/logo.png']],
+    );
   });
 
   it('makes a same-name link fix confirm when the target is a URL in a mangled link or a bundler alias, not a path', async () => {
@@ -647,8 +662,13 @@ describe('runCheck', () => {
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
     const byDoc = (doc: string) => brokenTargets(report, doc).sort();
     // The page, the folder's index, the extensionless page and the public file resolve on the
-    // site; a page that exists only elsewhere and a missing anchor are still broken.
-    assert.deepEqual(byDoc('docs/guide/build.md'), ['/guide/gone.md', '/guide/index.md#nowhere']);
+    // site; a page that exists only elsewhere and a missing anchor are still broken (the
+    // anchor's signal, with no fix, is listed in report.md beside the page's fix).
+    assert.deepEqual(byDoc('docs/guide/build.md'), ['/guide/gone.md']);
+    assert.match(
+      readFileSync(join(repo.dir, '.dochygiene', 'report.md'), 'utf8'),
+      /link target "\/guide\/index\.md#nowhere" does not resolve/,
+    );
     assert.deepEqual(byDoc('notes/todo.md'), ['/guide/index.md#setup']);
   });
 

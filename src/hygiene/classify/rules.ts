@@ -35,6 +35,7 @@ import {
   type HygieneConfig,
   moveDoubt,
   namedElsewhereDoubt,
+  onlyChangesTheBase,
   type Proposal,
   type ScanArtifact,
   type Signal,
@@ -285,6 +286,7 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     const line = signal.line;
     if (signal.name !== 'broken_reference' || line === undefined || line < 1 || line > ctx.lines.length)
       continue;
+    if (onlyChangesTheBase(signal)) continue;
     const fix = linkFix(ctx.lines[line - 1]!, signal);
     if (fix === undefined) continue;
     const group = fixesByLine.get(line);

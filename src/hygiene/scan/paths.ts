@@ -54,3 +54,10 @@ export function isArchivePath(path: string): boolean {
 export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** A target's path as written: no leading `./`, `../` or `/`, no fragment or query. */
+export const writtenPath = (target: string): string =>
+  target
+    .split(/[#?]/, 1)[0]!
+    .replace(/^(\.{1,2}\/)+/, '')
+    .replace(/^\/+/, '');

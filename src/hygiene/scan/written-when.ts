@@ -12,6 +12,7 @@
 import type { Signal } from '../types.js';
 import type { ScanFacts } from './facts.js';
 import { readBlobs } from './history.js';
+import { writtenPath } from './paths.js';
 
 /** One reference to a moved path: the doc, its line, the target as written, and the move's commit. */
 export interface MovedReference {
@@ -141,13 +142,6 @@ export function namedElsewhere(
     return undefined;
   });
 }
-
-/** A target's path as written: no leading `./`, `../` or `/`, no fragment or query. */
-const writtenPath = (target: string): string =>
-  target
-    .split(/[#?]/, 1)[0]!
-    .replace(/^(\.{1,2}\/)+/, '')
-    .replace(/^\/+/, '');
 
 /**
  * Marks each suggested fix whose doc also names the old path where the fix does not reach
