@@ -37,6 +37,11 @@ function brokenTargets(report: Awaited<ReturnType<typeof runCheck>>['report'], d
   return signals.filter((s) => s.name === 'broken_reference').map((s) => s.data?.['target']);
 }
 
+/** A report's link-fix entries (`stale/dangling-reference`), in the report's order. */
+function linkFixes(report: Awaited<ReturnType<typeof runCheck>>['report']) {
+  return report.entries.filter((e) => e.category.subtype === 'dangling-reference');
+}
+
 function fixtureRepo(): TestRepo {
   const repo = makeRepo();
   repo.commit('docs', FIXTURE_TREE, { date: '2026-01-02T00:00:00Z' });
@@ -362,9 +367,11 @@ describe('runCheck', () => {
     );
     repo.move('rename helpers', 'lib/old-helpers.ts', 'lib/helpers.ts', { date: '2026-01-03T00:00:00Z' });
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .map((e) => [e.exact_edit?.anchor?.start_line, e.signals[0]!.data?.['suggested_by'], e.safety_tier]);
+    const fixes = linkFixes(report).map((e) => [
+      e.exact_edit?.anchor?.start_line,
+      e.signals[0]!.data?.['suggested_by'],
+      e.safety_tier,
+    ]);
     // The package-relative path is written from packages/core: rewriting it from the root is
     // a change of convention, so only its signal is reported; the renamed file is proved by
     // history.
@@ -427,14 +434,12 @@ describe('runCheck', () => {
       ],
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .map((e) => [
-        e.exact_edit?.anchor?.start_line,
-        e.signals[0]!.data?.['suggested_target'],
-        e.signals[0]!.data?.['rename_may_be_split'] ?? false,
-        e.safety_tier,
-      ]);
+    const fixes = linkFixes(report).map((e) => [
+      e.exact_edit?.anchor?.start_line,
+      e.signals[0]!.data?.['suggested_target'],
+      e.signals[0]!.data?.['rename_may_be_split'] ?? false,
+      e.safety_tier,
+    ]);
     assert.deepEqual(fixes, [
       [3, 'src/acp/session.ts', true, 'confirm'],
       [4, 'docs/guide.md', false, 'auto'],
@@ -473,9 +478,12 @@ describe('runCheck', () => {
       { date: '2026-01-04T00:00:00Z' },
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .map((e) => [e.path, e.exact_edit?.replacement, e.signals[0]!.data?.['suggested_by'], e.safety_tier]);
+    const fixes = linkFixes(report).map((e) => [
+      e.path,
+      e.exact_edit?.replacement,
+      e.signals[0]!.data?.['suggested_by'],
+      e.safety_tier,
+    ]);
     assert.deepEqual(fixes, [
       ['CLAUDE.md', '`slim/pkg/utils.py`', 'rename-history', 'confirm'],
       ['docs/a.md', '](manual/guide.md', 'rename-history', 'auto'],
@@ -516,14 +524,12 @@ describe('runCheck', () => {
     repo.move('move tests', 'tests/test_io.py', 'tests/basic/test_io.py', { date: '2026-01-03T00:00:00Z' });
     repo.move('move guide', 'docs/guide.md', 'docs/manual/guide.md', { date: '2026-01-03T00:00:00Z' });
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .map((e) => [
-        e.path,
-        e.exact_edit?.anchor?.start_line,
-        e.signals.map((s) => s.data?.['old_path_named_elsewhere'] ?? null),
-        e.safety_tier,
-      ]);
+    const fixes = linkFixes(report).map((e) => [
+      e.path,
+      e.exact_edit?.anchor?.start_line,
+      e.signals.map((s) => s.data?.['old_path_named_elsewhere'] ?? null),
+      e.safety_tier,
+    ]);
     assert.deepEqual(fixes, [
       ['docs/a.md', 3, [3], 'confirm'],
       ['docs/b.md', 3, [null, null], 'auto'],
@@ -547,11 +553,9 @@ describe('runCheck', () => {
     repo.move('language pages', 'docs/cli.md', 'docs/cli-js.md', { date: '2026-01-03T00:00:00Z' });
     repo.move('setup page', 'docs/setup.md', 'docs/install.md', { date: '2026-01-03T00:00:00Z' });
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .flatMap((e) =>
-        e.signals.map((s) => [s.data?.['suggested_target'], s.data?.['old_name_served'] ?? false]),
-      );
+    const fixes = linkFixes(report).flatMap((e) =>
+      e.signals.map((s) => [s.data?.['suggested_target'], s.data?.['old_name_served'] ?? false]),
+    );
     assert.deepEqual(fixes, [
       ['cli-js.md', true],
       ['install.md', false],
@@ -581,14 +585,12 @@ describe('runCheck', () => {
       { date: '2026-01-02T00:00:00Z' },
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .map((e) => [
-        e.path,
-        e.exact_edit?.anchor?.start_line,
-        e.signals[0]!.data?.['suggestion_match'],
-        e.safety_tier,
-      ]);
+    const fixes = linkFixes(report).map((e) => [
+      e.path,
+      e.exact_edit?.anchor?.start_line,
+      e.signals[0]!.data?.['suggestion_match'],
+      e.safety_tier,
+    ]);
     // The written path is kept whole inside the found one: only the base differs, so a
     // person decides; a differing folder on the way to the same folder and name stays auto.
     assert.deepEqual(fixes, [
@@ -627,14 +629,12 @@ describe('runCheck', () => {
       { date: '2026-01-02T00:00:00Z' },
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
-    const fixes = report.entries
-      .filter((e) => e.category.subtype === 'dangling-reference')
-      .map((e) => [
-        e.path,
-        e.signals[0]!.data?.['suggestion_match'],
-        e.exact_edit?.replacement,
-        e.safety_tier,
-      ]);
+    const fixes = linkFixes(report).map((e) => [
+      e.path,
+      e.signals[0]!.data?.['suggestion_match'],
+      e.exact_edit?.replacement,
+      e.safety_tier,
+    ]);
     assert.deepEqual(fixes, [
       ['docs/guide.md', 'path-suffix', '](../groups/sig-x/README.md', 'auto'],
       ['keps/sig-a/2-b/README.md', 'path-suffix', '](../1-watch/README.md#watch', 'confirm'],
