@@ -698,10 +698,17 @@ describe('runCheck', () => {
       'docs',
       {
         // aider: the site's source is aider/website/, served at the site's root.
-        'site/_config.yml': 'theme: just-the-docs\n',
+        'site/_config.yml': 'theme: just-the-docs\nexclude:\n  - OLD\n',
         'site/_includes/head.html': '<meta>\n',
         'site/assets/chart.svg': '<svg/>\n',
         'site/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg) ![Gone](/assets/gone.svg)\n',
+        // Files Jekyll reads but does not serve: a `_` folder, an excluded or default-excluded one.
+        'site/_posts/2024-01-02-next.md':
+          '# Next\n\n[Post](/_posts/2024-01-03-own.md) [Head](/_includes/head.html) ' +
+          '[Old](/OLD/chart.svg) [Gems](/Gemfile)\n',
+        'site/_posts/2024-01-03-own.md': '# Own\n',
+        'site/OLD/chart.svg': '<svg/>\n',
+        'site/Gemfile': 'source "https://rubygems.org"\n',
         // A config that sets source: is not read; nor a _config.yml with no sign of Jekyll.
         'moved/_config.yml': 'source: src\n',
         'moved/_layouts/default.html': '<html/>\n',
@@ -725,6 +732,12 @@ describe('runCheck', () => {
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
     const byDoc = (doc: string) => brokenTargets(report, doc);
     assert.deepEqual(byDoc('site/_posts/2024-01-01-post.md'), ['/assets/gone.svg']);
+    assert.deepEqual(byDoc('site/_posts/2024-01-02-next.md').sort(), [
+      '/Gemfile',
+      '/OLD/chart.svg',
+      '/_includes/head.html',
+      '/_posts/2024-01-03-own.md',
+    ]);
     assert.deepEqual(byDoc('moved/index.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('other/index.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('project/_posts/2024-01-01-post.md'), ['/assets/chart.svg']);

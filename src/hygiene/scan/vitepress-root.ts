@@ -1,4 +1,6 @@
 import { posix } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { parse as parseYaml } from 'yaml';
 import { readConfigs } from './files.js';
 import { dirOf } from './paths.js';
 
@@ -124,6 +126,58 @@ export function docusaurusStaticTarget(
 export interface JekyllSite {
   /** Root-relative; '' is the root. */
   siteDir: string;
+  /** The config's `exclude:` and Jekyll's default exclusions, matched site-relative. */
+  excluded: Ignore;
+}
+
+/** What Jekyll leaves out of every build (its docs' default `exclude:` list). */
+const JEKYLL_DEFAULT_EXCLUDE = [
+  '.sass-cache/',
+  '.jekyll-cache/',
+  'gemfiles/',
+  'Gemfile',
+  'Gemfile.lock',
+  'node_modules/',
+  'vendor/bundle/',
+  'vendor/cache/',
+  'vendor/gems/',
+  'vendor/ruby/',
+];
+
+/**
+ * The config's `exclude:` entries and Jekyll's defaults, as gitignore patterns: they match at
+ * any depth, wider than Jekyll's source-relative ones, so a doubt reports the link. Undefined
+ * when the config does not parse or its `exclude` is not a list of strings.
+ */
+function jekyllExclusions(text: string): Ignore | undefined {
+  let config: unknown;
+  try {
+    config = parseYaml(text);
+  } catch {
+    return undefined;
+  }
+  const exclude =
+    config !== null && typeof config === 'object'
+      ? (config as Record<string, unknown>)['exclude']
+      : undefined;
+  if (
+    exclude !== undefined &&
+    exclude !== null &&
+    !(Array.isArray(exclude) && exclude.every((e) => typeof e === 'string'))
+  )
+    return undefined;
+  return ignore().add([...JEKYLL_DEFAULT_EXCLUDE, ...((exclude as string[] | null | undefined) ?? [])]);
+}
+
+/**
+ * Whether Jekyll builds the file at `rel` (site-relative): not a name starting with `_`, `.`
+ * or `#` or ending in `~` anywhere on its path (`_posts/…`, `_includes/…`: Jekyll reads those,
+ * it does not copy them; a config's `include:` is not read, so a doubt reports the link), and
+ * not excluded.
+ */
+function jekyllServes(site: JekyllSite, rel: string): boolean {
+  if (rel.split('/').some((seg) => /^[_.#]/.test(seg) || seg.endsWith('~'))) return false;
+  return !site.excluded.ignores(rel);
 }
 
 const JEKYLL_CONFIG = /(^|\/)_config\.ya?ml$/;
@@ -151,12 +205,16 @@ export function readJekyllSites(root: string, files: readonly string[]): JekyllS
     root,
     files,
     (file) => JEKYLL_CONFIG.test(file) && dirOf(file) !== '',
-    (file, text) =>
-      /^\s*source\s*:/m.test(text) ||
-      SERVED_UNDER_A_PATH.test(text) ||
-      (!hasJekyllFolder(dirOf(file)) && !/\bjekyll\b/i.test(text))
-        ? undefined
-        : { siteDir: dirOf(file) },
+    (file, text) => {
+      if (
+        /^\s*source\s*:/m.test(text) ||
+        SERVED_UNDER_A_PATH.test(text) ||
+        (!hasJekyllFolder(dirOf(file)) && !/\bjekyll\b/i.test(text))
+      )
+        return undefined;
+      const excluded = jekyllExclusions(text);
+      return excluded === undefined ? undefined : { siteDir: dirOf(file), excluded };
+    },
   );
 }
 
@@ -165,7 +223,9 @@ export function readJekyllSites(root: string, files: readonly string[]): JekyllS
  * folder (`/assets/a.svg` in `aider/website/_posts/x.md` is `aider/website/assets/a.svg`:
  * Aider-AI/aider, 34 such links were "fixed" to `/aider/website/assets/…`, which breaks them on
  * the site); undefined otherwise. Only a file of that path counts (a page served under a
- * permalink or as `.html` is not looked for).
+ * permalink or as `.html` is not looked for), and only one Jekyll builds: not under a `_`, `.` or
+ * `#` name (`/_posts/x.md`, `/_includes/head.html` are read by Jekyll, not served), nor one its
+ * config or defaults exclude (jekyllServes).
  */
 export function jekyllTarget(
   sites: readonly JekyllSite[],
@@ -173,10 +233,16 @@ export function jekyllTarget(
   doc: string,
   path: string,
 ): string | undefined {
-  for (const { siteDir } of sites) {
+  for (const site of sites) {
+    const { siteDir } = site;
     if (!doc.startsWith(`${siteDir}/`)) continue;
     const found = posix.join(siteDir, path);
-    if (isFile(found)) return found;
+    if (
+      found.startsWith(`${siteDir}/`) &&
+      jekyllServes(site, found.slice(siteDir.length + 1)) &&
+      isFile(found)
+    )
+      return found;
   }
   return undefined;
 }
