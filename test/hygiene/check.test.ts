@@ -517,9 +517,17 @@ describe('runCheck', () => {
         // The control: two links to one moved page, each fixed, and a label of its own.
         'docs/b.md': '# B\n\nRead [the guide](guide.md) and [again](guide.md#top).\n',
         'docs/guide.md': '# Guide\n\n## Top\n',
+        // The label names the old file name, the link a path to it: a rename leaves the label wrong.
+        'docs/c.md': '# C\n\nSee [`notes.md`](ref/notes.md).\n',
+        'docs/ref/notes.md': '# Notes\n',
+        // The control: a move that keeps the name keeps the label true.
+        'docs/d.md': '# D\n\nSee [`tips.md`](ref/tips.md).\n',
+        'docs/ref/tips.md': '# Tips\n',
       },
       { date: '2026-01-02T00:00:00Z' },
     );
+    repo.move('rename notes', 'docs/ref/notes.md', 'docs/ref/overview.md', { date: '2026-01-03T00:00:00Z' });
+    repo.move('move tips', 'docs/ref/tips.md', 'docs/more/tips.md', { date: '2026-01-03T00:00:00Z' });
     repo.move('rename details', 'docs/details.md', 'docs/error-context.md', { date: '2026-01-03T00:00:00Z' });
     repo.move('move tests', 'tests/test_io.py', 'tests/basic/test_io.py', { date: '2026-01-03T00:00:00Z' });
     repo.move('move guide', 'docs/guide.md', 'docs/manual/guide.md', { date: '2026-01-03T00:00:00Z' });
@@ -533,7 +541,9 @@ describe('runCheck', () => {
     assert.deepEqual(fixes, [
       ['docs/a.md', 3, [3], 'confirm'],
       ['docs/b.md', 3, [null, null], 'auto'],
+      ['docs/c.md', 3, [3], 'confirm'],
       ['docs/chat.md', 5, [3], 'confirm'],
+      ['docs/d.md', 3, [null], 'auto'],
     ]);
     const chat = report.entries.find((e) => e.path === 'docs/chat.md');
     assert.match(chat?.op ?? '', /names the old path on line 3 too/);
@@ -705,7 +715,8 @@ describe('runCheck', () => {
         // Files Jekyll reads but does not serve: a `_` folder, an excluded or default-excluded one.
         'site/_posts/2024-01-02-next.md':
           '# Next\n\n[Post](/_posts/2024-01-03-own.md) [Head](/_includes/head.html) ' +
-          '[Old](/OLD/chart.svg) [Gems](/Gemfile)\n',
+          '[Old](/OLD/chart.svg)\n',
+        'site/_posts/2024-01-04-gems.md': '# Gems\n\n[Gems](/Gemfile)\n',
         'site/_posts/2024-01-03-own.md': '# Own\n',
         'site/OLD/chart.svg': '<svg/>\n',
         'site/Gemfile': 'source "https://rubygems.org"\n',
@@ -732,8 +743,8 @@ describe('runCheck', () => {
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
     const byDoc = (doc: string) => brokenTargets(report, doc);
     assert.deepEqual(byDoc('site/_posts/2024-01-01-post.md'), ['/assets/gone.svg']);
+    assert.deepEqual(byDoc('site/_posts/2024-01-04-gems.md'), ['/Gemfile']);
     assert.deepEqual(byDoc('site/_posts/2024-01-02-next.md').sort(), [
-      '/Gemfile',
       '/OLD/chart.svg',
       '/_includes/head.html',
       '/_posts/2024-01-03-own.md',

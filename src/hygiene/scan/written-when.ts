@@ -12,7 +12,7 @@
 import type { Signal } from '../types.js';
 import type { ScanFacts } from './facts.js';
 import { readBlobs } from './history.js';
-import { writtenPath } from './paths.js';
+import { baseOf, writtenPath } from './paths.js';
 
 /** One reference to a moved path: the doc, its line, the target as written, and the move's commit. */
 export interface MovedReference {
@@ -96,6 +96,8 @@ async function readSpecs(
 export interface WrittenReference {
   line: number;
   target: string;
+  /** The fix's new target: when it renames the file, the old file name is looked for too. */
+  suggested?: string;
 }
 
 /**
@@ -106,7 +108,8 @@ export interface WrittenReference {
  * `` [`invalid_assignment_details.md`](./invalid_assignment_details.md) `` keeps its label; on
  * Aider-AI/aider, a chat transcript's backticked `tests/test_main.py` sits among the same path in
  * its quoted edit blocks, which record what was typed then. The path is matched as written
- * (leading `./`, `../` and `/` and any fragment dropped), whole (no name character either side).
+ * (leading `./`, `../` and `/` and any fragment dropped), whole (no name character either side);
+ * for a fix that renames the file, its old file name is looked for too (in the link's label).
  */
 export function namedElsewhere(
   text: string,
@@ -127,19 +130,33 @@ export function namedElsewhere(
     return byLine;
   };
   const reported = new Map<string, Map<number, number>>();
+  const report = (key: string, line: number): void => {
+    const byLine = reported.get(key) ?? new Map<number, number>();
+    byLine.set(line, (byLine.get(line) ?? 0) + 1);
+    reported.set(key, byLine);
+  };
+  // A path is counted whole; a file name (`base:` key) in every reference that ends in it.
   for (const r of references) {
     const path = writtenPath(r.target);
     if (path === '') continue;
-    const byLine = reported.get(path) ?? new Map<number, number>();
-    byLine.set(r.line, (byLine.get(r.line) ?? 0) + 1);
-    reported.set(path, byLine);
+    report(path, r.line);
+    report(`base:${baseOf(path)}`, r.line);
   }
+  const firstUnreached = (key: string, name: string): number | undefined => {
+    const fixed = reported.get(key) ?? new Map<number, number>();
+    for (const [line, n] of countsOf(name)) if (n > (fixed.get(line) ?? 0)) return line;
+    return undefined;
+  };
   return references.map((r) => {
     const path = writtenPath(r.target);
     if (path === '') return undefined;
-    const fixed = reported.get(path)!;
-    for (const [line, n] of countsOf(path)) if (n > (fixed.get(line) ?? 0)) return line;
-    return undefined;
+    const whole = firstUnreached(path, path);
+    // A fix that renames the file leaves a label or prose naming the old file name wrong too
+    // (`` [`old.md`](dir/old.md) `` pointed at dir/new.md).
+    const base = baseOf(path);
+    const renamed = r.suggested !== undefined && base !== path && baseOf(writtenPath(r.suggested)) !== base;
+    const named = renamed ? firstUnreached(`base:${base}`, base) : undefined;
+    return whole === undefined ? named : named === undefined ? whole : Math.min(whole, named);
   });
 }
 
@@ -164,7 +181,11 @@ export function markNamedElsewhere(
     if (text === undefined) continue;
     const lines = namedElsewhere(
       text,
-      signals.map((s) => ({ line: s.line!, target: String(s.data!['target']) })),
+      signals.map((s) => ({
+        line: s.line!,
+        target: String(s.data!['target']),
+        suggested: String(s.data!['suggested_target']),
+      })),
     );
     signals.forEach((s, i) => {
       if (lines[i] !== undefined) s.data = { ...s.data, old_path_named_elsewhere: lines[i] };
