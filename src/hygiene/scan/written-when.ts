@@ -122,7 +122,10 @@ export function namedElsewhere(
     if (byLine !== undefined) return byLine;
     byLine = new Map();
     const pattern = new RegExp(`(?<![\\w-])${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'g');
+    // The plain search first: a doc of thousands of lines and many fixes runs the pattern
+    // only on the lines that hold the name.
     lines.forEach((line, i) => {
+      if (!line.includes(path)) return;
       const n = line.match(pattern)?.length ?? 0;
       if (n > 0) byLine!.set(i + 1, n);
     });
