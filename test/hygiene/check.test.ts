@@ -709,6 +709,7 @@ describe('runCheck', () => {
       {
         // aider: the site's source is aider/website/, served at the site's root.
         'site/_config.yml': 'theme: just-the-docs\nexclude:\n  - OLD\n',
+        'site/CNAME': 'docs.example.com\n',
         'site/_includes/head.html': '<meta>\n',
         'site/assets/chart.svg': '<svg/>\n',
         'site/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg) ![Gone](/assets/gone.svg)\n',
@@ -735,6 +736,10 @@ describe('runCheck', () => {
         'rooted/_config.yml': 'baseurl: "" # served at the root\n',
         'rooted/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
         'rooted/assets/chart.svg': '<svg/>\n',
+        // No CNAME and no baseurl of its own: GitHub Pages serves a project site under /<repo>.
+        'pages/_config.yml': 'theme: minima\n',
+        'pages/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
+        'pages/assets/chart.svg': '<svg/>\n',
         // Outside the site's folder the link is read from the repository's root.
         'docs/index.md': '# Home\n\n![Chart](/assets/chart.svg)\n',
       },
@@ -753,6 +758,7 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('other/index.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('project/_posts/2024-01-01-post.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('rooted/_posts/2024-01-01-post.md'), []);
+    assert.deepEqual(byDoc('pages/_posts/2024-01-01-post.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('docs/index.md'), ['/assets/chart.svg']);
   });
 

@@ -193,10 +193,18 @@ const JEKYLL_FOLDERS = ['_layouts', '_includes', '_posts', '_sass', '_data'];
  * The Jekyll sites in `files`: a `_config.yml` whose folder has one of Jekyll's own folders
  * (`_layouts/`, `_includes/`, `_posts/`, `_sass/`, `_data/`) or whose text names Jekyll (Hexo
  * and others use the file name too). A config that sets `source:`, or a `baseurl` that serves
- * the site under a path, is not read (a doubt reports the link), nor one at the root, where a `/`-rooted link is read from there anyway.
+ * the site under a path, is not read, nor one with neither a `CNAME` beside it nor a `baseurl`
+ * of its own (GitHub Pages serves a project site under `/<repo>`): a doubt reports the link.
+ * Nor is one at the root, where a `/`-rooted link is read from there anyway.
  */
 export function readJekyllSites(root: string, files: readonly string[]): JekyllSite[] {
   const folders = new Set(files.map((f) => dirOf(f)));
+  const fileSet = new Set(files);
+  // GitHub Pages gives a project site without a domain of its own the baseurl `/<repo>`, so a
+  // site is taken as served at its root only with a CNAME beside its config, or a baseurl the
+  // config sets empty (or `/`) itself.
+  const servedAtTheRoot = (siteDir: string, text: string): boolean =>
+    fileSet.has(`${siteDir}/CNAME`) || /^[ \t]*baseurl[ \t]*:/m.test(text);
   const hasJekyllFolder = (siteDir: string): boolean =>
     [...folders].some((d) =>
       JEKYLL_FOLDERS.some((name) => d === `${siteDir}/${name}` || d.startsWith(`${siteDir}/${name}/`)),
@@ -209,6 +217,7 @@ export function readJekyllSites(root: string, files: readonly string[]): JekyllS
       if (
         /^\s*source\s*:/m.test(text) ||
         SERVED_UNDER_A_PATH.test(text) ||
+        !servedAtTheRoot(dirOf(file), text) ||
         (!hasJekyllFolder(dirOf(file)) && !/\bjekyll\b/i.test(text))
       )
         return undefined;

@@ -142,7 +142,10 @@ export interface WalkOptions {
 const README = /^readme\.(?:md|markdown|mdx)$/i;
 /** A log by its name: `CHANGELOG.md`, `HISTORY.rst`, `NEWS`, `RELEASES.md`, `release-notes.md` (fastapi's), `deploy.log.md`. */
 const APPEND_ONLY_NAME = /^(?:changelog|history|news|releases|release[-_]?notes)(?:[-_.]|$)|\.log\.md$/i;
-/** A folder whose files are release notes, one per version (`changelogs/0.1.x.md`): each is a log. */
+/**
+ * A folder whose files are release notes, one per version (`changelogs/0.1.x.md`): each is a
+ * log. Not its README, which says what the folder is (or documents a changelog tool).
+ */
 const LOG_FOLDER = /(?:^|\/)(?:changelogs?|release[-_]?notes)\//i;
 
 /**
@@ -286,7 +289,7 @@ export class ProjectWalk {
     if (this.ignore.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
     if (APPEND_ONLY_NAME.test(baseOf(file)))
       return () => exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
-    if (LOG_FOLDER.test(file))
+    if (LOG_FOLDER.test(file) && !README.test(baseOf(file)))
       return () =>
         exclusions.add({ path: file, reason: 'append-only-log', detail: 'in a folder of release notes' });
     return undefined;

@@ -51,12 +51,17 @@ describe('exclusions', () => {
       'RELEASE_NOTES.md': BROKEN,
       'docs/journal.md': `---\nhygiene: append-only\n---\n${BROKEN}`,
       'changelogs/0.1.x.md': BROKEN,
+      'packages/changelog/README.md': '# A changelog generator\n',
       'docs/Release-Notes/v2.md': BROKEN,
       'docs/newsletter.md': '# Not a log\n',
       'docs/changelog-policy/how.md': '# How we write release notes\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(artifact.shortlist, ['docs/changelog-policy/how.md', 'docs/newsletter.md']);
+    assert.deepEqual(artifact.shortlist, [
+      'docs/changelog-policy/how.md',
+      'docs/newsletter.md',
+      'packages/changelog/README.md',
+    ]);
     assert.deepEqual(artifact.excluded, [
       { path: 'CHANGELOG.md', reason: 'append-only-log', detail: 'named like a log' },
       { path: 'RELEASE_NOTES.md', reason: 'append-only-log', detail: 'named like a log' },
