@@ -736,7 +736,11 @@ describe('runCheck', () => {
         'rooted/_config.yml': 'baseurl: "" # served at the root\n',
         'rooted/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
         'rooted/assets/chart.svg': '<svg/>\n',
-        // No CNAME and no baseurl of its own: GitHub Pages serves a project site under /<repo>.
+        // A url: on a domain of its own says the site is served at that domain's root.
+        'own/_config.yml': 'url: "https://docs.example.com"\n',
+        'own/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
+        'own/assets/chart.svg': '<svg/>\n',
+        // No domain and no baseurl of its own: GitHub Pages serves a project site under /<repo>.
         'pages/_config.yml': 'theme: minima\n',
         'pages/_posts/2024-01-01-post.md': '# Post\n\n![Chart](/assets/chart.svg)\n',
         'pages/assets/chart.svg': '<svg/>\n',
@@ -758,6 +762,7 @@ describe('runCheck', () => {
     assert.deepEqual(byDoc('other/index.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('project/_posts/2024-01-01-post.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('rooted/_posts/2024-01-01-post.md'), []);
+    assert.deepEqual(byDoc('own/_posts/2024-01-01-post.md'), []);
     assert.deepEqual(byDoc('pages/_posts/2024-01-01-post.md'), ['/assets/chart.svg']);
     assert.deepEqual(byDoc('docs/index.md'), ['/assets/chart.svg']);
   });

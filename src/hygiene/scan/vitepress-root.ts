@@ -186,6 +186,9 @@ const JEKYLL_CONFIG = /(^|\/)_config\.ya?ml$/;
  * site's `/repo`), so a link written `/assets/x` leaves it and is broken there too.
  */
 const SERVED_UNDER_A_PATH = /^[ \t]*baseurl[ \t]*:[ \t]*(?!(?:["']\/?["']|\/)?[ \t]*(?:#.*)?$)\S/m;
+/** A top-level `url:` on a domain of its own (not `*.github.io`), with no path. */
+const OWN_DOMAIN =
+  /^url[ \t]*:[ \t]*(["']?)https?:\/\/(?![^/"'\s]*\.github\.io\b)[^/"'\s]+\/?\1[ \t]*(?:#.*)?$/m;
 /** Folders only Jekyll's source layout has beside its `_config.yml`. */
 const JEKYLL_FOLDERS = ['_layouts', '_includes', '_posts', '_sass', '_data'];
 
@@ -193,7 +196,7 @@ const JEKYLL_FOLDERS = ['_layouts', '_includes', '_posts', '_sass', '_data'];
  * The Jekyll sites in `files`: a `_config.yml` whose folder has one of Jekyll's own folders
  * (`_layouts/`, `_includes/`, `_posts/`, `_sass/`, `_data/`) or whose text names Jekyll (Hexo
  * and others use the file name too). A config that sets `source:`, or a `baseurl` that serves
- * the site under a path, is not read, nor one with neither a `CNAME` beside it nor a `baseurl`
+ * the site under a path, is not read, nor one with neither a domain of its own nor a `baseurl`
  * of its own (GitHub Pages serves a project site under `/<repo>`): a doubt reports the link.
  * Nor is one at the root, where a `/`-rooted link is read from there anyway.
  */
@@ -201,10 +204,14 @@ export function readJekyllSites(root: string, files: readonly string[]): JekyllS
   const folders = new Set(files.map((f) => dirOf(f)));
   const fileSet = new Set(files);
   // GitHub Pages gives a project site without a domain of its own the baseurl `/<repo>`, so a
-  // site is taken as served at its root only with a CNAME beside its config, or a baseurl the
-  // config sets empty (or `/`) itself.
+  // site is taken as served at its root only with a domain of its own (a CNAME beside its
+  // config or at the repository's root, or a top-level `url:` on a host other than
+  // github.io, with no path), or a top-level baseurl the config sets itself.
   const servedAtTheRoot = (siteDir: string, text: string): boolean =>
-    fileSet.has(`${siteDir}/CNAME`) || /^[ \t]*baseurl[ \t]*:/m.test(text);
+    fileSet.has(`${siteDir}/CNAME`) ||
+    fileSet.has('CNAME') ||
+    /^baseurl[ \t]*:/m.test(text) ||
+    OWN_DOMAIN.test(text);
   const hasJekyllFolder = (siteDir: string): boolean =>
     [...folders].some((d) =>
       JEKYLL_FOLDERS.some((name) => d === `${siteDir}/${name}` || d.startsWith(`${siteDir}/${name}/`)),
