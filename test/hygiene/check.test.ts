@@ -773,10 +773,14 @@ describe('runCheck', () => {
       'docs',
       {
         // vuejs/docs: the config at the root, the pages and their public folder in src/.
-        '.vitepress/config.ts': "export default {\n  title: 'Vue',\n  srcDir: 'src',\n}\n",
+        '.vitepress/config.ts':
+          "export default {\n  title: 'Vue',\n  srcDir: 'src',\n  srcExclude: ['tutorial/**/description.md'],\n}\n",
         'src/guide/index.md': '# Guide\n\n## Setup\n',
         'src/guide/build.md':
           '# Build\n\nSee [setup](/guide/index.md#setup), ![Logo](/images/logo.svg) and [gone](/guide/gone.md).\n',
+        // srcExclude: the step's description is not a page of its own.
+        'src/tutorial/step-1/description.md': '# Step 1\n',
+        'src/tutorial/index.md': '# Tutorial\n\n[Step 1](/tutorial/step-1/description.md)\n',
         'src/public/images/logo.svg': '<svg/>\n',
         // Outside the source folder the link is read from the repository's root.
         'notes/todo.md': '# Todo\n\nSee [setup](/guide/index.md#setup).\n',
@@ -785,6 +789,7 @@ describe('runCheck', () => {
     );
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
     assert.deepEqual(brokenTargets(report, 'src/guide/build.md'), ['/guide/gone.md']);
+    assert.deepEqual(brokenTargets(report, 'src/tutorial/index.md'), ['/tutorial/step-1/description.md']);
     assert.deepEqual(brokenTargets(report, 'notes/todo.md'), ['/guide/index.md#setup']);
     // No fix points a page's image at `/src/public/…`, which the site does not serve.
     assert.deepEqual(
@@ -793,12 +798,16 @@ describe('runCheck', () => {
     );
   });
 
-  it('reads root-relative links from the repository root when a VitePress config sets rewrites or a srcDir it cannot read', async () => {
+  it('reads root-relative links from the repository root when a VitePress config sets rewrites, srcExclude or a srcDir it cannot read', async () => {
     for (const config of [
       // Read as the site's root, each would resolve the link: the config is not read.
       'export default { srcDir: process.env.SRC }\n',
       "export default { srcDir: '.', vite: { srcDir: 'x' } }\n",
       "export default { rewrites: { 'a/:p': ':p' } }\n",
+      // An excluded page is not built: a link to it is broken on the site.
+      "export default { srcExclude: ['guide/**'] }\n",
+      // A computed srcExclude: which pages it leaves out is not known, so the config is not read.
+      'export default { srcExclude: excluded }\n',
     ]) {
       const repo = track(makeRepo());
       repo.commit(

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
 import { parse as parseYaml } from 'yaml';
 import { readConfigs } from './files.js';
 import { dirOf } from './paths.js';
@@ -18,13 +19,16 @@ export interface VitePressSite {
   srcDir: string;
   /** Whether `<srcDir>/public/` is the public folder for sure (the config sets no `publicDir`). */
   publicDir: boolean;
+  /** A page (source-relative) the config's `srcExclude` leaves unbuilt. */
+  excluded: (page: string) => boolean;
 }
 
 const CONFIG = /(^|\/)\.vitepress\/config\.(?:js|mjs|cjs|ts|mts|cts)$/;
 
 /**
  * The VitePress sites in `files`. A config that sets `rewrites` (pages served at other paths)
- * is not read, nor one that sets `srcDir` other than once, to a plain quoted folder inside
+ * is not read, nor one whose `srcExclude` is not a plain list of globs (a page it excludes is
+ * not built, so a link to it is broken on the site), nor one that sets `srcDir` other than once, to a plain quoted folder inside
  * the project (`srcDir: 'src'`, as vuejs/docs does, is read from the site's root): hiding a
  * broken link needs the site's own settings, so a doubt reports it.
  */
@@ -36,9 +40,26 @@ export function readVitePressSites(root: string, files: readonly string[]): Vite
     (file, text) => {
       if (/\brewrites\b/.test(text)) return undefined;
       const srcDir = sourceFolder(dirOf(dirOf(file)), text);
-      return srcDir === undefined ? undefined : { srcDir, publicDir: !/\bpublicDir\b/.test(text) };
+      const excluded = excludedPages(text);
+      return srcDir === undefined || excluded === undefined
+        ? undefined
+        : { srcDir, publicDir: !/\bpublicDir\b/.test(text), excluded };
     },
   );
+}
+
+/**
+ * The pages a config's `srcExclude` leaves unbuilt (vuejs/docs: `srcExclude:
+ * ['tutorial/**\/description.md']`): none when it sets none; a matcher for one plain array of
+ * quoted globs; undefined for anything else (computed, set twice), so the config is not read.
+ */
+function excludedPages(text: string): ((page: string) => boolean) | undefined {
+  const mentions = text.match(/\bsrcExclude\b/g)?.length ?? 0;
+  if (mentions === 0) return () => false;
+  const set = /\bsrcExclude\s*:\s*\[((?:\s*(['"])[^'"\n\\]+\2\s*,?)*)\s*\]/.exec(text);
+  if (mentions !== 1 || set === null) return undefined;
+  const globs = [...set[1]!.matchAll(/(['"])([^'"\n\\]+)\1/g)].map((m) => m[2]!);
+  return picomatch(globs);
 }
 
 /**
@@ -77,7 +98,8 @@ export function vitePressTarget(
       site = s;
   if (site === undefined) return undefined;
   const page = posix.join(site.srcDir, path);
-  const candidates = [page, `${page}.md`, posix.join(page, 'index.md')];
+  const built = (c: string) => !site.excluded(site.srcDir === '' ? c : c.slice(site.srcDir.length + 1));
+  const candidates = [page, `${page}.md`, posix.join(page, 'index.md')].filter(built);
   if (site.publicDir) candidates.push(posix.join(site.srcDir, 'public', path));
   return candidates.find((c) => isFile(c));
 }
