@@ -451,6 +451,64 @@ describe('runCheck', () => {
     assert.equal(split.confidence, 0.7);
   });
 
+  it('makes a rename-history fix confirm when the commit that moved the file added copies of it (same name, any score)', async () => {
+    const repo = track(makeRepo());
+    const manifest = (name: string) => `[package]\nname = "${name}"\nversion = "1.0.0"\nedition = "2021"\n`;
+    repo.commit(
+      'code',
+      {
+        'CLAUDE.md': [
+          '# Notes',
+          '',
+          '- Bump the version in `py/Cargo.toml`.', // 3: moved to one of three runtime packages
+          '- Build with `py/build.rs`.', // 4: moved whole, nothing of its name added
+          '',
+        ].join('\n'),
+        'py/Cargo.toml': manifest('polars'),
+        'py/build.rs': 'fn main() {}\n',
+      },
+      { date: '2026-01-02T00:00:00Z' },
+    );
+    mkdirSync(join(repo.dir, 'py/runtime/rt-32'), { recursive: true });
+    repo.git(['mv', 'py/Cargo.toml', 'py/runtime/rt-32/Cargo.toml']);
+    repo.git(['mv', 'py/build.rs', 'py/runtime/build.rs']);
+    repo.commit(
+      'runtime packages from a template',
+      {
+        'py/runtime/rt-64/Cargo.toml': manifest('polars-64'),
+        'py/runtime/compat/Cargo.toml': manifest('polars-compat'),
+        'py/runtime/README.md': '# Runtimes\n',
+      },
+      { date: '2026-01-03T00:00:00Z' },
+    );
+    // Git scores both renames whole: the score alone does not show the copies.
+    const scores = repo
+      .git(['log', '-M', '--format=', '--name-status', '--diff-filter=R'])
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split('\t'));
+    assert.deepEqual(
+      scores.map(([status, from, to]) => [from, to, Number(status!.slice(1)) >= 90]),
+      [
+        ['py/build.rs', 'py/runtime/build.rs', true],
+        ['py/Cargo.toml', 'py/runtime/rt-32/Cargo.toml', true],
+      ],
+    );
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
+    const fixes = report.entries
+      .filter((e) => e.category.subtype === 'dangling-reference')
+      .map((e) => [
+        e.exact_edit?.anchor?.start_line,
+        e.signals[0]!.data?.['suggested_target'],
+        e.signals[0]!.data?.['rename_may_be_split'] ?? false,
+        e.safety_tier,
+      ]);
+    assert.deepEqual(fixes, [
+      [3, 'py/runtime/rt-32/Cargo.toml', true, 'confirm'],
+      [4, 'py/runtime/build.rs', false, 'auto'],
+    ]);
+  });
+
   it('makes a fix from history auto only for a reference written before the move, and none to a path still written after it', async () => {
     const repo = track(makeRepo());
     repo.commit(

@@ -7,7 +7,7 @@ import {
   readBlobs,
   streamHistory,
 } from './history.js';
-import { dirOf } from './paths.js';
+import { baseOf, dirOf } from './paths.js';
 import { THRESHOLDS } from './thresholds.js';
 import type { Doc } from './walk.js';
 
@@ -47,7 +47,11 @@ export interface HistoryFacts {
    * Old paths of `renames` whose rename may have split the file: git scored it below
    * `WHOLE_RENAME_SCORE` and the same commit added files of its kind (extension) beside the
    * new name, so part of the content may have gone to those (a module split in two keeps one
-   * name). Also every low-scored rename read by a pass that saw no additions.
+   * name). Also every rename whose commit added another file of the new name's file name
+   * (any score): the file was copied to several places (pola-rs/polars moved
+   * `py-polars/runtime/Cargo.toml` to `polars-runtime-32/Cargo.toml` in the commit that
+   * added `polars-runtime-64/Cargo.toml` and two more), and git paired the old path with one
+   * of them. Also every low-scored rename read by a pass that saw no additions.
    */
   splitRenames: ReadonlySet<string>;
   /** Old path → the commit that renamed it (the rename `renames` holds), when git named it. */
@@ -108,7 +112,7 @@ interface DocVersion {
   newOid: string | undefined;
 }
 
-/** A rename scored at least this (percent) kept the file whole, whatever else the commit added. */
+/** A rename scored at least this (percent) kept the file whole, unless the commit added copies of it (its name). */
 export const WHOLE_RENAME_SCORE = 90;
 
 /** The file name's extension ('' for none): the content of a split file goes to files of its kind. */
@@ -127,6 +131,8 @@ class Aggregate {
   readonly splitRenames = new Set<string>();
   /** This commit's low-scored renames, judged when the commit ends (its additions all seen). */
   private partialRenames: { from: string; to: string }[] = [];
+  /** This commit's renames of any score, judged when the commit ends (copies added beside). */
+  private commitRenames: { from: string; to: string }[] = [];
   /** Old path → index of the commit of its rename in `renames`. */
   readonly renamedAt = new Map<string, number>();
   readonly lastCommit = new Map<string, number>();
@@ -175,6 +181,15 @@ class Aggregate {
         if (!this.seesAdditions || added.has(`${dirOf(to)}\0${extensionOf(to)}`)) this.splitRenames.add(from);
       this.partialRenames = [];
     }
+    if (this.commitRenames.length > 0 && this.seesAdditions) {
+      // A file copied to several places in the commit that moved it: the rename names
+      // one of the copies, which is not the one every reference meant.
+      const addedNames = new Set<string>();
+      for (const c of this.batch) if (c.status === 'A') addedNames.add(baseOf(c.path));
+      for (const { from, to } of this.commitRenames)
+        if (addedNames.has(baseOf(to))) this.splitRenames.add(from);
+    }
+    this.commitRenames = [];
     // Close the docs this commit touched first: a change in the same commit is not "since".
     for (const c of this.batch) {
       if (docs.has(c.path) && !this.lastCommit.has(c.path)) this.lastCommit.set(c.path, c.time);
@@ -217,6 +232,7 @@ class Aggregate {
     if (from !== undefined && !this.renames.has(from)) {
       this.renames.set(from, path);
       this.renamedAt.set(from, change.commit);
+      this.commitRenames.push({ from, to: path });
       if ((change.score ?? 0) < WHOLE_RENAME_SCORE) this.partialRenames.push({ from, to: path });
     }
     change.path = path;
