@@ -24,7 +24,7 @@ import {
   readVitePressSites,
   type VitePressSite,
   vitePressTarget,
-} from '../vitepress-root.js';
+} from '../site-roots.js';
 import { type MovedReference, markNamedElsewhere, movedKey, writtenBeforeMove } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
@@ -160,7 +160,7 @@ export const brokenReference: SignalModule = {
  * anchor is broken there too, whatever the default language's page has. Or a link written
  * with a leading `/` in a VitePress site's page, read from its source folder or served from
  * its public folder, or in a Docusaurus site's doc served from its `static/` folder
- * (vitepress-root.ts), or in a Jekyll site's doc read from the site's source folder; its
+ * (site-roots.ts), or in a Jekyll site's doc read from the site's source folder; its
  * fragment is checked in the file found. A
  * backticked path is not a link the site resolves.
  */
