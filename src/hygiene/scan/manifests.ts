@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { escapeRegExp } from './paths.js';
 
 /** A version fact a manifest states: what docs are checked against. */
 export interface VersionFact {
@@ -159,10 +160,6 @@ const RUNTIME_WORDS: Record<string, string> = {
 /** What a named version claim must contain (the tail of `VersionMatcher.named`). */
 const NAMED_VERSION_SHAPE = /(?:@[\^~]?|\s+v)\d/;
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
-
 /**
  * Finds version statements on a line that disagree with the manifests. Runtimes and
  * dependencies disagree when the stated version is below the manifest's floor (a
@@ -188,7 +185,7 @@ export class VersionMatcher {
           });
       } else if (!this.bySubject.has(f.subject)) this.bySubject.set(f.subject, f);
     }
-    const names = [...this.bySubject.keys()].sort((a, b) => b.length - a.length).map(escapeRegex);
+    const names = [...this.bySubject.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
     this.named =
       names.length > 0
         ? new RegExp(

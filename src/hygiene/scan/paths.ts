@@ -61,3 +61,6 @@ export const writtenPath = (target: string): string =>
     .split(/[#?]/, 1)[0]!
     .replace(/^(\.{1,2}\/)+/, '')
     .replace(/^\/+/, '');
+
+/** `text` as a JavaScript regular expression that matches exactly it. */
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

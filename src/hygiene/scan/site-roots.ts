@@ -28,9 +28,10 @@ const CONFIG = /(^|\/)\.vitepress\/config\.(?:js|mjs|cjs|ts|mts|cts)$/;
 /**
  * The VitePress sites in `files`. A config that sets `rewrites` (pages served at other paths)
  * is not read, nor one whose `srcExclude` is not a plain list of globs (a page it excludes is
- * not built, so a link to it is broken on the site), nor one that sets `srcDir` other than once, to a plain quoted folder inside
- * the project (`srcDir: 'src'`, as vuejs/docs does, is read from the site's root): hiding a
- * broken link needs the site's own settings, so a doubt reports it.
+ * not built, so a link to it is broken on the site), nor one that sets `srcDir` other than
+ * once, to a plain quoted folder inside the project (`srcDir: 'src'`, as vuejs/docs does, is
+ * read from the site's root): hiding a broken link needs the site's own settings, so a doubt
+ * reports it.
  */
 export function readVitePressSites(root: string, files: readonly string[]): VitePressSite[] {
   return readConfigs(
@@ -54,12 +55,22 @@ export function readVitePressSites(root: string, files: readonly string[]): Vite
  * quoted globs; undefined for anything else (computed, set twice), so the config is not read.
  */
 function excludedPages(text: string): ((page: string) => boolean) | undefined {
-  const mentions = text.match(/\bsrcExclude\b/g)?.length ?? 0;
-  if (mentions === 0) return () => false;
-  const set = /\bsrcExclude\s*:\s*\[((?:\s*(['"])[^'"\n\\]+\2\s*,?)*)\s*\]/.exec(text);
-  if (mentions !== 1 || set === null) return undefined;
+  const set = setOnce(text, 'srcExclude', /\bsrcExclude\s*:\s*\[((?:\s*(['"])[^'"\n\\]+\2\s*,?)*)\s*\]/);
+  if (set === 'unset') return () => false;
+  if (set === undefined) return undefined;
   const globs = [...set[1]!.matchAll(/(['"])([^'"\n\\]+)\1/g)].map((m) => m[2]!);
   return picomatch(globs);
+}
+
+/**
+ * How a config sets `key`: 'unset' when it never names it; the match of `pattern` when it
+ * names it once and that is how it sets it; undefined otherwise (computed, set twice).
+ */
+function setOnce(text: string, key: string, pattern: RegExp): RegExpExecArray | 'unset' | undefined {
+  const mentions = text.match(new RegExp(`\\b${key}\\b`, 'g'))?.length ?? 0;
+  if (mentions === 0) return 'unset';
+  const set = pattern.exec(text);
+  return mentions === 1 && set !== null ? set : undefined;
 }
 
 /**
@@ -68,10 +79,9 @@ function excludedPages(text: string): ((page: string) => boolean) | undefined {
  * relative; undefined for anything else (computed, set twice, absolute, or out of the project).
  */
 function sourceFolder(siteRoot: string, text: string): string | undefined {
-  const mentions = text.match(/\bsrcDir\b/g)?.length ?? 0;
-  if (mentions === 0) return siteRoot;
-  const set = /\bsrcDir\s*:\s*(['"])([^'"\n\\]+)\1\s*[,}\n]/.exec(text);
-  if (mentions !== 1 || set === null) return undefined;
+  const set = setOnce(text, 'srcDir', /\bsrcDir\s*:\s*(['"])([^'"\n\\]+)\1\s*[,}\n]/);
+  if (set === 'unset') return siteRoot;
+  if (set === undefined) return undefined;
   const folder = posix.normalize(posix.join(siteRoot, set[2]!)).replace(/\/+$/, '');
   if (posix.isAbsolute(set[2]!) || folder === '..' || folder.startsWith('../')) return undefined;
   return folder === '.' ? '' : folder;

@@ -12,7 +12,7 @@
 import type { Signal } from '../types.js';
 import type { ScanFacts } from './facts.js';
 import { readBlobs } from './history.js';
-import { baseOf, writtenPath } from './paths.js';
+import { baseOf, escapeRegExp, writtenPath } from './paths.js';
 
 /** One reference to a moved path: the doc, its line, the target as written, and the move's commit. */
 export interface MovedReference {
@@ -27,7 +27,7 @@ export interface MovedReference {
 }
 
 /** The key `writtenBeforeMove` answers by. */
-export const movedKey = (r: Pick<MovedReference, 'doc' | 'line' | 'path'>): string =>
+const movedKey = (r: Pick<MovedReference, 'doc' | 'line' | 'path'>): string =>
   `${r.doc}\0${r.line}\0${r.path}`;
 
 /**
@@ -112,16 +112,15 @@ export interface WrittenReference {
  * for a fix that renames the file, its old file name is looked for too (in the link's label).
  */
 export function namedElsewhere(
-  text: string,
+  lines: readonly string[],
   references: readonly WrittenReference[],
 ): (number | undefined)[] {
-  const lines = text.split(/\r?\n/);
   const counts = new Map<string, Map<number, number>>();
   const countsOf = (path: string): Map<number, number> => {
     let byLine = counts.get(path);
     if (byLine !== undefined) return byLine;
     byLine = new Map();
-    const pattern = new RegExp(`(?<![\\w-])${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'g');
+    const pattern = new RegExp(`(?<![\\w-])${escapeRegExp(path)}(?![\\w-])`, 'g');
     // The plain search first: a doc of thousands of lines and many fixes runs the pattern
     // only on the lines that hold the name.
     lines.forEach((line, i) => {
@@ -163,15 +162,38 @@ export function namedElsewhere(
   });
 }
 
+/** A signal about to be emitted, with the move its suggested fix follows, if any. */
+export interface MovedSignal {
+  doc: string;
+  signal: Omit<Signal, 'name'>;
+  moved?: MovedReference;
+}
+
+/**
+ * What the doc says of each suggested fix's move, marked on its signal: `written_before_move`
+ * (writtenBeforeMove) and `old_path_named_elsewhere` (namedElsewhere). One pass for the link
+ * fixes and the backticked paths alike.
+ */
+export async function markMoveEvidence(
+  root: string,
+  facts: ScanFacts,
+  found: readonly MovedSignal[],
+  abort?: AbortSignal,
+): Promise<void> {
+  const moved = found.flatMap((f) => (f.moved !== undefined ? [f.moved] : []));
+  const leftBehind = await writtenBeforeMove(root, moved, (doc) => facts.docs.get(doc)?.text, abort);
+  for (const { signal, moved } of found)
+    if (moved !== undefined && leftBehind.has(movedKey(moved)))
+      signal.data = { ...signal.data, written_before_move: true };
+  markNamedElsewhere(facts, found);
+}
+
 /**
  * Marks each suggested fix whose doc also names the old path where the fix does not reach
  * (`old_path_named_elsewhere`: the first such line, from `namedElsewhere`): the
  * edit would leave the doc naming both places, so it is a person's call.
  */
-export function markNamedElsewhere(
-  facts: ScanFacts,
-  found: readonly { doc: string; signal: Omit<Signal, 'name'> }[],
-): void {
+function markNamedElsewhere(facts: ScanFacts, found: readonly MovedSignal[]): void {
   const byDoc = new Map<string, Omit<Signal, 'name'>[]>();
   for (const { doc, signal } of found) {
     if (signal.line === undefined || typeof signal.data?.['suggested_target'] !== 'string') continue;
@@ -180,10 +202,10 @@ export function markNamedElsewhere(
     byDoc.set(doc, list);
   }
   for (const [doc, signals] of byDoc) {
-    const text = facts.docs.get(doc)?.text;
-    if (text === undefined) continue;
-    const lines = namedElsewhere(
-      text,
+    const lines = facts.docs.get(doc)?.lines;
+    if (lines === undefined) continue;
+    const named = namedElsewhere(
+      lines,
       signals.map((s) => ({
         line: s.line!,
         target: String(s.data!['target']),
@@ -191,7 +213,7 @@ export function markNamedElsewhere(
       })),
     );
     signals.forEach((s, i) => {
-      if (lines[i] !== undefined) s.data = { ...s.data, old_path_named_elsewhere: lines[i] };
+      if (named[i] !== undefined) s.data = { ...s.data, old_path_named_elsewhere: named[i] };
     });
   }
 }

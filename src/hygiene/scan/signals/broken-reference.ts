@@ -1,5 +1,4 @@
 import { ignoredByGit } from '../../../core/git.js';
-import type { Signal } from '../../types.js';
 import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
@@ -25,7 +24,7 @@ import {
   type VitePressSite,
   vitePressTarget,
 } from '../site-roots.js';
-import { type MovedReference, markNamedElsewhere, movedKey, writtenBeforeMove } from '../written-when.js';
+import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
 
@@ -103,7 +102,7 @@ export const brokenReference: SignalModule = {
     const suggest = suggester(facts, history);
     // Emitted once the moves are checked: a move is proved only for a reference written
     // before it (written-when.ts).
-    const found: { doc: string; signal: Omit<Signal, 'name'>; moved?: MovedReference }[] = [];
+    const found: MovedSignal[] = [];
     for (const { doc, ref, check } of unresolved) {
       if (check.status === 'missing-fragment') {
         found.push({
@@ -140,13 +139,7 @@ export const brokenReference: SignalModule = {
           : {}),
       });
     }
-    const moved = found.flatMap((f) => (f.moved !== undefined ? [f.moved] : []));
-    const leftBehind = await writtenBeforeMove(tree.root, moved, (doc) => facts.docs.get(doc)?.text);
-    for (const { signal, moved } of found) {
-      if (moved !== undefined && leftBehind.has(movedKey(moved)))
-        signal.data = { ...signal.data, written_before_move: true };
-    }
-    markNamedElsewhere(facts, found);
+    await markMoveEvidence(tree.root, facts, found);
     for (const { doc, signal } of found) emit(doc, signal);
     await collectCodeReferences({ facts, history }, emit);
   },
@@ -180,23 +173,23 @@ function resolvesOnTheSite(
 ): boolean {
   if (ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
   const { vitePress, docusaurus, jekyll } = sites;
+  const isFile = (p: string): boolean => facts.tree.isFile(p);
+  // The reference read at the file the site found, fragment and all.
+  const resolvesAt = (found: string): boolean =>
+    checkResolved({ ...resolved, path: found, exists: true }, facts.anchorsOf, facts.tree).status ===
+    'resolves';
   if (resolved.base === 'root' && (vitePress.length > 0 || docusaurus.length > 0 || jekyll.length > 0)) {
-    const isFile = (p: string): boolean => facts.tree.isFile(p);
     const found =
       vitePressTarget(vitePress, isFile, doc, resolved.path) ??
       docusaurusStaticTarget(docusaurus, isFile, doc, resolved.path) ??
       jekyllTarget(jekyll, isFile, doc, resolved.path);
-    if (found !== undefined) {
-      const there: Resolved = { ...resolved, path: found, exists: true };
-      if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;
-    }
+    if (found !== undefined && resolvesAt(found)) return true;
   }
   if (fallbacks.length === 0) return false;
-  const site = siteTarget(fallbacks, (p) => facts.tree.isFile(p), doc, resolved);
+  const site = siteTarget(fallbacks, isFile, doc, resolved);
   if (site === undefined) return false;
   const found = site.path;
-  const there: Resolved = { ...resolved, path: found, exists: true };
-  if (checkResolved(there, facts.anchorsOf, facts.tree).status === 'resolves') return true;
+  if (resolvesAt(found)) return true;
   const { fragment } = resolved;
   const lines = facts.docs.get(found)?.lines;
   if (!site.fallback.attrList || fragment === undefined || lines === undefined) return false;

@@ -11,7 +11,7 @@ import { join, posix } from 'node:path';
 import { git } from '../../../core/git.js';
 import { baseOf, dirOf } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
-import { type MovedReference, markNamedElsewhere, movedKey, writtenBeforeMove } from '../written-when.js';
+import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
 import type { EmitSignal, SignalInput } from './types.js';
 
 export type CodeRefKind =
@@ -379,23 +379,17 @@ export async function collectCodeReferences(
     }
   }
   // A folder move is proved only for a reference written before it (written-when.ts).
-  const asks: MovedReference[] = [];
-  for (const m of missing) {
-    if (m.suggestion === undefined || !options.inRepo) continue;
+  const movedOf = (m: Missing): MovedReference | undefined => {
+    if (m.suggestion === undefined || !options.inRepo) return undefined;
     const folder = firstMovedFolder(m.ref.key, moves);
     const file = folder === undefined ? undefined : movedFrom.get(folder);
     const commit = file === undefined ? undefined : history.renamedIn.get(file);
-    if (commit !== undefined)
-      asks.push({ doc: m.doc, line: m.ref.line, written: m.ref.key, path: m.ref.key, commit });
-  }
-  const leftBehind = await writtenBeforeMove(
-    tree.root,
-    asks,
-    (doc) => facts.docs.get(doc)?.text,
-    options.signal,
-  );
-  const signals = missing.map((m) => {
-    const isLeftBehind = leftBehind.has(movedKey({ doc: m.doc, line: m.ref.line, path: m.ref.key }));
+    return commit === undefined
+      ? undefined
+      : { doc: m.doc, line: m.ref.line, written: m.ref.key, path: m.ref.key, commit };
+  };
+  const signals: MovedSignal[] = missing.map((m) => {
+    const moved = movedOf(m);
     return {
       doc: m.doc,
       signal: {
@@ -407,12 +401,12 @@ export async function collectCodeReferences(
           ...(m.suggestion !== undefined
             ? { suggested_target: m.suggestion, suggested_path: m.suggestedPath, suggested_by: 'folder-move' }
             : {}),
-          ...(isLeftBehind ? { written_before_move: true } : {}),
         },
       },
+      ...(moved !== undefined ? { moved } : {}),
     };
   });
-  markNamedElsewhere(facts, signals);
+  await markMoveEvidence(tree.root, facts, signals, options.signal);
   for (const { doc, signal } of signals) emit(doc, signal);
 }
 

@@ -5,7 +5,7 @@
  * kind when it names at least two of its entries in code (`name`, `/name`) or by path; a
  * name is "gone" when it is listed under a heading of that kind and no entry has it.
  */
-import { baseOf, cmp } from '../paths.js';
+import { baseOf, cmp, escapeRegExp } from '../paths.js';
 import type { Doc } from '../walk.js';
 import type { SignalModule } from './types.js';
 
@@ -37,8 +37,6 @@ const HEADING_OF: Record<IndexKind, RegExp> = {
 /** A list item or table row naming an entry: `name`, **name**, /name or [name](…) first. */
 const LISTED =
   /^\s*(?:[-*+]|\d+\.|\|)\s*(?:\*\*`?(\/?[a-z0-9][\w:.-]*)`?\*\*|`(\/?[a-z0-9][\w:.-]*)`|\[`?(\/?[a-z0-9][\w:.-]*)`?\]|(\/[a-z0-9][\w:.-]*))/i;
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const contextIndexDrift: SignalModule = {
   name: 'context_index_drift',
