@@ -38,6 +38,14 @@ function problem(root: string, text: string): string | undefined {
   });
 }
 
+/** The check for a CLAUDE.md whose span is its one line 3, `line`. */
+function problemOfLine(root: string, line: string): (text: string) => string | undefined {
+  const fileText = `# Rules\n\n${line}\n`;
+  const range = { start_line: 3, end_line: 3 };
+  const span = entrySpan({ reducible_range: range }, fileText)!.text;
+  return (text) => rewriteProblem({ root, path: 'CLAUDE.md', fileText, range, span, text, target: 100 });
+}
+
 describe('rewriteProblem (the check before a rewrite is written)', () => {
   it('accepts a shorter text that keeps the span’s references, or has none', () => {
     const root = tree();
@@ -76,22 +84,8 @@ describe('rewriteProblem (the check before a rewrite is written)', () => {
   });
 
   it('rejects an out-of-project import even when the span already had it', () => {
-    const root = tree();
-    const file = '# Rules\n\nPersonal: @~/.claude/mine.md, repeated, repeated, repeated.\n';
-    const range = { start_line: 3, end_line: 3 };
-    const span = entrySpan({ reducible_range: range }, file)!.text;
-    assert.match(
-      rewriteProblem({
-        root,
-        path: 'CLAUDE.md',
-        fileText: file,
-        range,
-        span,
-        text: 'Personal: @~/.claude/mine.md',
-        target: 100,
-      })!,
-      /leads out of the project/,
-    );
+    const problem = problemOfLine(tree(), 'Personal: @~/.claude/mine.md, repeated, repeated, repeated.');
+    assert.match(problem('Personal: @~/.claude/mine.md')!, /leads out of the project/);
   });
 
   it('rejects an invented link, a missing heading, an @import of nothing, an empty or longer text', () => {
@@ -117,22 +111,8 @@ describe('rewriteProblem (the check before a rewrite is written)', () => {
   });
 
   it('lets a reference copied unchanged from the span stand, even one already broken', () => {
-    const root = tree();
-    const file = '# Rules\n\nOld [gone](docs/gone.md) note, repeated, repeated, repeated.\n';
-    const range = { start_line: 3, end_line: 3 };
-    const span = entrySpan({ reducible_range: range }, file)!.text;
-    assert.equal(
-      rewriteProblem({
-        root,
-        path: 'CLAUDE.md',
-        fileText: file,
-        range,
-        span,
-        text: 'Old [gone](docs/gone.md) note.',
-        target: 100,
-      }),
-      undefined,
-    );
+    const problem = problemOfLine(tree(), 'Old [gone](docs/gone.md) note, repeated, repeated, repeated.');
+    assert.equal(problem('Old [gone](docs/gone.md) note.'), undefined);
   });
 });
 
