@@ -5,8 +5,8 @@
  * every reference of every doc is resolved again, with the scanner's own resolver, against
  * the tree as it would be.
  */
-import { realpathSync } from 'node:fs';
-import { posix, resolve, sep } from 'node:path';
+import { readlinkSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Deadline } from '../core/deadline.js';
 import { discoverRepo } from '../core/git.js';
@@ -14,7 +14,7 @@ import { applyEditsToText, sha256Hex } from './apply/text-edits.js';
 import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
 import { type LocaleFallback, readLocaleFallbacks, siteTarget } from './scan/locale-fallback.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
-import { ARCHIVE_SEGMENTS, dirOf } from './scan/paths.js';
+import { ARCHIVE_SEGMENTS, dirOf, toPosix } from './scan/paths.js';
 import {
   checkReference,
   checkResolved,
@@ -36,6 +36,11 @@ export interface DocWorld {
   parsed?: ReadonlyMap<string, ParsedDoc>;
   /** Translations a site builds with fallback (scan/locale-fallback.ts): their links are read as the site reads them. */
   fallbacks?: readonly LocaleFallback[];
+  /**
+   * Each listed symlink → the root-relative paths it leads through, hop by hop, ending at its
+   * real file: a symlink is a reference to each of them (removing one leaves it dangling).
+   */
+  symlinks?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -66,17 +71,12 @@ export async function readDocWorld(
   const excluded = config.scan.excluded_dirs.map((d) => d.replace(/^\.\/+|\/+$/g, ''));
   const skip = new Set(excluded.filter((d) => !d.includes('/') && !ARCHIVE_SEGMENTS.has(d.toLowerCase())));
   // In a repository the listing is git's, whatever folders are skipped: the scan's is the same.
-  const listed =
+  const listing =
     scanned?.gitListing !== undefined
-      ? scanned.gitListing
-      : (
-          await listFiles(
-            root,
-            await isInRepo(root, realRoot, deadline),
-            new Set([...skip, '.git']),
-            deadline,
-          )
-        ).files;
+      ? undefined
+      : await listFiles(root, await isInRepo(root, realRoot, deadline), new Set([...skip, '.git']), deadline);
+  const listed = scanned?.gitListing ?? listing!.files;
+  const symlinks = new Map((listing?.symlinks ?? []).map((link) => [link, linkHops(root, realRoot, link)]));
   const globs = [...config.scan.globs, ...AGENT_CONTEXT_GLOBS];
   const inGlobs = picomatch(globs, { dot: true });
   const excludedPaths = excluded.filter((d) => d.includes('/'));
@@ -110,6 +110,7 @@ export async function readDocWorld(
     docs,
     ...(parsed.size > 0 ? { parsed } : {}),
     ...(fallbacks.length > 0 ? { fallbacks } : {}),
+    ...(symlinks.size > 0 ? { symlinks } : {}),
     onDisk: (path) => {
       let found = probed.get(path);
       if (found === undefined) {
@@ -124,6 +125,39 @@ export async function readDocWorld(
       return found;
     },
   };
+}
+
+/**
+ * The root-relative paths a symlink leads through: each link's target in turn (written
+ * relative to the link, or absolute inside the root), then the real file. A hop out of the
+ * root ends the list (nothing there is the project's to remove).
+ */
+function linkHops(root: string, realRoot: string, link: string): string[] {
+  const hops: string[] = [];
+  const inRoot = (absolute: string) => {
+    const rel = relative(realRoot, absolute);
+    return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? undefined : toPosix(rel);
+  };
+  let current = link;
+  for (let hop = 0; hop < 40; hop++) {
+    let written: string;
+    try {
+      written = readlinkSync(join(root, current));
+    } catch {
+      break; // Not a symlink (the real file) or gone.
+    }
+    const next = isAbsolute(written) ? inRoot(written) : posix.join(dirOf(current), toPosix(written));
+    if (next === undefined || next === '..' || next.startsWith('../')) return hops;
+    hops.push(next);
+    current = next;
+  }
+  try {
+    const real = inRoot(realpathSync(join(root, link)));
+    if (real !== undefined && !hops.includes(real)) hops.push(real);
+  } catch {
+    // Dangling already: nothing more it leads to.
+  }
+  return hops;
 }
 
 /** Whether `root` lies inside a git work tree. */
@@ -156,6 +190,8 @@ class ResolvedWorld implements PathLookup {
     /** Paths that were removed (moved away or deleted): never found on disk either. */
     private readonly removed: ReadonlySet<string>,
     readonly fallbacks: readonly LocaleFallback[],
+    /** Each symlink → the paths it leads through (`DocWorld.symlinks`). */
+    readonly symlinks: ReadonlyMap<string, readonly string[]>,
     private readonly reuse?: Reuse,
   ) {
     if (reuse?.dirs !== undefined && reuse.files === files) this.dirs = reuse.dirs;
@@ -328,6 +364,7 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
       before['onDisk'],
       removed,
       before.fallbacks,
+      before.symlinks,
       reusable(before),
     ),
     unappliable,
@@ -346,6 +383,7 @@ export function withTexts(before: ResolvedWorld, texts: ReadonlyMap<string, stri
       before['onDisk'],
       new Set(),
       before.fallbacks,
+      before.symlinks,
       reusable(before),
     ),
     unappliable: new Map(),
@@ -360,6 +398,7 @@ export function worldOf(world: DocWorld): ResolvedWorld {
     world.onDisk,
     new Set(),
     world.fallbacks ?? [],
+    world.symlinks ?? new Map(),
     world.parsed !== undefined ? { docs: world.docs, parse: (path) => world.parsed?.get(path) } : undefined,
   );
 }
@@ -374,6 +413,8 @@ export interface BrokenByChange {
   target: string;
   /** The file whose change broke it (the one to leave alone). */
   blame: string;
+  /** Set when `doc` is a symlink the change would leave dangling (`target`: the path it leads through; `line` 0). */
+  symlink?: true;
 }
 
 const keyOf = (doc: string, ref: DocRef) => `${doc}\0${ref.kind}\0${ref.target}`;
@@ -438,7 +479,25 @@ export function referencesBroken(
       out.push({ doc, line: c.ref.line, target: c.ref.target, blame });
     }
   }
+  out.push(...symlinksBroken(before, sim));
   return out.sort((a, b) => (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : a.line - b.line));
+}
+
+/**
+ * Symlinks a change would leave dangling (docs/hygiene-clean.md, "The reference invariant"):
+ * a link that stays while a path it leads through goes (moved, deleted, or in a deleted
+ * unit). The path that goes is to blame; a link that goes itself breaks nothing.
+ */
+function symlinksBroken(before: ResolvedWorld, sim: SimulatedChange): BrokenByChange[] {
+  const out: BrokenByChange[] = [];
+  for (const [link, hops] of before.symlinks) {
+    if (!sim.after.files.has(link)) continue;
+    const gone = hops.find((hop) =>
+      before.isDir(hop) ? !sim.after.isDir(hop) : before.exists(hop) && !sim.after.exists(hop),
+    );
+    if (gone !== undefined) out.push({ doc: link, line: 0, target: gone, blame: gone, symlink: true });
+  }
+  return out;
 }
 
 /** Every reference in the world that resolves to `path` (a file), with its doc. */

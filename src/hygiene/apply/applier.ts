@@ -3,13 +3,14 @@ import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { Deadline } from '../../core/deadline.js';
 import { RefusalError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/fs-atomic.js';
-import { discoverRepo, git, readIndexFlags, userGitEnv } from '../../core/git.js';
+import { discoverRepo, git, userGitEnv } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 import type { EditKind, Entry, Report } from '../types.js';
 import { applyRewriteToText, type PreparedRewrite } from './generative.js';
 import { type LifecycleApplyContext, type LifecycleFaults, lifecycleTransaction } from './lifecycle.js';
 import { placementProblem, readGitlinks } from './placement.js';
 import { applyEditsToText, incompatibility, type SkipReason, sha256Hex } from './text-edits.js';
+import { notWritablePaths } from './writable.js';
 
 export {
   applyEditsToText,
@@ -123,7 +124,7 @@ export interface ApplyResult {
   status: 'applied' | 'partial' | 'nothing' | 'failed';
   files: FileOutcome[];
   entries: EntryOutcome[];
-  /** Files written in place: stage them with `git add -- …`. */
+  /** Files written in place: stage them with `git add -u -- …`. */
   stage: string[];
   /** Sources and destinations of `git mv`: already staged; never `git add` them again. */
   staged_by_move: string[];
@@ -212,10 +213,6 @@ async function unsafeLocation(tx: TransactionContext, path: string): Promise<str
   if (tx.gitDirs.some((dir) => real === dir || real.startsWith(dir + sep)))
     return "it is inside the repository's git directory";
   return undefined;
-}
-
-async function isTracked(root: string, path: string, deadline: Deadline): Promise<boolean> {
-  return (await readIndexFlags(root, [path], deadline)).has(path);
 }
 
 /** Refuses ids that are not in the report, before anything is touched. */
@@ -421,6 +418,10 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
     return skip('not-a-regular-file', 'the path is not a regular file (a symlink or folder)');
 
   if (first.exact_edit?.kind === 'move-to-archive') return moveTransaction(tx, path, first);
+  // Tracked, visible files only (writable.ts), asked again here, just before the write,
+  // whoever gated the entry: an untracked file has nothing to restore it from.
+  const notHere = (await notWritablePaths(root, [path], tx.deadline)).get(path);
+  if (notHere !== undefined) return skip(notHere.reason, notHere.detail);
 
   const bytes = await readFile(absolute);
   const text = bytes.toString('utf8');
@@ -438,12 +439,10 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   if ('skip' in edited) return skip(edited.skip, edited.detail);
   if (edited.text === text) return { status: 'unchanged', unchanged: entries.map((entry) => entry.id) };
   // A delete-range over every line (an orphaned doc) deletes the file rather than leaving
-  // an empty one; only a tracked file, so the deletion is recoverable from history.
+  // an empty one (a tracked one, as every file edited here: recoverable from history).
   const removesFile =
     edited.text.replace(/^\uFEFF/, '') === '' &&
     entries.some((entry) => entry.exact_edit?.kind === 'delete-range');
-  if (removesFile && !(await isTracked(root, path, tx.deadline)))
-    return skip('untracked', 'the file is not tracked by git; deleting it could not be undone');
   if (tx.dryRun)
     return { status: 'applied', unchanged: edited.unchanged, ...(removesFile ? { removed: true } : {}) };
 
@@ -470,7 +469,7 @@ async function fileTransaction(tx: TransactionContext, path: string, entries: En
   } catch (error) {
     return { status: 'failed', reason: 'write-failed', detail: (error as Error).message };
   }
-  // `git add -- path` stages a deleted tracked file as a removal, so it joins `stage`.
+  // `git add -u -- path` stages a deleted tracked file as a removal, so it joins `stage`.
   return {
     status: 'applied',
     unchanged: edited.unchanged,
@@ -496,8 +495,8 @@ async function moveTransaction(tx: TransactionContext, path: string, entry: Entr
   const misplaced = placementProblem(root, destination, tx.gitlinks);
   if (misplaced !== undefined)
     return skip('destination-not-a-folder', `the destination is not inside plain folders: ${misplaced}`);
-  if (!(await isTracked(root, path, deadline)))
-    return skip('untracked', 'the file is not tracked by git; it has no history to restore from');
+  const notHere = (await notWritablePaths(root, [path], deadline)).get(path);
+  if (notHere !== undefined) return skip(notHere.reason, notHere.detail);
 
   if (tx.dryRun) return { status: 'applied', unchanged: [], moved: { to: destination, createdDirs: [] } };
   const createdDirs: string[] = [];

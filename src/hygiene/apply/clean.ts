@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
 import { OperationalError, RefusalError, ValidationError } from '../../core/errors.js';
-import { discoverRepo, git, readIndexFlags, splitNul, userGitEnv } from '../../core/git.js';
+import { discoverRepo, git, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 import { loadConfig } from '../config.js';
 import { resolveProjectRoot } from '../project.js';
@@ -38,6 +38,7 @@ import {
   rollBack,
 } from './recovery.js';
 import { entriesOutsideScan } from './report-scope.js';
+import { notWritablePaths } from './writable.js';
 
 /**
  * `clean` (docs/hygiene-clean.md): plan (load, validate, gate — no side effects) and act
@@ -186,26 +187,6 @@ export async function isSameRoot(reportRoot: string, root: string): Promise<bool
   }
 }
 
-interface IndexFlags {
-  /** Paths (of those asked about) that git tracks in the index. */
-  tracked: Set<string>;
-  /**
-   * Tracked paths git hides from `status`: assume-unchanged (lowercase tag in `ls-files -v`)
-   * or skip-worktree (`S`). A local edit in one is invisible to the dirty check, so no
-   * checkpoint would hold it and `git add` would not stage it: such files are never edited.
-   */
-  hidden: Set<string>;
-}
-
-async function indexFlags(root: string, paths: readonly string[], deadline: Deadline): Promise<IndexFlags> {
-  const flags: IndexFlags = { tracked: new Set(), hidden: new Set() };
-  for (const [path, { assumeUnchanged, skipWorktree }] of await readIndexFlags(root, paths, deadline)) {
-    flags.tracked.add(path);
-    if (assumeUnchanged || skipWorktree) flags.hidden.add(path);
-  }
-  return flags;
-}
-
 interface RepoState {
   gitDir: string;
   head: string;
@@ -319,7 +300,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     );
 
   const paths = [...new Set(report.entries.map((entry) => entry.path))];
-  const { tracked, hidden } = await indexFlags(root, paths, deadline);
+  const blocked = await notWritablePaths(root, paths, deadline);
   const approved = new Set(approve);
   const rejected = new Set(reject);
   const fileLines = await lineCountsOfDeletions(root, report.entries);
@@ -353,12 +334,9 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
       planned.decision = 'needs-approval';
     else if (kind === 'delete-path') {
       // A unit (file or folder) judged again on the facts at apply time (docs/lifecycle.md).
-    } else if (!tracked.has(entry.path)) {
+    } else if (blocked.has(entry.path)) {
       planned.decision = 'skipped';
-      planned.reason = 'untracked';
-    } else if (hidden.has(entry.path)) {
-      planned.decision = 'skipped';
-      planned.reason = 'hidden-from-status';
+      planned.reason = blocked.get(entry.path)!.reason;
     }
     return planned;
   });
@@ -539,7 +517,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
   const deadline = options.deadline ?? Deadline.none();
   const planned = options.plan ?? (await planClean(options));
   if (options.dryRun)
-    return dryRunClean(await guarded(await recheckHidden(planned, deadline), deadline), options, deadline);
+    return dryRunClean(await guarded(await recheckWritable(planned, deadline), deadline), options, deadline);
   const own =
     options.lock === undefined
       ? await acquireRunLock(planned.root, 'clean', options.clock, options.env, deadline)
@@ -557,7 +535,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
             deadline,
           })
         : planned;
-    const plan = await guarded(await recheckHidden(current, deadline), deadline);
+    const plan = await guarded(await recheckWritable(current, deadline), deadline);
     const removed = await removeStaleTemps(plan.plan.root, [
       ...new Set(plan.report.entries.map((e) => e.path)),
     ]);
@@ -748,8 +726,10 @@ async function cleanLocked(
         `${failed.path}: ${failed.reason}: ${failed.detail ?? ''}`.trim(),
       );
     }
+    // `-u`: only paths git already tracks are staged; a file that is not (however it got
+    // here) stays out of the commit, and the index check below refuses the run.
     if (applied.stage.length > 0)
-      expectOk(await userGit(['add', '--', ...applied.stage], root, env, deadline), 'git add');
+      expectOk(await userGit(['add', '-u', '--', ...applied.stage], root, env, deadline), 'git add -u');
     await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm]);
 
     entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
@@ -947,17 +927,20 @@ async function rolledBackError(
 }
 
 /**
- * A plan made earlier (and shown at the gate) may be stale: a file marked assume-unchanged
- * or skip-worktree since is skipped now, before anything changes.
+ * A plan made earlier (and shown at the gate) may be stale: a file untracked, or marked
+ * assume-unchanged or skip-worktree since, is skipped now, before anything changes. (A
+ * lifecycle unit is judged on its own facts at apply time.)
  */
-async function recheckHidden(plan: CleanPlan, deadline: Deadline): Promise<CleanPlan> {
-  const approved = plan.entries.filter((entry) => entry.decision === 'approved');
-  const { hidden } = await indexFlags(plan.root, [...new Set(approved.map((e) => e.path))], deadline);
-  if (hidden.size === 0) return plan;
+async function recheckWritable(plan: CleanPlan, deadline: Deadline): Promise<CleanPlan> {
+  const approved = plan.entries.filter(
+    (entry) => entry.decision === 'approved' && entry.kind !== 'delete-path',
+  );
+  const blocked = await notWritablePaths(plan.root, [...new Set(approved.map((e) => e.path))], deadline);
+  if (blocked.size === 0) return plan;
   const entries = plan.entries.map(
     (entry): PlannedEntry =>
-      entry.decision === 'approved' && hidden.has(entry.path)
-        ? { ...entry, decision: 'skipped', reason: 'hidden-from-status' }
+      entry.decision === 'approved' && entry.kind !== 'delete-path' && blocked.has(entry.path)
+        ? { ...entry, decision: 'skipped', reason: blocked.get(entry.path)!.reason }
         : entry,
   );
   return { ...plan, entries, apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id) };

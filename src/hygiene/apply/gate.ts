@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../../core/clock.js';
 import { Deadline } from '../../core/deadline.js';
-import { git, readIndexFlags, splitNul } from '../../core/git.js';
+import { git, splitNul } from '../../core/git.js';
 import { loadConfig } from '../config.js';
 import { readDocWorld } from '../references.js';
 import type { Entry } from '../types.js';
@@ -13,9 +13,10 @@ import {
   isSafeRelativePath,
   selectEntries,
 } from './applier.js';
-import { keepReferencesResolving, type LinkRewrite } from './keep-references.js';
+import { keepReferencesResolving, type LinkRewrite, writableFor } from './keep-references.js';
 import { acquireRunLock, type InterruptedRunReport } from './recovery.js';
 import type { SkipReason } from './text-edits.js';
+import { notWritablePaths } from './writable.js';
 
 /**
  * The gate for `stw hygiene apply` (docs/hygiene-clean.md: nothing relaxes it). Without
@@ -109,30 +110,16 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
   const paths = [
     ...new Set(approved.filter((entry) => kindOf(entry) !== 'delete-path').map((entry) => entry.path)),
   ].filter(isSafeRelativePath);
-  const flags = await readIndexFlags(options.root, paths, deadline);
+  const blocked = await notWritablePaths(options.root, paths, deadline);
   const uncommitted = await differFromHead(
     options.root,
-    paths.filter((path) => flags.has(path)),
+    paths.filter((path) => !blocked.has(path)),
     deadline,
   );
   const held = new Map<string, { reason: SkipReason; detail: string }>();
   for (const path of paths) {
-    const flag = flags.get(path);
-    const hidden = flag?.skipWorktree
-      ? 'skip-worktree'
-      : flag?.assumeUnchanged
-        ? 'assume-unchanged'
-        : undefined;
-    if (flag === undefined)
-      held.set(path, {
-        reason: 'untracked',
-        detail: 'the file is not tracked by git; an edit could not be undone',
-      });
-    else if (hidden !== undefined)
-      held.set(path, {
-        reason: 'hidden-from-status',
-        detail: `git hides changes to the file (${hidden}); an edit could destroy local changes you cannot see`,
-      });
+    const notHere = blocked.get(path);
+    if (notHere !== undefined) held.set(path, { reason: notHere.reason, detail: notHere.detail });
     else if (uncommitted.has(path))
       held.set(path, {
         reason: 'uncommitted-changes',
@@ -146,7 +133,12 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
   // and a move's inbound links move with it.
   const config = await loadConfig(options.root);
   const world = await readDocWorld(options.root, config, deadline);
-  const kept = keepReferencesResolving(world, options.report, toApply);
+  const kept = keepReferencesResolving(
+    world,
+    options.report,
+    toApply,
+    await writableFor(options.root, options.report, toApply, deadline),
+  );
   for (const entry of approved) {
     const detail = kept.would_break.get(entry.id);
     if (detail !== undefined && !held.has(entry.path))

@@ -7,18 +7,18 @@
  *
  * - the text is non-empty and shorter (in tokens) than the span, and within the target
  *   size (`targetTokens`);
- * - every link, path and `@import` in it resolves in the project (the scanner's own
- *   resolver, `scan/resolve.ts`), except one copied unchanged from the span (a rewrite
- *   may not invent or break a reference);
+ * - it has no link, path or `@import` the span did not have (a rewrite may not invent or
+ *   break a reference), and none, copied or not, that leads out of the project (`~`,
+ *   absolute, above the root, or through a symlink out: an agent file would load it);
  * - at write time the span still hashes to what the distiller read, else the entry is
  *   skipped `content-changed-since-distill`.
  *
  * A failing answer is skipped `distill-rejected` with the reason. Nothing here commits.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { schemaValidator } from '../../core/schema.js';
 import { modelDistiller } from '../classify/model/distill.js';
@@ -28,8 +28,9 @@ import { isSafeRelativePath } from '../classify/proposals.js';
 import { loadConfig } from '../config.js';
 import { spanText, splitLines } from '../line-span.js';
 import { resolveProjectRoot } from '../project.js';
-import { type DocRef, parseMarkdown } from '../scan/markdown.js';
-import { checkReference, type PathLookup } from '../scan/resolve.js';
+import { type DocRef, importTokens, parseMarkdown, type RefKind } from '../scan/markdown.js';
+import { dirOf, safeDecode } from '../scan/paths.js';
+import { checkReference, EXTERNAL, type PathLookup } from '../scan/resolve.js';
 import { countTokens } from '../tokens.js';
 import type { Anchor, Entry } from '../types.js';
 
@@ -155,6 +156,37 @@ export function unresolvedReason(
   return undefined;
 }
 
+/**
+ * Why a reference written in `docPath` leads out of the project, or undefined when it stays
+ * in (or is a URL): a `~` path, an absolute path to an `@import` (Claude Code reads both on
+ * the user's disk), a path climbing above the root, or one a symlink leads out of it.
+ */
+export function leavesProject(
+  root: string,
+  docPath: string,
+  target: string,
+  kind: RefKind,
+): string | undefined {
+  const written = target.trim();
+  if (written.startsWith('~')) return 'a path in a home folder';
+  if (/^file:/i.test(written)) return 'a file: URL';
+  if (kind === 'import' && written.startsWith('/')) return 'an absolute path';
+  if (written === '' || EXTERNAL.test(written)) return undefined;
+  const path = safeDecode(kind === 'import' ? written : written.replace(/[?#].*$/, ''));
+  const joined = posix.normalize(path.startsWith('/') ? path.slice(1) : posix.join(dirOf(docPath), path));
+  if (joined === '..' || joined.startsWith('../')) return 'a path above the project root';
+  let real: string;
+  try {
+    real = realpathSync(join(root, joined));
+  } catch {
+    return undefined; // Nothing there: whether it resolves is the resolver's question.
+  }
+  const inside = relative(realpathSync(root), real);
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+    return 'a path a symlink leads out of the project';
+  return undefined;
+}
+
 /** Links, images, definitions, HTML links, `@imports` and backticked paths written in `text`. */
 function referencesIn(text: string): DocRef[] {
   const parsed = parseMarkdown(text);
@@ -189,11 +221,22 @@ export function rewriteProblem(input: {
     text,
     ...lines.slice(input.range.end_line),
   ].join('\n');
+  // Nothing out of the project, ever, copied from the span or not: an agent file would load it.
+  for (const token of importTokens(text)) {
+    const out = leavesProject(input.root, input.path, token, 'import');
+    if (out !== undefined)
+      return `@${token} leads out of the project (${out}); a rewrite may never reference it`;
+  }
   const carried = new Set(referencesIn(input.span).map((ref) => `${ref.kind}\0${ref.target}`));
   for (const ref of referencesIn(text)) {
+    const out = leavesProject(input.root, input.path, ref.target, ref.kind);
+    if (out !== undefined)
+      return `${ref.kind} target ${JSON.stringify(ref.target)} leads out of the project (${out}); a rewrite may never reference it`;
     if (carried.has(`${ref.kind}\0${ref.target}`)) continue;
-    const reason = unresolvedReason(input.root, input.path, ref, rewritten);
-    if (reason !== undefined) return `${reason} (a rewrite may not invent or break a reference)`;
+    const reason =
+      unresolvedReason(input.root, input.path, ref, rewritten) ??
+      `${ref.kind} target ${JSON.stringify(ref.target)} is not in the text it replaces`;
+    return `${reason} (a rewrite may not invent or break a reference)`;
   }
   return undefined;
 }

@@ -11,6 +11,7 @@ import type { Deadline } from '../../core/deadline.js';
 import { linkFix } from '../classify/rules.js';
 import { loadConfig } from '../config.js';
 import {
+  type BrokenByChange,
   type DocWorld,
   inboundReferences,
   isUnder,
@@ -28,6 +29,7 @@ import type { Entry, Report } from '../types.js';
 import type { CleanPlan, PlannedEntry } from './clean.js';
 import { applyRewriteToText, type PreparedRewrite } from './generative.js';
 import { sha256Hex } from './text-edits.js';
+import { type NotWritable, whyNotEdited, writableLookup } from './writable.js';
 
 /** An inbound link rewritten because the file it points at moves. */
 export interface LinkRewrite {
@@ -60,16 +62,30 @@ const GUARDED_KINDS = new Set([
   'delete-path',
 ]);
 
-/** The replace-text entries that carry a move's inbound links to the new place, one per line. */
+/** Why a doc may not be edited by the cleanup (untracked, hidden from status), or undefined. */
+export type WritableLookup = (path: string) => NotWritable | undefined;
+
+/**
+ * The replace-text entries that carry a move's inbound links to the new place, one per line;
+ * or, when an inbound link is in a doc the cleanup may not edit, why the move would break it.
+ */
 function rewritesFor(
   world: ResolvedWorld,
   move: Entry,
   movingOrEdited: ReadonlySet<string>,
-): { entries: Entry[]; rewrites: LinkRewrite[] } {
+  writable: WritableLookup,
+): { entries: Entry[]; rewrites: LinkRewrite[]; blocked?: string } {
   const dest = move.exact_edit!.dest_path!;
   const byLine = new Map<string, { doc: string; line: number; refs: DocRef[] }>();
   for (const { doc, ref } of inboundReferences(world, move.path)) {
     if (movingOrEdited.has(doc) || ref.kind === 'code-path') continue;
+    const notHere = writable(doc);
+    if (notHere !== undefined)
+      return {
+        entries: [],
+        rewrites: [],
+        blocked: `would break the reference to ${ref.target} on line ${ref.line} of ${doc}, ${whyNotEdited(notHere)}`,
+      };
     const key = `${doc}\0${ref.line}`;
     const group = byLine.get(key) ?? { doc, line: ref.line, refs: [] };
     group.refs.push(ref);
@@ -131,6 +147,7 @@ export function keepReferencesResolving(
   docWorld: DocWorld,
   report: Report,
   approved: readonly string[],
+  writable: WritableLookup = () => undefined,
 ): KeptReferences {
   const world = worldOf(docWorld);
   const byId = new Map(report.entries.map((e) => [e.id, e]));
@@ -145,10 +162,18 @@ export function keepReferencesResolving(
     const touched = new Set(active.map((e) => e.path));
     const rewriteEntries: Entry[] = [];
     const rewrites: LinkRewrite[] = [];
+    const blocked = new Map<string, string>();
     for (const move of moves) {
-      const made = rewritesFor(world, move, new Set(moves.map((m) => m.path)));
+      const made = rewritesFor(world, move, new Set(moves.map((m) => m.path)), writable);
+      if (made.blocked !== undefined) blocked.set(move.id, made.blocked);
       rewriteEntries.push(...made.entries);
       rewrites.push(...made.rewrites);
+    }
+    if (blocked.size > 0) {
+      // A link the cleanup may not rewrite: the move stays, and the rest is judged again without it.
+      for (const [id, detail] of blocked) wouldBreak.set(id, detail);
+      active = active.filter((e) => !blocked.has(e.id));
+      continue;
     }
     const edits = new Map<string, Entry[]>();
     const deletes = active.filter((e) => e.exact_edit!.kind === 'delete-path');
@@ -187,9 +212,7 @@ export function keepReferencesResolving(
       // A reference into a deleted unit (a folder, say) is that deletion's fault.
       if (blamed.length === 0) blamed = deletes.filter((e) => isUnder(b.blame, e.path));
       if (blamed.length === 0) blamed = active.filter((e) => e.path === b.doc);
-      for (const e of blamed)
-        if (!wouldBreak.has(e.id))
-          wouldBreak.set(e.id, `would break the reference to ${b.target} on line ${b.line} of ${b.doc}`);
+      for (const e of blamed) if (!wouldBreak.has(e.id)) wouldBreak.set(e.id, brokenDetail(b));
     }
     const before = active.length;
     active = active.filter((e) => !wouldBreak.has(e.id));
@@ -207,6 +230,28 @@ export function keepReferencesResolving(
     would_break: wouldBreak,
     rewrites: [],
   };
+}
+
+/**
+ * Which docs a move's link rewrites may edit, read from the index now (only when an approved
+ * entry is a move: nothing else rewrites another doc).
+ */
+export async function writableFor(
+  root: string,
+  report: Report,
+  approved: readonly string[],
+  deadline: Deadline,
+): Promise<WritableLookup> {
+  const ids = new Set(approved);
+  const moves = report.entries.some((e) => ids.has(e.id) && e.exact_edit?.kind === 'move-to-archive');
+  return moves ? writableLookup(root, deadline) : () => undefined;
+}
+
+/** What an entry left alone would have broken, in the words of its `would-break-reference` detail. */
+function brokenDetail(b: BrokenByChange): string {
+  return b.symlink
+    ? `would leave the symlink ${b.doc} dangling (it leads to ${b.target})`
+    : `would break the reference to ${b.target} on line ${b.line} of ${b.doc}`;
 }
 
 /** A move whose file also has other approved entries is skipped by the applier: it does not move. */
@@ -239,12 +284,7 @@ export function keepRewritesResolving(
     const broken = referencesBroken(world, withTexts(world, new Map([[entry.path, rewritten.text]])), change);
     const first = broken[0];
     if (first !== undefined)
-      out.set(id, {
-        ok: false,
-        id,
-        reason: 'would-break-reference',
-        detail: `would break the reference to ${first.target} on line ${first.line} of ${first.doc}`,
-      });
+      out.set(id, { ok: false, id, reason: 'would-break-reference', detail: brokenDetail(first) });
   }
   return out;
 }
@@ -264,10 +304,11 @@ export interface GuardedPlan {
  * that would break a reference become `skipped` (`would-break-reference`), and the moves'
  * link rewrites join the entries to apply.
  */
-export async function guardCleanPlan(plan: CleanPlan, deadline?: Deadline): Promise<GuardedPlan> {
+export async function guardCleanPlan(plan: CleanPlan, deadline: Deadline): Promise<GuardedPlan> {
   const config = await loadConfig(plan.root);
   const world = await readDocWorld(plan.root, config, deadline);
-  const kept = keepReferencesResolving(world, plan.report, plan.apply);
+  const writable = await writableFor(plan.root, plan.report, plan.apply, deadline);
+  const kept = keepReferencesResolving(world, plan.report, plan.apply, writable);
   const entries = plan.entries.map((entry): PlannedEntry => {
     const detail = kept.would_break.get(entry.id);
     return detail === undefined

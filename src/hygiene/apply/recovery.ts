@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import { formatInstant } from '../../core/clock.js';
 import type { Deadline } from '../../core/deadline.js';
-import { tempFileOwner } from '../../core/fs-atomic.js';
-import { discoverRepo, readIndexFlags, splitNul } from '../../core/git.js';
+import { tempFileOwner, writeFileAtomic } from '../../core/fs-atomic.js';
+import { discoverRepo, git, splitNul } from '../../core/git.js';
 import { indexFilePath, restoreIndex, type SavedIndex } from '../../core/git-index.js';
 import { type InterruptedRun, isProcessAlive, RunLock } from '../state/run-lock.js';
 import { type RecordedEdit, removeCreatedDirs } from './applier.js';
@@ -12,6 +12,7 @@ import { type RunRecord, RunRecorder, WIP_MESSAGE } from './checkpoint.js';
 import { expectOk, headOid, indexTree, readGit, userGit } from './git-steps.js';
 import { moveFile } from './lifecycle.js';
 import { sha256Hex } from './text-edits.js';
+import { notWritablePaths } from './writable.js';
 
 /**
  * Rollback, driven only by what the run recorded (docs/hygiene-clean.md, "Rollback"):
@@ -61,7 +62,7 @@ async function sortEdits(
   root: string,
   edits: readonly RecordedEdit[],
   deadline: Deadline,
-): Promise<{ intact: string[]; changed: string[] }> {
+): Promise<{ intact: string[]; changed: string[]; hidden: string[] }> {
   const intact: string[] = [];
   const changed: string[] = [];
   for (const edit of edits) {
@@ -80,16 +81,49 @@ async function sortEdits(
   }
   // A file hidden from status (marked after the plan was checked) may hold a local edit
   // the baseline does not have: checking the baseline out over it could destroy that.
-  const flags = await readIndexFlags(root, intact, deadline);
-  const hidden = intact.filter((path) => {
-    const flag = flags.get(path);
-    return flag !== undefined && (flag.assumeUnchanged || flag.skipWorktree);
-  });
-  if (hidden.length === 0) return { intact, changed };
-  return { intact: intact.filter((p) => !hidden.includes(p)), changed: [...changed, ...hidden] };
+  const blocked = await notWritablePaths(root, intact, deadline);
+  const hidden = intact.filter((path) => blocked.get(path)?.reason === 'hidden-from-status');
+  if (hidden.length === 0) return { intact, changed, hidden: [] };
+  return { intact: intact.filter((p) => !hidden.includes(p)), changed, hidden };
 }
 
-/** Puts the intact paths back as they are in `baseline` (index and worktree); only the index entry of a changed one. */
+/**
+ * Hidden files the run edited in place, put back byte for byte where the baseline holds
+ * exactly the bytes the run found (so nothing of the user's is lost): the tool's own edit
+ * never stays. The rest are returned, left as the run wrote them.
+ */
+async function restoreHidden(
+  root: string,
+  deadline: Deadline,
+  baseline: string,
+  edits: readonly RecordedEdit[],
+  hidden: readonly string[],
+): Promise<string[]> {
+  const left: string[] = [];
+  for (const path of hidden) {
+    const edit = edits.find((e) => e.path === path && e.moved_to === undefined && !e.removed);
+    const blob = await git(['cat-file', 'blob', `${baseline}:${path}`], {
+      cwd: root,
+      deadline,
+      maxBytes: 64 * 1024 * 1024,
+    });
+    const bytes = blob.kind === 'exited' && blob.code === 0 ? blob.stdout : undefined;
+    if (edit === undefined || bytes === undefined || sha256Hex(bytes) !== edit.before_sha256) {
+      left.push(path);
+      continue;
+    }
+    const absolute = join(root, path);
+    await writeFileAtomic(absolute, bytes, { mode: (await lstat(absolute)).mode & 0o7777 });
+  }
+  return left;
+}
+
+/**
+ * Puts the intact paths back as they are in `baseline` (index and worktree); only the index
+ * entry of a changed one. A path the run created (a move's destination) is removed; one it
+ * edited in place that the baseline lacks (a file git did not track) is never removed: it
+ * is returned, as what could not be put back.
+ */
 async function restorePaths(
   root: string,
   env: NodeJS.ProcessEnv | undefined,
@@ -97,16 +131,18 @@ async function restorePaths(
   baseline: string,
   intact: readonly string[],
   changed: readonly string[],
-): Promise<void> {
+  createdByRun: ReadonlySet<string>,
+): Promise<string[]> {
   if (changed.length > 0)
     // The index entry only: `reset` never writes the worktree.
     expectOk(await userGit(['reset', '-q', baseline, '--', ...changed], root, env, deadline), 'git reset');
-  if (intact.length === 0) return;
+  if (intact.length === 0) return [];
   const inBaseline = new Set(
     splitNul(await readGit(['ls-tree', '-z', '--name-only', baseline, '--', ...intact], root, deadline)),
   );
   const known = intact.filter((path) => inBaseline.has(path));
-  const created = intact.filter((path) => !inBaseline.has(path));
+  const created = intact.filter((path) => !inBaseline.has(path) && createdByRun.has(path));
+  const unknown = intact.filter((path) => !inBaseline.has(path) && !createdByRun.has(path));
   if (created.length > 0) {
     expectOk(
       await userGit(['rm', '-q', '--cached', '--ignore-unmatch', '--', ...created], root, env, deadline),
@@ -116,6 +152,7 @@ async function restorePaths(
   }
   if (known.length > 0)
     expectOk(await userGit(['checkout', baseline, '--', ...known], root, env, deadline), 'git checkout');
+  return unknown;
 }
 
 /**
@@ -182,14 +219,27 @@ export async function rollBack(
   try {
     const baseline = record.wip ?? record.head;
     const heldEdits = record.edits.filter((edit) => edit.held !== undefined);
-    const { intact, changed } = await sortEdits(
+    const { intact, changed, hidden } = await sortEdits(
       root,
       record.edits.filter((edit) => edit.held === undefined),
       deadline,
     );
-    leftAlone = changed;
-    restored = intact;
-    await restorePaths(root, env, deadline, baseline, intact, changed);
+    const hiddenLeft = await restoreHidden(root, deadline, baseline, record.edits, hidden);
+    if (hiddenLeft.length > 0)
+      problems.push(
+        `hidden from status since the cleanup wrote ${hiddenLeft.length === 1 ? 'it' : 'them'} (assume-unchanged or skip-worktree), and the checkpoint lacks the bytes from before, so left as written: ${hiddenLeft.join(', ')}`,
+      );
+    const createdByRun = new Set(record.edits.flatMap((edit) => (edit.moved_to ? [edit.moved_to] : [])));
+    const notBack = await restorePaths(root, env, deadline, baseline, intact, changed, createdByRun);
+    leftAlone = [...changed, ...notBack, ...hiddenLeft];
+    restored = [
+      ...intact.filter((path) => !notBack.includes(path)),
+      ...hidden.filter((path) => !hiddenLeft.includes(path)),
+    ];
+    if (notBack.length > 0)
+      problems.push(
+        `not in the checkpoint (git did not track ${notBack.length === 1 ? 'it' : 'them'}), so the cleanup's edit could not be undone and was left: ${notBack.join(', ')}`,
+      );
     // Held files come back unless they were declared final (a commit-less run of untracked deletions).
     const back = record.heldReleased
       ? { restored: [], leftAlone: [] }

@@ -114,6 +114,16 @@ if (referenceRule) {
 const HTML_ATTR = /\b(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
 const HTML_ANCHOR = /\b(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi;
 const IMPORT = /(?:^|\s)@([^\s`'"<>()[\]{}]+)/g;
+
+/**
+ * Every `@path` written anywhere in `text` — in code too, and `~` paths the parser leaves
+ * out — as Claude Code could read it as an import: for checks that must miss none.
+ */
+export function importTokens(text: string): string[] {
+  return [...text.matchAll(IMPORT)]
+    .map((m) => (m[1] ?? '').replace(/[.,;:!?]+$/, ''))
+    .filter((t) => t !== '');
+}
 const CODE_PATH = /^(?:\.{1,2}\/)?[A-Za-z0-9_][\w@.+-]*(?:\/[\w@.+-]+)+\.[A-Za-z0-9]{1,10}$/;
 const TASK = /^\[([ xX])\]\s/;
 const BODY_STATUS = /^[\s*_>#]*status[\s*_]*:[\s*_]*([A-Za-z][A-Za-z-]*)/i;

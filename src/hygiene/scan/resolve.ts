@@ -39,7 +39,8 @@ export type ReferenceCheck =
   | { status: 'missing-path'; resolved: Resolved }
   | { status: 'missing-fragment'; resolved: Resolved };
 
-const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
+/** A URL (a scheme, or `//host`): not a path in the project. */
+export const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
 /** GitHub's line anchors (`#L10`, `#L10-L20`) are not headings. */
 const LINE_FRAGMENT = /^L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?$/;
 

@@ -279,6 +279,40 @@ describe('applyReport', () => {
     assert.equal(repo.git(['status', '--porcelain', '--untracked-files=all']), ' M a.md');
   });
 
+  it('writes only tracked files git shows in status, whoever gated the entries (asked again before the write)', async () => {
+    const repo = docsRepo({ 'a.md': 'old\n', 'b.md': 'old\n', 'c.md': 'old\n' });
+    repo.write({ 'loose.md': 'old\n' });
+    repo.git(['update-index', '--assume-unchanged', 'a.md']);
+    repo.git(['update-index', '--skip-worktree', 'b.md']);
+    const fix = (id: string, path: string) =>
+      makeEntry(repo.dir, {
+        id,
+        path,
+        kind: 'replace-text',
+        anchor: [1, 1],
+        match: 'old',
+        replacement: 'new',
+      });
+    const report = makeReport(repo.dir, [
+      fix('a', 'a.md'),
+      fix('b', 'b.md'),
+      fix('c', 'c.md'),
+      fix('l', 'loose.md'),
+    ]);
+    const result = await applyReport({ root: repo.dir, report, env });
+    assert.deepEqual(
+      result.files.map((file) => [file.path, file.status, file.reason]),
+      [
+        ['a.md', 'skipped', 'hidden-from-status'],
+        ['b.md', 'skipped', 'hidden-from-status'],
+        ['c.md', 'applied', undefined],
+        ['loose.md', 'skipped', 'untracked'],
+      ],
+    );
+    assert.deepEqual(result.stage, ['c.md']);
+    for (const path of ['a.md', 'b.md', 'loose.md']) assert.equal(read(repo, path), 'old\n');
+  });
+
   it('a delete-range over every line deletes a tracked file; an untracked one is skipped', async () => {
     const repo = docsRepo({ 'plans/old.md': '\uFEFFone\r\ntwo' });
     repo.write({ 'plans/scratch.md': 'x\n' });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { distillAnswerSchema } from '../../../src/hygiene/classify/model/wire-schema.js';
@@ -144,6 +144,33 @@ describe('clean --generated FILE', () => {
     );
     assert.equal(repo.head(), head);
     assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), CLAUDE_MD);
+  });
+
+  it('never writes a reference out of the project (~, ../.., absolute, a symlink out), nor one the span lacked', async () => {
+    const { repo, id } = await project();
+    symlinkSync('/etc', repo.path('outside'));
+    repo.git(['add', 'outside']);
+    repo.commit('a link out');
+    const head = repo.head();
+    for (const [line, why] of [
+      ['@~/.ssh/id_rsa', /@~\/\.ssh\/id_rsa leads out of the project \(a path in a home folder\)/],
+      ['@../../../../etc/passwd', /leads out of the project \(a path above the project root\)/],
+      ['@/etc/passwd', /leads out of the project \(an absolute path\)/],
+      ['@outside/passwd', /leads out of the project \(a path a symlink leads out of the project\)/],
+      ['See [p](../../../../etc/passwd).', /leads out of the project \(a path above the project root\)/],
+      ['@.dochygiene.yml', /import target "\.dochygiene\.yml" is not in the text it replaces/],
+    ] as const) {
+      const file = generatedFile({ [id]: { text: `${DISTILLED}\n${line}`, source_sha256: sha256(SPAN) } });
+      const result = await runCliJson<CleanJson>(['hygiene', 'clean', '--approve', id, '--generated', file], {
+        cwd: repo.dir,
+        env: { STW_NOW: NOW },
+      });
+      assert.equal(result.code, 1, line);
+      assert.equal(result.json.files[0]!.reason, 'distill-rejected', line);
+      assert.match(result.json.files[0]!.detail!, why, line);
+      assert.equal(repo.head(), head, line);
+      assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), CLAUDE_MD, line);
+    }
   });
 
   it('rejects a text that invents a link or is not shorter than the span (distill-rejected), writing nothing', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -38,11 +38,54 @@ function problem(root: string, text: string): string | undefined {
   });
 }
 
+/** The check for a CLAUDE.md whose span is its one line 3, `line`. */
+function problemOfLine(root: string, line: string): (text: string) => string | undefined {
+  const fileText = `# Rules\n\n${line}\n`;
+  const range = { start_line: 3, end_line: 3 };
+  const span = entrySpan({ reducible_range: range }, fileText)!.text;
+  return (text) => rewriteProblem({ root, path: 'CLAUDE.md', fileText, range, span, text, target: 100 });
+}
+
 describe('rewriteProblem (the check before a rewrite is written)', () => {
-  it('accepts a shorter text whose references resolve, fragments included', () => {
+  it('accepts a shorter text that keeps the span’s references, or has none', () => {
     const root = tree();
-    assert.equal(problem(root, 'Note one. See [install](docs/setup.md#install). Note two.'), undefined);
-    assert.equal(problem(root, 'Note one; [top](#rules); [site](https://docs.invalid/x.md).'), undefined);
+    assert.equal(problem(root, 'Note one. See [setup](docs/setup.md). Note two.'), undefined);
+    assert.equal(problem(root, 'Note one; note two.'), undefined);
+  });
+
+  it('rejects any reference the span did not have, even one that resolves', () => {
+    const root = tree();
+    for (const text of [
+      'Note one. See [install](docs/setup.md#install). Note two.',
+      'Note one; [top](#rules).',
+      'Note one; [site](https://docs.invalid/x.md).',
+      'Note one. @README.md',
+    ])
+      assert.match(problem(root, text)!, /is not in the text it replaces \(a rewrite may not invent/, text);
+  });
+
+  it('never passes a reference out of the project: ~, absolute, above the root, through a symlink', () => {
+    const root = tree();
+    symlinkSync('/etc', join(root, 'outside'));
+    for (const [text, why] of [
+      ['Note one. @~/.ssh/id_rsa', /@~\/\.ssh\/id_rsa leads out of the project \(a path in a home folder\)/],
+      ['Note one. @../../../../etc/passwd', /leads out of the project \(a path above the project root\)/],
+      ['Note one. @/etc/passwd', /@\/etc\/passwd leads out of the project \(an absolute path\)/],
+      ['Note one. @outside/passwd', /leads out of the project \(a path a symlink leads out of the project\)/],
+      [
+        'Note one. [p](../../../../etc/passwd)',
+        /link target "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" leads out/,
+      ],
+      ['Note one. <a href="file:///etc/passwd">p</a>', /leads out of the project \(a file: URL\)/],
+    ] as const)
+      assert.match(problem(root, text)!, why, text);
+    // Named in code, it is text, not a reference: nothing loads it.
+    assert.equal(problem(root, 'Note one. `~/.ssh/id_rsa` is yours.'), undefined);
+  });
+
+  it('rejects an out-of-project import even when the span already had it', () => {
+    const problem = problemOfLine(tree(), 'Personal: @~/.claude/mine.md, repeated, repeated, repeated.');
+    assert.match(problem('Personal: @~/.claude/mine.md')!, /leads out of the project/);
   });
 
   it('rejects an invented link, a missing heading, an @import of nothing, an empty or longer text', () => {
@@ -68,22 +111,8 @@ describe('rewriteProblem (the check before a rewrite is written)', () => {
   });
 
   it('lets a reference copied unchanged from the span stand, even one already broken', () => {
-    const root = tree();
-    const file = '# Rules\n\nOld [gone](docs/gone.md) note, repeated, repeated, repeated.\n';
-    const range = { start_line: 3, end_line: 3 };
-    const span = entrySpan({ reducible_range: range }, file)!.text;
-    assert.equal(
-      rewriteProblem({
-        root,
-        path: 'CLAUDE.md',
-        fileText: file,
-        range,
-        span,
-        text: 'Old [gone](docs/gone.md) note.',
-        target: 100,
-      }),
-      undefined,
-    );
+    const problem = problemOfLine(tree(), 'Old [gone](docs/gone.md) note, repeated, repeated, repeated.');
+    assert.equal(problem('Old [gone](docs/gone.md) note.'), undefined);
   });
 });
 
