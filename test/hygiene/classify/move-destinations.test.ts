@@ -4,7 +4,7 @@
  * name, and never move, or move onto, a file that configures a tool or an agent.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCliJson } from '../../helpers/cli.js';
@@ -85,6 +85,27 @@ describe('move-to-archive destinations, whoever proposes them', () => {
       );
       assert.equal(existsSync(repo.path('.dochygiene', 'report.json')), false);
     }
+  });
+
+  it('the rules classifier proposes no such move: a superseded template under .github/, an archive.dir there', async () => {
+    const repo = project('archive:\n  dir: .github/old\n');
+    const template = '---\nstatus: superseded\nsuperseded_by: bug-v2.md\n---\n# Bug report\n';
+    repo.commit('templates', {
+      '.github/ISSUE_TEMPLATE/bug-v1.md': template,
+      '.github/ISSUE_TEMPLATE/bug-v2.md': '# Bug report\n',
+    });
+    const result = await runCliJson<CheckJson>(['hygiene', 'check'], {
+      cwd: repo.dir,
+      env: { STW_NOW: NOW },
+    });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const report = JSON.parse(readFileSync(repo.path('.dochygiene', 'report.json'), 'utf8')) as {
+      entries: { path: string; exact_edit?: { kind: string } }[];
+    };
+    assert.deepEqual(
+      report.entries.filter((e) => e.exact_edit?.kind === 'move-to-archive'),
+      [],
+    );
   });
 
   it('a move into an archive folder, or into archive.dir, under its own name is accepted (confirm)', async () => {
