@@ -9,19 +9,13 @@
  * with one line naming the key and where to set it instead, so the key is seen, not silently
  * dropped (a repository that expected its vault command would otherwise lose the extract).
  */
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { xdgToolDir } from '../core/xdg.js';
 
 /** Where the user config lives: `$XDG_CONFIG_HOME/sourcesteward/config.yml`, else `~/.config/…`. */
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env['XDG_CONFIG_HOME'];
-  // The XDG spec ignores a relative value.
-  const configHome =
-    xdg !== undefined && xdg !== '' && isAbsolute(xdg)
-      ? xdg
-      : join(env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(), '.config');
-  return join(configHome, 'sourcesteward', 'config.yml');
+  return join(xdgToolDir(env, 'XDG_CONFIG_HOME', '.config'), 'config.yml');
 }
 
 export interface UserOnlyKey {
