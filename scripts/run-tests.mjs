@@ -27,12 +27,15 @@ if (files.length === 0) {
   process.exit(1);
 }
 // Tests never touch the developer's own state: the tidy plan key (and anything else kept
-// under XDG_STATE_HOME) goes to a private temp dir that lives as long as the run.
+// under XDG_STATE_HOME) goes to a private temp dir that lives as long as the run; the user
+// config (XDG_CONFIG_HOME) is an empty one, so the developer's own never applies.
 const stateHome = mkdtempSync(join(tmpdir(), 'stw-test-state-home-'));
+const configHome = mkdtempSync(join(tmpdir(), 'stw-test-config-home-'));
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, XDG_STATE_HOME: stateHome },
+  env: { ...process.env, XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: configHome },
 });
 rmSync(stateHome, { recursive: true, force: true });
+rmSync(configHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

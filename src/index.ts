@@ -51,7 +51,15 @@ export {
   parseProposals,
 } from './hygiene/classify/proposals.js';
 export { classifyWithRules, type PathExists, type ReadText } from './hygiene/classify/rules.js';
-export { CONFIG_FILE, LIFECYCLE_RULE_DEFAULTS, loadConfig, parseConfig } from './hygiene/config.js';
+export {
+  CONFIG_FILE,
+  LIFECYCLE_RULE_DEFAULTS,
+  loadConfig,
+  loadUserConfig,
+  parseConfig,
+  parseUserConfig,
+  type UserConfig,
+} from './hygiene/config.js';
 export { findRepoRoot, resolveProjectRoot } from './hygiene/project.js';
 export { assignEntryIds, type FinalizeInput, finalizeReport } from './hygiene/report/finalize.js';
 export { renderReportMarkdown } from './hygiene/report/report-md.js';
@@ -75,6 +83,7 @@ export {
   StateStore,
   type WriteReportFaults,
 } from './hygiene/state/store.js';
+export { refuseUserOnlyKeys, USER_ONLY_KEYS, type UserOnlyKey, userConfigPath } from './hygiene/trust.js';
 export { type CreateTaskOptions, createTask, type TaskCreateResult } from './task/create.js';
 export { type ListTasksOptions, listTasks, type TaskListResult } from './task/list.js';
 export {

@@ -215,7 +215,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const root = await resolveProjectRoot(options.cwd);
   // An unsafe .dochygiene (e.g. a symlink out of the project) is refused before the scan.
   await new StateStore(root).assertSafe();
-  const config = await loadConfig(root);
+  const env = options.env ?? process.env;
+  const config = await loadConfig(root, env);
   // A missing key is refused here, before the scan: nothing is sent, the report is kept.
   const settings =
     supplied === undefined
@@ -225,7 +226,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
             ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
             ...(options.model !== undefined ? { model: options.model } : {}),
           },
-          options.env ?? process.env,
+          env,
         )
       : undefined;
 
@@ -330,6 +331,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     categoryFilter: category,
     clock: options.clock,
     budgetTokens: config.context.budget_tokens,
+    archiveDir: config.archive.dir,
   });
   options.faults?.corruptReport?.(report);
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { formatJsonPath, schemaValidator } from '../core/schema.js';
+import { refuseUserOnlyKeys, userConfigPath } from './trust.js';
 import { type ClassifierSettings, DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
 
 export const CONFIG_FILE = '.dochygiene.yml';
@@ -52,13 +53,8 @@ function withRuleName(violation: string, rules: readonly unknown[]): string {
   });
 }
 
-/**
- * Parses and validates the text of a `.dochygiene.yml`. Every key is optional and merged
- * over `DEFAULT_CONFIG`; an unknown key or bad value is a `ConfigError` whose message names
- * the key path, e.g. `.dochygiene.yml: reminder.stale_after_days: must be >= 1`.
- * The shipped `schemas/config.schema.json` is the one description of what is allowed.
- */
-export function parseConfig(text: string, source: string = CONFIG_FILE): HygieneConfig {
+/** YAML text as a mapping of keys (empty or comments only: no keys), or a `ConfigError` naming `source`. */
+function parseMapping(text: string, source: string): Raw {
   let raw: unknown;
   try {
     raw = parseYaml(text, { uniqueKeys: true, prettyErrors: false });
@@ -66,9 +62,26 @@ export function parseConfig(text: string, source: string = CONFIG_FILE): Hygiene
     const message = (error as Error).message.split('\n')[0] ?? 'malformed YAML';
     throw new ConfigError('config-invalid', `${source}: not valid YAML: ${message}`, { file: source });
   }
-  // An empty file (or one holding only comments) is an empty configuration.
-  if (raw === null || raw === undefined) raw = {};
+  if (raw === null || raw === undefined) return {};
   if (!isObject(raw)) fail(source, ['(root): must be a mapping of keys']);
+  return raw;
+}
+
+/**
+ * Parses and validates the text of a repository's `.dochygiene.yml`. Every key is optional
+ * and merged over `DEFAULT_CONFIG`; an unknown key or bad value is a `ConfigError` whose
+ * message names the key path, e.g. `.dochygiene.yml: reminder.stale_after_days: must be >= 1`.
+ * A key only the user may set (src/hygiene/trust.ts) is refused first (`user-only-key`).
+ * The shipped `schemas/config.schema.json` is the one description of what is allowed; the
+ * classifier and vault command in the result are the defaults (see `loadConfig`).
+ */
+export function parseConfig(
+  text: string,
+  source: string = CONFIG_FILE,
+  env: NodeJS.ProcessEnv = process.env,
+): HygieneConfig {
+  const raw = parseMapping(text, source);
+  refuseUserOnlyKeys(raw, source, env);
   const lifecycle = isObject(raw['lifecycle']) ? raw['lifecycle'] : {};
   const rules = (Array.isArray(lifecycle['rules']) ? lifecycle['rules'] : []) as unknown[];
   const violations = schemaValidator('config.schema.json')(raw);
@@ -84,6 +97,26 @@ export function parseConfig(text: string, source: string = CONFIG_FILE): Hygiene
       ruleViolations.map((v) => withRuleName(v, rules)),
     );
   return mergeOverDefaults(raw);
+}
+
+/** What the user config may set (schemas/user-config.schema.json): the keys a repository may not. */
+export interface UserConfig {
+  classifier?: ClassifierSettings;
+  vault_command?: string[];
+}
+
+/** Parses and validates the text of the user config; `source` names it in errors. */
+export function parseUserConfig(text: string, source: string): UserConfig {
+  const raw = parseMapping(text, source);
+  const violations = schemaValidator('user-config.schema.json')(raw);
+  if (violations.length > 0) fail(source, violations);
+  const lifecycle = isObject(raw['lifecycle']) ? raw['lifecycle'] : {};
+  return {
+    ...(raw['classifier'] !== undefined ? { classifier: classifierSettings(raw['classifier']) } : {}),
+    ...(Array.isArray(lifecycle['vault_command'])
+      ? { vault_command: lifecycle['vault_command'] as string[] }
+      : {}),
+  };
 }
 
 /** A bare classifier name or a settings object, as one shape. */
@@ -107,29 +140,45 @@ function mergeOverDefaults(raw: Raw): HygieneConfig {
     reminder: { ...DEFAULT_CONFIG.reminder, ...section('reminder') },
     archive: { ...DEFAULT_CONFIG.archive, ...section('archive') },
     context: { ...DEFAULT_CONFIG.context, ...section('context') },
-    classifier: classifierSettings(raw['classifier']),
+    classifier: { ...DEFAULT_CONFIG.classifier },
     lifecycle: {
       rules: ((lifecycle['rules'] as Raw[] | undefined) ?? []).map(
         (rule) => ({ ...LIFECYCLE_RULE_DEFAULTS, ...rule }) as LifecycleRule,
       ),
-      ...(Array.isArray(lifecycle['vault_command'])
-        ? { vault_command: lifecycle['vault_command'] as string[] }
-        : {}),
     },
   };
 }
 
-/** Reads `<root>/.dochygiene.yml`; a missing file is the default configuration. */
-export async function loadConfig(root: string): Promise<HygieneConfig> {
-  let text: string;
+/** A file's text, or undefined when it does not exist; any other failure is `config-unreadable`. */
+async function readOptional(path: string, label: string): Promise<string | undefined> {
   try {
-    text = await readFile(join(root, CONFIG_FILE), 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return structuredClone(DEFAULT_CONFIG);
-    throw new ConfigError('config-unreadable', `${CONFIG_FILE}: cannot read: ${(error as Error).message}`, {
-      file: CONFIG_FILE,
+    if (code === 'ENOENT') return undefined;
+    throw new ConfigError('config-unreadable', `${label}: cannot read: ${(error as Error).message}`, {
+      file: label,
     });
   }
-  return parseConfig(text, CONFIG_FILE);
+}
+
+/** Reads the user config (`userConfigPath`); a missing file sets nothing. */
+export async function loadUserConfig(env: NodeJS.ProcessEnv = process.env): Promise<UserConfig> {
+  const path = userConfigPath(env);
+  const text = await readOptional(path, path);
+  return text === undefined ? {} : parseUserConfig(text, path);
+}
+
+/**
+ * The configuration in effect: `<root>/.dochygiene.yml` (a missing file is the default
+ * configuration) for what to scan and how to judge it, and the user config for the classifier
+ * and the vault command (docs/trust.md). `env` locates the user config.
+ */
+export async function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): Promise<HygieneConfig> {
+  const text = await readOptional(join(root, CONFIG_FILE), CONFIG_FILE);
+  const config = text === undefined ? structuredClone(DEFAULT_CONFIG) : parseConfig(text, CONFIG_FILE, env);
+  const user = await loadUserConfig(env);
+  if (user.classifier !== undefined) config.classifier = user.classifier;
+  if (user.vault_command !== undefined) config.lifecycle.vault_command = user.vault_command;
+  return config;
 }

@@ -8,23 +8,17 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { writeFileExclusive } from '../core/fs-atomic.js';
+import { xdgToolDir } from '../core/xdg.js';
 
 export const PLAN_KEY_BYTES = 32;
 const HMAC_PREFIX = 'hmac-sha256:';
 
 /** Where the plan key lives: `$XDG_STATE_HOME/sourcesteward/key`, else `~/.local/state/sourcesteward/key`. */
 export function planKeyPath(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env['XDG_STATE_HOME'];
-  // The XDG spec ignores a relative value.
-  const stateHome =
-    xdg !== undefined && xdg !== '' && isAbsolute(xdg)
-      ? xdg
-      : join(env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : homedir(), '.local', 'state');
-  return join(stateHome, 'sourcesteward', 'key');
+  return join(xdgToolDir(env, 'XDG_STATE_HOME', join('.local', 'state')), 'key');
 }
 
 function isWithin(parent: string, child: string): boolean {

@@ -21,6 +21,10 @@ export interface StubResponse {
   body?: unknown;
   /** Never answer (until the stub closes): a request that times out. */
   hang?: boolean;
+  /** The body as this exact text instead of `body` as JSON. */
+  raw?: string;
+  /** After `body`, write spaces without end, until the client hangs up or the stub closes. */
+  endless?: boolean;
 }
 
 export type Responder = (request: StubRequest, index: number) => StubResponse | Promise<StubResponse>;
@@ -75,7 +79,9 @@ export class ModelStub {
         }
         self.inFlight -= 1;
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
-        res.end(JSON.stringify(answer.body ?? {}));
+        const text = answer.raw ?? JSON.stringify(answer.body ?? {});
+        if (answer.endless) return writeEndlessly(res, text);
+        res.end(text);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -94,6 +100,21 @@ export class ModelStub {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** `text`, then spaces for as long as the client reads (JSON allows trailing whitespace). */
+function writeEndlessly(res: ServerResponse, text: string): void {
+  const chunk = ' '.repeat(64 * 1024);
+  let open = true;
+  res.on('close', () => {
+    open = false;
+  });
+  const pump = () => {
+    while (open && res.write(chunk));
+    if (open) res.once('drain', pump);
+  };
+  res.write(text);
+  pump();
 }
 
 // ── Anthropic Messages API shapes ─────────────────────────────────────────────

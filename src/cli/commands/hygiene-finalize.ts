@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { readProposalsFile, summarizeReport } from '../../hygiene/check.js';
+import { loadConfig } from '../../hygiene/config.js';
 import { finalizeReport } from '../../hygiene/report/finalize.js';
 import { proveLinkFixesIn, type UnprovedFix } from '../../hygiene/report/prove.js';
 import { validateReport } from '../../hygiene/report/validate.js';
@@ -82,6 +83,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     proposals: proved.proposals,
     generatedAt: formatInstant(ctx.clock.now()),
     clock: ctx.clock,
+    // A move may go to the project's archive.dir as well as to a folder named like an archive.
+    archiveDir: (await loadConfig(artifact.project_root, ctx.env)).archive.dir,
   });
   const violations = validateReport(report);
   if (violations.length > 0) {

@@ -849,7 +849,7 @@ async function lifecycleContext(
   options: CleanOptions,
   run: { checkpointed: boolean; baseHead: string; holdDir: string },
 ): Promise<LifecycleApplyContext> {
-  const { lifecycle } = await loadConfig(plan.root);
+  const { lifecycle } = await loadConfig(plan.root, options.env);
   return {
     rules: lifecycle.rules,
     ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),

@@ -131,7 +131,7 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
   // The reference invariant, as clean runs it: nothing that would break a resolving reference,
   // and a move's inbound links move with it.
-  const config = await loadConfig(options.root);
+  const config = await loadConfig(options.root, options.env);
   const world = await readDocWorld(options.root, config, deadline);
   const kept = keepReferencesResolving(
     world,

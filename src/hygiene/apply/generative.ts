@@ -416,7 +416,7 @@ export async function openGenerativeSources(options: GenerativeSourcesOptions): 
   const generated =
     options.generatedFile !== undefined ? await readGeneratedFile(options.generatedFile) : undefined;
   const root = await resolveProjectRoot(options.cwd);
-  const config = await loadConfig(root);
+  const config = await loadConfig(root, options.env);
   const overrides = {
     ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),

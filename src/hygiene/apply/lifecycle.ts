@@ -20,6 +20,7 @@ import { git, gitOk, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome, run } from '../../core/run.js';
 import { servedPathFor, unitDigest } from '../scan/lifecycle.js';
 import { RUN_DIR } from '../state/run-lock.js';
+import { userConfigPath } from '../trust.js';
 import type { Entry, LifecycleRule, SafetyTier } from '../types.js';
 import type { RecordedEdit } from './applier.js';
 import { type SkipReason, sha256Hex } from './text-edits.js';
@@ -384,7 +385,7 @@ async function extractUnit(
     return 'extract: repo distils the content into an ADR, CLAUDE.md or docs/ first, which needs a model or --generated text';
   const command = context.vaultCommand;
   if (command === undefined || command.length === 0)
-    return 'extract: cross-repo needs lifecycle.vault_command in .dochygiene.yml';
+    return `extract: cross-repo needs lifecycle.vault_command in your user config (${userConfigPath(context.env)})`;
   const result = await run(command[0]!, [...command.slice(1), join(root, entry.path)], {
     cwd: root,
     env: {

@@ -3,9 +3,12 @@
  * patch applier enforces per file. A proposal is judgment only; the guarded fields are
  * computed by the report builder and are rejected here with the proposal's index.
  */
+import picomatch from 'picomatch';
 import { ValidationError } from '../../core/errors.js';
 import { schemaValidator } from '../../core/schema.js';
+import { ARCHIVE_SEGMENTS, baseOf, dirOf } from '../scan/paths.js';
 import {
+  AGENT_CONTEXT_GLOBS,
   type Anchor,
   BLOAT_SUBTYPES,
   type Category,
@@ -136,6 +139,76 @@ function crossFieldViolations(p: Proposal, at: string): string[] {
   if (edit.value !== undefined && /[\r\n]/.test(edit.value)) {
     out.push(`${at}.exact_edit.value: must be a single line`);
   }
+  return out;
+}
+
+/** Folders whose files configure a tool, a CI or an agent: nothing in them is moved, or moved in. */
+const TOOL_FOLDERS: ReadonlySet<string> = new Set([
+  '.github',
+  '.gitlab',
+  '.circleci',
+  '.husky',
+  '.devcontainer',
+  '.vscode',
+  '.claude',
+  '.cursor',
+  '.clinerules',
+  '.windsurf',
+  '.dochygiene',
+]);
+const TOOL_FILES: ReadonlySet<string> = new Set([
+  '.dochygiene.yml',
+  '.gitlab-ci.yml',
+  '.gitattributes',
+  '.gitignore',
+]);
+const isAgentContextPath = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
+
+/** An agent-context file, this tool's config, or a file under a tool's or CI's folder. */
+export function configuresToolOrAgent(path: string): boolean {
+  return (
+    isAgentContextPath(path) ||
+    TOOL_FILES.has(baseOf(path)) ||
+    dirOf(path)
+      .split('/')
+      .some((segment) => TOOL_FOLDERS.has(segment))
+  );
+}
+
+/** Is `dest` inside an archive folder: a folder segment in ARCHIVE_SEGMENTS, or under `archiveDir`? */
+function isArchiveDestination(dest: string, archiveDir: string | null): boolean {
+  if (
+    dirOf(dest)
+      .split('/')
+      .some((segment) => ARCHIVE_SEGMENTS.has(segment.toLowerCase()))
+  )
+    return true;
+  const dir = archiveDir?.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return dir !== undefined && dir !== '' && dest.startsWith(`${dir}/`);
+}
+
+/**
+ * Where a `move-to-archive` may go, whoever proposed it (rules, a model, a `--proposals`
+ * file; docs/trust.md, "Moves"): into an archive folder (`archiveDir` is `archive.dir`),
+ * under the same file name, and never a file that configures a tool or an agent, from or to.
+ */
+export function moveViolations(p: Proposal, at: string, archiveDir: string | null): string[] {
+  const edit = p.exact_edit;
+  if (edit?.kind !== 'move-to-archive' || edit.dest_path === undefined) return [];
+  const out: string[] = [];
+  const dest = edit.dest_path;
+  if (configuresToolOrAgent(p.path))
+    out.push(`${at}.path: ${JSON.stringify(p.path)} configures a tool or an agent; it is never moved`);
+  if (configuresToolOrAgent(dest))
+    out.push(`${at}.exact_edit.dest_path: ${JSON.stringify(dest)} would configure a tool or an agent`);
+  if (baseOf(dest) !== baseOf(p.path))
+    out.push(
+      `${at}.exact_edit.dest_path: a move to the archive keeps the file name ${JSON.stringify(baseOf(p.path))}`,
+    );
+  if (!isArchiveDestination(dest, archiveDir))
+    out.push(
+      `${at}.exact_edit.dest_path: must be inside an archive folder (${[...ARCHIVE_SEGMENTS].join(', ')}${archiveDir ? ` or ${archiveDir}` : ''})`,
+    );
   return out;
 }
 

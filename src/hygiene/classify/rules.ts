@@ -42,7 +42,7 @@ import {
   SUPERSEDED_STATUSES,
 } from '../types.js';
 import { type DedupeFacts, decideDedupe, readPairs } from './dedupe.js';
-import { findProposalConflicts, isSafeRelativePath } from './proposals.js';
+import { configuresToolOrAgent, findProposalConflicts, isSafeRelativePath } from './proposals.js';
 
 /** Reads a project-relative file's text; `undefined` (or a throw) when it cannot be read. */
 export type ReadText = (path: string) => string | undefined;
@@ -207,8 +207,16 @@ function supersededProposal(ctx: FileContext): Proposal | undefined {
   if (trigger === undefined || ctx.isAgentContext) return undefined;
   const dest = archiveDest(ctx.path, ctx.config);
   // Never guess another name: an occupied destination means no proposal.
-  // An archive.dir that leads out of the project cannot be honoured either.
-  if (!isSafeRelativePath(dest) || dest === ctx.path || ctx.reservedDests.has(dest) || ctx.exists(dest)) {
+  // An archive.dir that leads out of the project cannot be honoured either, nor a move
+  // from or onto a file that configures a tool or an agent (docs/trust.md, "Moves").
+  if (
+    !isSafeRelativePath(dest) ||
+    dest === ctx.path ||
+    ctx.reservedDests.has(dest) ||
+    ctx.exists(dest) ||
+    configuresToolOrAgent(ctx.path) ||
+    configuresToolOrAgent(dest)
+  ) {
     return undefined;
   }
   ctx.reservedDests.add(dest);

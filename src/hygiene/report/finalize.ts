@@ -15,6 +15,7 @@ import {
   CATEGORY_FILTER_VALUES,
   isSafeRelativePath,
   matchesCategoryFilter,
+  moveViolations,
   parseCategoryFilter,
   parseProposals,
 } from '../classify/proposals.js';
@@ -48,6 +49,8 @@ export interface FinalizeInput {
   clock: Clock;
   /** The distill target for savings when a signal does not carry one (context.budget_tokens). */
   budgetTokens?: number;
+  /** `archive.dir`: besides a folder named like an archive, where a move may go (null: none). */
+  archiveDir?: string | null;
 }
 
 interface FileBytes {
@@ -194,6 +197,7 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
     } else if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
       violations.push(`proposals[${i}].path: ${JSON.stringify(p.path)} is not in the scan's shortlist`);
     }
+    violations.push(...moveViolations(p, `proposals[${i}]`, input.archiveDir ?? null));
   });
   rejectIfAny(violations);
   // The disk may have changed since the scan: a path whose real file is another path is refused.

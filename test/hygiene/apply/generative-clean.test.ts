@@ -13,6 +13,7 @@ import { runCli, runCliJson } from '../../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../../helpers/git-repo.js';
 import { anthropicMessage, ModelStub, type Responder, userTexts } from '../../helpers/model-server.js';
 import { FIXTURES, REPO_ROOT } from '../../helpers/paths.js';
+import { userConfig } from '../../helpers/user-config.js';
 
 const NOW = '2026-03-01T00:00:00Z';
 const CLAUDE_MD = readFileSync(join(FIXTURES, 'classifier', '05-distill', 'input', 'CLAUDE.md'), 'utf8');
@@ -338,7 +339,10 @@ describe('clean with a model distiller (local Messages-API stub)', () => {
     stubs.push(started);
     return started;
   }
+  // The model is the user's choice (docs/trust.md): their config turns it on.
+  const modelUser = userConfig('classifier: anthropic\n');
   const env = (server: ModelStub) => ({
+    ...modelUser,
     STW_NOW: NOW,
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: 'k',
@@ -346,7 +350,7 @@ describe('clean with a model distiller (local Messages-API stub)', () => {
   const answering = (text: string) => () => ({ body: anthropicMessage(JSON.stringify({ text })) });
 
   it('an accepted rewrite commits once under approval; the request carries the span, the schema and the prompt file', async () => {
-    const { repo, id } = await project('classifier: anthropic\n');
+    const { repo, id } = await project();
     const server = await stub(answering(DISTILLED));
     const commits = Number(repo.git(['rev-list', '--count', 'HEAD']));
     const result = await runCliJson<CleanJson>(['hygiene', 'clean', '--approve', id], {
@@ -374,7 +378,7 @@ describe('clean with a model distiller (local Messages-API stub)', () => {
 
   it('an answer that invents a link, or grows the text, is rejected; nothing is committed', async () => {
     for (const text of [`${DISTILLED}\n@docs/extra-rules.md`, `${SPAN}\n- And another note.`]) {
-      const { repo, id } = await project('classifier: anthropic\n');
+      const { repo, id } = await project();
       const server = await stub(answering(text));
       const head = repo.head();
       const result = await runCliJson<CleanJson>(['hygiene', 'clean', '--approve', id], {
@@ -392,7 +396,7 @@ describe('clean with a model distiller (local Messages-API stub)', () => {
   });
 
   it('a file changed since check is skipped, and the model is not asked', async () => {
-    const { repo, id } = await project('classifier: anthropic\n');
+    const { repo, id } = await project();
     const server = await stub(answering(DISTILLED));
     repo.commit('edit', { 'CLAUDE.md': `${CLAUDE_MD}- Note (October): one more.\n` });
     const head = repo.head();
@@ -410,7 +414,7 @@ describe('clean with a model distiller (local Messages-API stub)', () => {
   });
 
   it('--generated text takes precedence over the model for the entries it names', async () => {
-    const { repo, id } = await project('classifier: anthropic\n');
+    const { repo, id } = await project();
     const server = await stub(answering('never used'));
     const file = generatedFile({ [id]: { text: DISTILLED, source_sha256: sha256(SPAN) } });
     const result = await runCliJson<CleanJson>(['hygiene', 'clean', '--approve', id, '--generated', file], {
@@ -423,11 +427,11 @@ describe('clean with a model distiller (local Messages-API stub)', () => {
   });
 
   it('a missing key is refused before any change when an entry needs the model', async () => {
-    const { repo, id } = await project('classifier: anthropic\n');
+    const { repo, id } = await project();
     const head = repo.head();
     const result = await runCliJson<CleanJson>(['hygiene', 'clean', '--approve', id], {
       cwd: repo.dir,
-      env: { STW_NOW: NOW },
+      env: { ...modelUser, STW_NOW: NOW },
     });
     assert.equal(result.code, 1);
     assert.equal(result.json.error!.code, 'missing-api-key');

@@ -7,6 +7,7 @@ import type { Report } from '../../../src/hygiene/types.js';
 import { runCli, runCliJson } from '../../helpers/cli.js';
 import { makeRepo, type TestRepo, testEnv } from '../../helpers/git-repo.js';
 import { snapshotTree } from '../../helpers/report.js';
+import { userConfig } from '../../helpers/user-config.js';
 import { removeLater } from '../scan/helpers.js';
 
 const NOW = '2026-12-01T00:00:00Z';
@@ -50,8 +51,8 @@ function project(): TestRepo {
   return repo;
 }
 
-async function check(repo: TestRepo): Promise<Report> {
-  const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env });
+async function check(repo: TestRepo, extraEnv: NodeJS.ProcessEnv = {}): Promise<Report> {
+  const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env: { ...env, ...extraEnv } });
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(readFileSync(repo.path('.dochygiene/report.json'), 'utf8')) as Report;
 }
@@ -59,13 +60,10 @@ async function check(repo: TestRepo): Promise<Report> {
 const idOf = (report: Report, path: string) => report.entries.find((entry) => entry.path === path)!.id;
 
 type Outcome = { path: string; outcome: string; reason?: string; tier: string };
-async function cleanJson(repo: TestRepo, args: string[] = []) {
+async function cleanJson(repo: TestRepo, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}) {
   const result = await runCliJson<{ status: string; entries: Outcome[]; commit?: string }>(
     ['hygiene', 'clean', ...args],
-    {
-      cwd: repo.dir,
-      env,
-    },
+    { cwd: repo.dir, env: { ...env, ...extraEnv } },
   );
   return { ...result, outcomes: result.json.entries.map((e) => [e.path, e.outcome, e.reason ?? null]) };
 }
@@ -386,11 +384,14 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
 });
 
 describe('lifecycle extract: distil before delete', () => {
-  /** One old tracked note under `notes/`, a rule with `extract`, and a vault script. */
+  /**
+   * One old tracked note under `notes/`, a rule with `extract`, and a vault script; the vault
+   * command is the user's (`user`, the user config's environment), never the repository's.
+   */
   function extractProject(
     extract: 'repo' | 'cross-repo',
     vaultExit: number,
-  ): { repo: TestRepo; received: string } {
+  ): { repo: TestRepo; received: string; vaultCommand: string; user: NodeJS.ProcessEnv } {
     const repo = removeLater(makeRepo({ initialCommit: false }));
     const received = repo.path('..', `${repo.dir.split('/').pop()}-vault.txt`);
     const script = repo.path('..', `${repo.dir.split('/').pop()}-vault.cjs`);
@@ -398,9 +399,9 @@ describe('lifecycle extract: distil before delete', () => {
       script,
       `require('node:fs').appendFileSync(${JSON.stringify(received)}, process.env.STW_LIFECYCLE_RULE + ' ' + process.argv[2] + '\\n'); process.exit(${vaultExit});\n`,
     );
+    const vaultCommand = `  vault_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]\n`;
     const config = [
       'lifecycle:',
-      `  vault_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]`,
       '  rules:',
       '    - name: notes',
       '      match: "notes/*.txt"',
@@ -420,26 +421,60 @@ describe('lifecycle extract: distil before delete', () => {
       },
       { date: '2026-10-01T00:00:00Z' },
     );
-    return { repo, received };
+    return { repo, received, vaultCommand, user: userConfig(`lifecycle:\n${vaultCommand}`) };
   }
 
   it('cross-repo: the vault command gets the unit first, then it is deleted; the entry is confirm', async () => {
-    const { repo, received } = extractProject('cross-repo', 0);
-    const report = await check(repo);
+    const { repo, received, user } = extractProject('cross-repo', 0);
+    const report = await check(repo, user);
     const entry = report.entries.find((e) => e.path === 'notes/old.txt')!;
     assert.equal(entry.safety_tier, 'confirm');
     assert.equal(entry.lifecycle?.extract, 'cross-repo');
-    const result = await cleanJson(repo, ['--approve', entry.id]);
+    const result = await cleanJson(repo, ['--approve', entry.id], user);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(readFileSync(received, 'utf8'), `notes ${repo.path('notes/old.txt')}\n`);
     assert.ok(changedIn(repo).includes('D\tnotes/old.txt'));
   });
 
   it('cross-repo: a failing vault command means no delete (extract-failed)', async () => {
-    const { repo } = extractProject('cross-repo', 3);
+    const { repo, user } = extractProject('cross-repo', 3);
+    const report = await check(repo, user);
+    const result = await cleanJson(repo, ['--approve', report.entries[0]!.id], user);
+    assert.deepEqual(result.outcomes, [['notes/old.txt', 'skipped', 'extract-failed']]);
+    assert.equal(readFileSync(repo.path('notes/old.txt'), 'utf8'), 'Lesson: keep this\n');
+  });
+
+  it('cross-repo with no vault command in the user config: extract-failed, nothing run or deleted', async () => {
+    const { repo, received } = extractProject('cross-repo', 0);
     const report = await check(repo);
     const result = await cleanJson(repo, ['--approve', report.entries[0]!.id]);
     assert.deepEqual(result.outcomes, [['notes/old.txt', 'skipped', 'extract-failed']]);
+    assert.equal(existsSync(received), false);
+    assert.equal(readFileSync(repo.path('notes/old.txt'), 'utf8'), 'Lesson: keep this\n');
+  });
+
+  it("a repository's own vault_command is refused in one line and never run, by check and by clean", async () => {
+    const { repo, received, vaultCommand } = extractProject('cross-repo', 0);
+    // The report is made before the hostile config arrives (a pull, say): clean reads it again.
+    const report = await check(repo);
+    const hostile = readFileSync(repo.path('.dochygiene.yml'), 'utf8').replace(
+      'lifecycle:\n',
+      `lifecycle:\n${vaultCommand}`,
+    );
+    writeFileSync(repo.path('.dochygiene.yml'), hostile);
+    for (const args of [['check'], ['clean', '--approve', report.entries[0]!.id], ['clean', '--yes']]) {
+      const result = await runCliJson<{ status: string; error: { code: string; message: string } }>(
+        ['hygiene', ...args],
+        { cwd: repo.dir, env },
+      );
+      assert.equal(result.code, 1, args.join(' '));
+      assert.equal(result.json.error.code, 'user-only-key', args.join(' '));
+      assert.match(
+        result.json.error.message,
+        /^\.dochygiene\.yml: lifecycle\.vault_command may come only from you, not from the repository \(it runs a command\); set it with lifecycle\.vault_command: in \/.*\/sourcesteward\/config\.yml$/,
+      );
+    }
+    assert.equal(existsSync(received), false, 'the vault command never ran');
     assert.equal(readFileSync(repo.path('notes/old.txt'), 'utf8'), 'Lesson: keep this\n');
   });
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { proposalsAnswerSchema } from '../../../src/hygiene/classify/model/wire-schema.js';
@@ -21,6 +21,7 @@ import {
   userTexts,
 } from '../../helpers/model-server.js';
 import { CLI_PATH, FIXTURES, REPO_ROOT } from '../../helpers/paths.js';
+import { userConfig } from '../../helpers/user-config.js';
 
 const NOW = '2026-03-01T00:00:00Z';
 const CLASSIFY_PROMPT = readFileSync(join(REPO_ROOT, 'prompts', 'classify.md'), 'utf8');
@@ -325,7 +326,7 @@ describe('check with a model classifier (local provider stubs)', () => {
   });
 
   it('a low-confidence answer is asked again of escalate_model, whose valid answer stands', async () => {
-    const repo = project('classifier: { provider: anthropic, escalate_model: claude-opus-5-5 }\n');
+    const repo = project();
     const server = await stub((request) => {
       if (requestedFile(request.body) !== 'docs/guide.md') return { body: anthropicMessage(answer()) };
       const strong = request.body['model'] === 'claude-opus-5-5';
@@ -333,7 +334,10 @@ describe('check with a model classifier (local provider stubs)', () => {
     });
     const result = await runCliJson<CheckJson>(['hygiene', 'check'], {
       cwd: repo.dir,
-      env: anthropicEnv(server),
+      env: anthropicEnv(
+        server,
+        userConfig('classifier: { provider: anthropic, escalate_model: claude-opus-5-5 }\n'),
+      ),
     });
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(
@@ -366,6 +370,95 @@ describe('sweep with a model classifier', () => {
     // The distill needs approval: not applied, and no distill request was sent.
     assert.equal(readFileSync(repo.path('CLAUDE.md'), 'utf8'), CLAUDE_MD);
     assert.equal(server.requests.length, 2);
+  });
+});
+
+describe('check and the trust model: only the user turns a model on (docs/trust.md)', () => {
+  /** A project whose committed `.dochygiene.yml` adds `classifier` (the rest as `project`). */
+  function hostile(classifier: string): TestRepo {
+    const repo = project();
+    repo.commit('config', { '.dochygiene.yml': `context:\n  budget_tokens: 150\n${classifier}` });
+    return repo;
+  }
+
+  it("a repository's classifier settings are refused in one line; its endpoint gets no request and no key", async () => {
+    const server = await stub(anthropic({}));
+    const cases: [string, string][] = [
+      [`classifier: { provider: anthropic, base_url: "${server.url}" }\n`, 'classifier.provider'],
+      [`classifier: { provider: openai, base_url: "${server.url}/v1" }\n`, 'classifier.provider'],
+      [`classifier: { provider: rules, base_url: "${server.url}" }\n`, 'classifier.base_url'],
+      ['classifier: anthropic\n', 'classifier'],
+    ];
+    for (const [config, key] of cases) {
+      const repo = hostile(config);
+      for (const args of [['check'], ['check', '--classifier', 'anthropic'], ['sweep', '--dry-run']]) {
+        const result = await runCliJson<CheckJson>(['hygiene', ...args], {
+          cwd: repo.dir,
+          env: anthropicEnv(server, { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: `${server.url}/v1` }),
+        });
+        assert.equal(result.code, 1, `${config} ${args.join(' ')}: ${result.stderr}`);
+        assert.equal(result.json.error!.code, 'user-only-key');
+        assert.match(
+          result.json.error!.message,
+          new RegExp(`^\\.dochygiene\\.yml: ${key.replace('.', '\\.')} may come only from you`),
+        );
+        assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      }
+      assert.equal(existsSync(repo.path('.dochygiene', 'report.json')), false);
+    }
+    assert.equal(server.requests.length, 0, 'the endpoint the repository named was never contacted');
+  });
+
+  it("a model's move onto a workflow or out of the archive folders is re-asked, then dropped, named", async () => {
+    const repo = project();
+    const hostileMove = {
+      ...LINK_FIX,
+      category: { class: 'stale', subtype: 'superseded' },
+      op: 'Move the guide.',
+      exact_edit: { kind: 'move-to-archive', dest_path: '.github/workflows/guide.md' },
+    };
+    const server = await stub(anthropic({ 'docs/guide.md': answer(hostileMove) }));
+    const result = await runCliJson<CheckJson>(['hygiene', 'check', '--classifier', 'anthropic'], {
+      cwd: repo.dir,
+      env: anthropicEnv(server),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const dropped = result.json.model!.dropped_proposals;
+    assert.equal(dropped.length, 1);
+    assert.equal(dropped[0]!.path, 'docs/guide.md');
+    assert.ok(
+      dropped[0]!.violations.some((v) =>
+        /"\.github\/workflows\/guide\.md" would configure a tool or an agent/.test(v),
+      ),
+      dropped[0]!.violations.join('\n'),
+    );
+    assert.equal(
+      readReport(repo).entries.some((e) => e.exact_edit?.kind === 'move-to-archive'),
+      false,
+    );
+  });
+
+  it('with keys and base URLs in the environment, a plain check asks no model; the user config does', async () => {
+    const server = await stub(anthropic({ 'docs/guide.md': answer(LINK_FIX) }));
+    const repo = project();
+    const plain = await runCliJson<CheckJson>(['hygiene', 'check'], {
+      cwd: repo.dir,
+      env: anthropicEnv(server),
+    });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.json.classifier, 'rules');
+    assert.equal(server.requests.length, 0);
+    const asked = await runCliJson<CheckJson>(['hygiene', 'check'], {
+      cwd: repo.dir,
+      env: anthropicEnv(
+        server,
+        userConfig(`classifier: { provider: anthropic, base_url: "${server.url}" }\n`),
+      ),
+    });
+    assert.equal(asked.code, 0, asked.stderr);
+    assert.equal(asked.json.classifier, 'anthropic');
+    assert.ok(server.requests.length > 0);
+    assert.equal(server.requests[0]!.headers['x-api-key'], 'test-key');
   });
 });
 
@@ -424,6 +517,18 @@ describe('check with a model classifier: failures keep the previous report', () 
       /HTTP 503 \(api_error: down\); gave up/,
     ],
     [
+      'an answer larger than 4 MiB (valid JSON, padded)',
+      () => () => ({ raw: JSON.stringify(anthropicMessage(answer())) + ' '.repeat(4 * 1024 * 1024) }),
+      'model-protocol',
+      /the answer is larger than 4 MiB; it was not read/,
+    ],
+    [
+      'an answer that never ends',
+      () => () => ({ body: anthropicMessage(answer()), endless: true }),
+      'model-protocol',
+      /the answer is larger than 4 MiB; it was not read/,
+    ],
+    [
       'a timeout',
       () => () => ({ hang: true }),
       'model-timeout',
@@ -435,7 +540,7 @@ describe('check with a model classifier: failures keep the previous report', () 
       // Only the hanging server needs a short per-request timeout; an answering one gets a
       // generous one, so a slow machine never turns its error into a timeout.
       const timeout = code === 'model-timeout' ? 0.3 : 60;
-      const repo = project(`classifier: { provider: anthropic, timeout_s: ${timeout} }\n`);
+      const repo = project();
       const before = await previousReport(repo);
       const server = await stub(responder());
       const result = await runCliJson<CheckJson>(['hygiene', 'check'], {
@@ -443,6 +548,7 @@ describe('check with a model classifier: failures keep the previous report', () 
         env: anthropicEnv(server, {
           STW_TEST_HOOKS: '1',
           STW_TEST_MODEL_RETRY: JSON.stringify({ maxRetries: 1, baseDelayMs: 1 }),
+          ...userConfig(`classifier: { provider: anthropic, timeout_s: ${timeout} }\n`),
         }),
       });
       assert.equal(result.code, 1, result.stderr);
@@ -531,7 +637,6 @@ describe('check with a model classifier: failures keep the previous report', () 
     const repo = makeRepo({ initialCommit: false });
     repos.push(repo);
     const files: Record<string, string> = {
-      '.dochygiene.yml': 'classifier: { provider: anthropic, max_concurrency: 2 }\n',
       'README.md': '# Index\n',
     };
     for (let i = 1; i <= 6; i++) files[`docs/page-${i}.md`] = `# Page ${i}\n\nSee [gone](gone-${i}.md).\n`;
@@ -550,7 +655,7 @@ describe('check with a model classifier: failures keep the previous report', () 
     );
     const result = await runCliJson<CheckJson>(['hygiene', 'check'], {
       cwd: repo.dir,
-      env: anthropicEnv(server),
+      env: anthropicEnv(server, userConfig('classifier: { provider: anthropic, max_concurrency: 2 }\n')),
     });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(server.requests.length, 6);

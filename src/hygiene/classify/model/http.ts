@@ -1,8 +1,15 @@
 /**
  * The one HTTP call the model classifiers make: a JSON POST over Node's `fetch`, with a
- * per-request timeout and the run's cancellation signal, and a typed outcome instead of
- * exceptions, so the runner can decide what to retry.
+ * per-request timeout and the run's cancellation signal, a bounded reply, and a typed
+ * outcome instead of exceptions, so the runner can decide what to retry.
  */
+
+/**
+ * The largest reply read, in bytes. A proposals answer or a distilled span is a few
+ * kilobytes (the requests ask for at most some thousands of output tokens); anything past
+ * this is not an answer, and reading it would let an endpoint exhaust memory.
+ */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 export type HttpOutcome =
   | {
@@ -14,6 +21,7 @@ export type HttpOutcome =
       /** The raw body text (first 2 KiB), for messages when the body is not JSON. */
       text: string;
     }
+  | { kind: 'too-large'; limit: number }
   | { kind: 'timeout'; ms: number }
   | { kind: 'cancelled' }
   | { kind: 'network'; message: string };
@@ -37,6 +45,30 @@ function networkMessage(error: unknown): string {
   return parts.join(': ') || String(error);
 }
 
+/** The body as text, or undefined once it passes `limit` bytes (the rest is not read). */
+async function readBounded(response: Response, limit: number): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function postJson(
   url: string,
   headers: Record<string, string>,
@@ -53,7 +85,8 @@ export async function postJson(
       body: JSON.stringify(body),
       signal,
     });
-    const text = await response.text();
+    const text = await readBounded(response, MAX_REPLY_BYTES);
+    if (text === undefined) return { kind: 'too-large', limit: MAX_REPLY_BYTES };
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -197,6 +197,14 @@ export class ModelRunner {
         code: 'model-timeout',
         message: `${where}: no answer within ${Math.round(outcome.ms / 100) / 10} s`,
       };
+    if (outcome.kind === 'too-large')
+      return {
+        kind: 'fatal',
+        error: new OperationalError(
+          'model-protocol',
+          `${where}: the answer is larger than ${outcome.limit / 1024 / 1024} MiB; it was not read`,
+        ),
+      };
     if (outcome.kind === 'network')
       return { kind: 'retry', code: 'model-unreachable', message: `${where}: ${outcome.message}` };
     const { provider } = this.options;

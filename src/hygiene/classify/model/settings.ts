@@ -1,7 +1,8 @@
 /**
- * Which model to call, where, and how hard: `.dochygiene.yml` `classifier:` overridden by
- * `--classifier`/`--model`, keys and base URLs from the environment only. A missing key
- * for a remote provider is a `ConfigError` raised here, before any scan or request.
+ * Which model to call, where, and how hard: the user config's `classifier:` (never the
+ * repository's: docs/trust.md) overridden by `--classifier`/`--model`; keys from the
+ * environment only. A missing key for a remote provider is a `ConfigError` raised here,
+ * before any scan or request.
  */
 import { ConfigError, UsageError } from '../../../core/errors.js';
 import type { ClassifierName, ClassifierSettings } from '../../types.js';
@@ -102,8 +103,8 @@ function normalizeBaseUrl(url: string, source: string): string {
 
 /**
  * The model settings in effect, or undefined for the rules classifier. Precedence: flags,
- * then `.dochygiene.yml`, then the environment (`*_BASE_URL`), then the defaults. The key
- * comes only from the environment.
+ * then the user config (`config`), then the environment (`*_BASE_URL`), then the defaults.
+ * The key comes only from the environment.
  */
 export function resolveModelSettings(
   config: ClassifierSettings,
@@ -117,7 +118,7 @@ export function resolveModelSettings(
   const envBase = env[BASE_URL_VARIABLES[name]];
   const baseUrl =
     own.base_url !== undefined
-      ? normalizeBaseUrl(own.base_url, '.dochygiene.yml: classifier.base_url')
+      ? normalizeBaseUrl(own.base_url, 'classifier.base_url in the user config')
       : envBase !== undefined && envBase !== ''
         ? normalizeBaseUrl(envBase, BASE_URL_VARIABLES[name])
         : DEFAULT_BASE_URLS[name];
