@@ -24,6 +24,12 @@ function mainAndWip(): JjRepo {
   return repo;
 }
 
+/** One commit's state as stw's observation reads it (the library, at the current operation). */
+async function stateAsStwReadsIt(repo: JjRepo, commit: string) {
+  const { ctx } = jjCallContext(repo);
+  return readCommitState(await readCurrentOperation(ctx), commit, ctx);
+}
+
 async function planReasons(repo: JjRepo): Promise<Record<string, string[]>> {
   const result = await runCliJson(['tidy', 'plan', repo.dir, '--base', 'main'], {
     cwd: repo.dir,
@@ -59,10 +65,7 @@ describe("jj's repository and workspace config cannot change what stw reads", ()
     ];
     for (const [decl, defn] of aliases)
       repo.jj(['config', 'set', '--workspace', `revset-aliases."${decl}"`, defn]);
-    const { ctx } = jjCallContext(repo);
-    const op = await readCurrentOperation(ctx);
-    const state = await readCommitState(op, wip, ctx);
-    assert.equal(state?.commit_id, wip);
+    assert.equal((await stateAsStwReadsIt(repo, wip))?.commit_id, wip);
   });
 
   it('template aliases shadowing empty and conflict in the repository config: a commit with changes is not empty', async () => {
@@ -72,10 +75,7 @@ describe("jj's repository and workspace config cannot change what stw reads", ()
     repo.jj(['config', 'set', '--repo', 'template-aliases.empty', '"true"']);
     repo.jj(['config', 'set', '--repo', 'template-aliases.conflict', '"false"']);
     assert.equal(repo.jj(['log', '--no-graph', '-r', 'wip', '-T', 'empty']).trim(), 'true');
-    const { ctx } = jjCallContext(repo);
-    const op = await readCurrentOperation(ctx);
-    const state = await readCommitState(op, wip, ctx);
-    assert.equal(state?.empty, false);
+    assert.equal((await stateAsStwReadsIt(repo, wip))?.empty, false);
   });
 
   it('a legacy config file jj has not migrated refuses: jj would migrate it, writing into the repository', async () => {
