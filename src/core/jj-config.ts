@@ -94,7 +94,7 @@ export function emptyRepoConfigHome(cwd: string): { dir: string; remove: () => v
     ['workspaces', configId(jjDir, 'workspace-config-id', 'workspace-config.toml')],
     ['repos', repoDir === null ? null : configId(repoDir, 'config-id', 'config.toml')],
   ];
-  const dir = mkdtempSync(join(tmpdir(), 'stw-jj-config-'));
+  const dir = mkdtempSync(join(tmpdir(), 'stw-jj-home-'));
   try {
     for (const [kind, id] of ids) {
       if (id === null) continue;
