@@ -1,4 +1,5 @@
 import type { Deadline } from './deadline.js';
+import { emptyRepoConfigHome } from './jj-config.js';
 import { describeOutcome, type RunResult, run } from './run.js';
 
 /**
@@ -20,20 +21,22 @@ export const JJ_HARDENED_ARGS: readonly string[] = [
 /**
  * The environment for a jj child. Inherited `JJ_*` variables are dropped, except the
  * identity a new operation records (JJ_USER, JJ_EMAIL); user configuration is replaced
- * by an empty file so aliases and templates in it cannot change what we parse.
+ * by an empty file so settings in it cannot change what we parse. With `userConfig`
+ * (the one command that snapshots the user's files, docs/tasks.md) the user's config
+ * stays — JJ_CONFIG as inherited — so jj tracks exactly what the user's own jj would.
  */
-export function hardenedJjEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function hardenedJjEnv(base: NodeJS.ProcessEnv = process.env, userConfig = false): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(base)) {
     if (key.startsWith('JJ_')) continue;
     if (key === 'PAGER' || key === 'EDITOR' || key === 'VISUAL') continue;
     env[key] = value;
   }
-  for (const key of ['JJ_USER', 'JJ_EMAIL']) {
+  for (const key of userConfig ? ['JJ_USER', 'JJ_EMAIL', 'JJ_CONFIG'] : ['JJ_USER', 'JJ_EMAIL']) {
     const value = base[key];
     if (value !== undefined) env[key] = value;
   }
-  env['JJ_CONFIG'] = '/dev/null';
+  if (!userConfig) env['JJ_CONFIG'] = '/dev/null';
   env['LC_ALL'] = 'C';
   env['LANG'] = 'C';
   return env;
@@ -72,12 +75,16 @@ export async function probeJj(options: {
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
 }): Promise<JjProbe> {
-  const result: RunResult = await run('jj', ['--version'], {
-    env: hardenedJjEnv(options.env),
-    deadline: options.deadline,
-    maxBytes: 4096,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  // Without arguments of ours: jj loads the configs of the workspace it runs in before it
+  // reads its arguments, so even `--version` gets the empty ones (jj-config.ts).
+  const result: RunResult = await withEmptyRepoConfig(process.cwd(), hardenedJjEnv(options.env), (env) =>
+    run('jj', ['--version'], {
+      env,
+      deadline: options.deadline,
+      maxBytes: 4096,
+      ...(options.signal ? { signal: options.signal } : {}),
+    }),
+  );
   if (result.kind === 'not-found') return { kind: 'not-found', message: 'jj is not installed (not on PATH)' };
   const range = `>=${JJ_SUPPORTED_RANGE.min} <${JJ_SUPPORTED_RANGE.below}`;
   if (result.kind !== 'exited' || result.code !== 0)
@@ -107,20 +114,46 @@ export interface JjCallOptions {
   maxBytes: number;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal | undefined;
+  /**
+   * Keep the user's jj config, the repository's and workspace's included (see
+   * hardenedJjEnv); otherwise jj reads an empty one at every level (src/core/jj-config.ts).
+   */
+  userConfig?: boolean;
 }
 
 /**
  * Runs one jj command (argument array, never a shell) with the hardened arguments and
- * environment, under the caller's deadline and output bound.
+ * environment, under the caller's deadline and output bound. Unless `userConfig`, jj
+ * reads an empty user config (JJ_CONFIG) and empty repository and workspace configs
+ * (emptyRepoConfigHome), so no alias or setting can change what a revset or template
+ * stw passes means.
  */
-export function jj(args: readonly string[], options: JjCallOptions): Promise<RunResult> {
-  return run('jj', [...JJ_HARDENED_ARGS, ...args], {
-    cwd: options.cwd,
-    env: hardenedJjEnv(options.env),
-    deadline: options.deadline,
-    maxBytes: options.maxBytes,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+export async function jj(args: readonly string[], options: JjCallOptions): Promise<RunResult> {
+  const call = (env: NodeJS.ProcessEnv) =>
+    run('jj', [...JJ_HARDENED_ARGS, ...args], {
+      cwd: options.cwd,
+      env,
+      deadline: options.deadline,
+      maxBytes: options.maxBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  if (options.userConfig === true) return call(hardenedJjEnv(options.env, true));
+  return withEmptyRepoConfig(options.cwd, hardenedJjEnv(options.env), call);
+}
+
+/** Runs `body` with XDG_CONFIG_HOME at a private home holding empty configs for the workspace `cwd` is in. */
+async function withEmptyRepoConfig<T>(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  body: (env: NodeJS.ProcessEnv) => Promise<T>,
+): Promise<T> {
+  const home = emptyRepoConfigHome(cwd);
+  if (home === null) return body(env);
+  try {
+    return await body({ ...env, XDG_CONFIG_HOME: home.dir });
+  } finally {
+    home.remove();
+  }
 }
 
 /**

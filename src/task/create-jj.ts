@@ -149,7 +149,15 @@ export async function createJjTask(
           '--',
           task.destination,
         ],
-        { cwd: path, env, deadline: observe.deadline, maxBytes: observe.bounds.maxOutputBytes },
+        {
+          cwd: path,
+          env,
+          deadline: observe.deadline,
+          maxBytes: observe.bounds.maxOutputBytes,
+          // The snapshot records the user's files: only their own settings
+          // (snapshot.auto-track, max-new-file-size, …) decide what it tracks.
+          userConfig: true,
+        },
       );
       return added.kind === 'exited' && added.code === 0
         ? null

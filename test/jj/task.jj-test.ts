@@ -685,3 +685,46 @@ describe('retirement apply on jj', () => {
     assert.ok(existsSync(join(f.parent, 'task-1')), 'the rest stays for review');
   });
 });
+
+describe("stw task create on jj keeps the user's snapshot settings", () => {
+  it('snapshot.auto-track = "none()" in the user config: an untracked secret stays untracked', async () => {
+    const f = jjTaskRepo();
+    const userConfig = join(makeTempDir('stw-jj-user-config-'), 'config.toml');
+    writeFileSync(userConfig, 'snapshot.auto-track = "none()"\n');
+    writeFileSync(join(f.repo.dir, 'secret.env'), 'TOKEN=hunter2\n');
+    const created = await runCliJson<TaskCreateResult>(
+      [
+        'task',
+        'create',
+        f.repo.dir,
+        '--base',
+        'main',
+        '--task',
+        'task-1',
+        '--owner',
+        'alice',
+        '--dest',
+        join(f.parent, 'task-1'),
+        '--state-dir',
+        f.stateDir,
+      ],
+      { cwd: f.repo.dir, env: jjTestEnv({ STW_NOW, JJ_CONFIG: userConfig }) },
+    );
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.json.status, 'complete');
+    // Read without a snapshot: what stw's workspace add recorded in @ and the operation log.
+    const tracked = f.repo.jj(['--ignore-working-copy', 'file', 'list', '-r', '@']);
+    assert.doesNotMatch(tracked, /secret\.env/);
+    const everywhere = f.repo.jj([
+      '--ignore-working-copy',
+      'log',
+      '--no-graph',
+      '-r',
+      'all()',
+      '-T',
+      'commit_id ++ "\\n"',
+    ]);
+    for (const commit of everywhere.split('\n').filter((line) => line !== ''))
+      assert.doesNotMatch(f.repo.jj(['--ignore-working-copy', 'file', 'list', '-r', commit]), /secret\.env/);
+  });
+});

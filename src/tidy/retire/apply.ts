@@ -32,7 +32,7 @@ import {
   type TidyBounds,
 } from '../types.js';
 import { gitRetirementBackend } from './backend-git.js';
-import { ADMIN_ALLOWED, retirementBlockers } from './decide.js';
+import { ADMIN_ALLOWED, Blockers, reflogBlockers, retirementBlockers } from './decide.js';
 import { type EffectJournalState, loadRetirementJournal, type RetirementJournalRecord } from './journal.js';
 import {
   manifestDifference,
@@ -940,6 +940,11 @@ class GitRetirementProtocol implements RetirementProtocol {
         code: 'stale-proof',
         message: `unexpected worktree metadata appeared: ${recorded.admin_dir}/${unexpected[0]}`,
       };
+    const reflog = new Blockers(1);
+    reflogBlockers(recorded.admin_dir, obs, reflog);
+    const lost = reflog.list[0];
+    if (lost !== undefined)
+      return { ok: false, code: 'stale-proof', message: `${lost.code}: ${lost.message}` };
     if (obs.listed === undefined || obs.listed.branch !== record.target.branch)
       return { ok: false, code: 'stale-proof', message: 'git no longer lists the task worktree as planned' };
     const lock = obs.listed.locked;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type PhysicalId, sameId } from '../../core/confined-fs.js';
 import type { LoadedGitTask } from '../../task/store.js';
 import type { ManifestEntry } from './manifest.js';
-import type { RetirementObservation } from './observe-git.js';
+import { REFLOG_ONLY_SHOWN, type RetirementObservation } from './observe-git.js';
 import type { RetirementAction, RetirementBlocker, RetirementBlockerCode } from './types.js';
 
 /** Files git keeps in a linked worktree's admin dir that retirement may let `worktree remove` delete. */
@@ -210,6 +210,23 @@ export function destinationBlockers(
     );
 }
 
+/** Commits only the worktree's HEAD reflog keeps: `git worktree remove` would lose them. */
+export function reflogBlockers(
+  adminDir: string,
+  obs: Pick<RetirementObservation, 'reflogOnly'>,
+  out: Blockers,
+): void {
+  const reflog = join(adminDir, 'logs', 'HEAD');
+  const { commits, problem } = obs.reflogOnly;
+  if (problem !== null) out.add(problem.code, reflog, problem.message);
+  if (commits.length > 0)
+    out.add(
+      'unreferenced-commit',
+      reflog,
+      `${commits.length === REFLOG_ONLY_SHOWN ? `at least ${commits.length} commits are` : commits.length === 1 ? '1 commit is' : `${commits.length} commits are`} reachable only from the task worktree's HEAD reflog, which git worktree remove deletes (newest first: ${commits.slice(0, 4).join(', ')}); keep them on a branch (git branch NAME ${commits[0]}) or drop them, then plan again`,
+    );
+}
+
 /**
  * Every blocker for retiring the task with the destination present (plan time, and
  * apply before its first effects).
@@ -259,6 +276,7 @@ export function retirementBlockers(
     );
   else if (obs.ancestor.value === null)
     out.add('uncertain', null, obs.ancestor.note ?? 'integration not established');
+  reflogBlockers(created.registration.admin_dir, obs, out);
   for (const problem of obs.manifest?.problems ?? [])
     out.add(
       problem.code,

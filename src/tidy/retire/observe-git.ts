@@ -6,7 +6,8 @@
  * (status including ignored files, HEAD tree, index flags, sparse checkout) and visible
  * activity. Read-only; bounded calls under one deadline.
  */
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import {
   checkDirectoryChain,
@@ -31,7 +32,7 @@ import {
   resolveBase,
   settleAll,
 } from '../observe-git.js';
-import type { ObserveContext } from '../types.js';
+import { IncompleteObservationError, type ObserveContext } from '../types.js';
 import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from './manifest.js';
 
 export interface StatusEntry {
@@ -73,6 +74,8 @@ export interface RetirementObservation {
   adminEntries: string[] | null;
   /** The recorded admin dir's identity now; null when it is absent. */
   adminIdentity: PhysicalId | null;
+  /** Commits only the task worktree's HEAD reflog reaches (`git worktree remove` deletes it). */
+  reflogOnly: ReflogOnly;
   manifest: ManifestWalk | null;
   view: WorktreeView | null;
   viewProblem: string | null;
@@ -157,6 +160,103 @@ async function readAdminEntries(adminDir: string, limit: number): Promise<string
     } else out.push(info?.isSymbolicLink() ? `${name}@` : name);
   }
   return out;
+}
+
+/** What the task worktree's HEAD reflog alone keeps: up to REFLOG_ONLY_SHOWN commits, or why it is not known. */
+export interface ReflogOnly {
+  commits: string[];
+  problem: { code: 'bound-exceeded' | 'uncertain'; message: string } | null;
+}
+
+/** How many reflog-only commits an observation names (the newest first). */
+export const REFLOG_ONLY_SHOWN = 16;
+
+/** The commit ids a reflog file names (old and new of every entry), or null when it does not exist. */
+async function readReflogOids(path: string, maxBytes: number): Promise<Set<string> | 'too-large' | null> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${path} is not a regular file`);
+    if (info.size > maxBytes) return 'too-large';
+    const buffer = Buffer.alloc(maxBytes + 1);
+    const { bytesRead } = await handle.read(buffer, 0, maxBytes + 1, 0);
+    if (bytesRead > maxBytes) return 'too-large';
+    const oids = new Set<string>();
+    for (const line of buffer.subarray(0, bytesRead).toString('utf8').split('\n'))
+      for (const oid of line.split(' ', 2))
+        if (/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(oid) && !/^0+$/.test(oid)) oids.add(oid);
+    return oids;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The commits the task worktree's HEAD reflog (ADMIN/logs/HEAD) reaches that no ref and
+ * not the task branch's own reflog (which survives the removal) reaches: a detached-HEAD
+ * commit, or one reset away while detached. `git worktree remove` deletes that reflog,
+ * so these would be lost. Bounded: the reflogs by bytes, the listing by count.
+ */
+export async function readReflogOnly(
+  adminDir: string,
+  commonDir: string,
+  branch: string,
+  ctx: GitCallContext,
+): Promise<ReflogOnly> {
+  const limit = ctx.bounds.maxRecordBytes;
+  try {
+    const head = await readReflogOids(join(adminDir, 'logs', 'HEAD'), limit);
+    const kept = await readReflogOids(join(commonDir, 'logs', branch), limit);
+    if (head === 'too-large' || kept === 'too-large')
+      return {
+        commits: [],
+        problem: {
+          code: 'bound-exceeded',
+          message: `a reflog is larger than ${limit} bytes; its commits were not checked`,
+        },
+      };
+    if (head === null || head.size === 0) return { commits: [], problem: null };
+    if (head.size + (kept?.size ?? 0) > ctx.bounds.maxEntries)
+      return {
+        commits: [],
+        problem: {
+          code: 'bound-exceeded',
+          message: `the reflogs name more than ${ctx.bounds.maxEntries} commits; they were not checked`,
+        },
+      };
+    // Positive: every commit the HEAD reflog names; negative: every ref, every worktree's
+    // HEAD (--all) and the task branch's reflog. Missing objects are already gone.
+    const input = [...head, ...[...(kept ?? [])].map((oid) => `^${oid}`)].join('\n');
+    const listed = await observeGitOk(
+      ['rev-list', '--ignore-missing', `--max-count=${REFLOG_ONLY_SHOWN}`, '--stdin', '--not', '--all'],
+      ctx,
+      'git rev-list (HEAD reflog)',
+      `${input}\n`,
+    );
+    return { commits: listed.split('\n').filter((line) => line !== ''), problem: null };
+  } catch (error) {
+    if (isStopping(error)) throw error;
+    return {
+      commits: [],
+      problem: {
+        code: 'uncertain',
+        message: `the worktree's HEAD reflog could not be checked: ${(error as Error).message}`,
+      },
+    };
+  }
+}
+
+/** A deadline or a signal: the observation stops, it is not a finding. */
+function isStopping(error: unknown): boolean {
+  return (
+    error instanceof IncompleteObservationError && (error.code === 'deadline' || error.code === 'cancelled')
+  );
 }
 
 /** Processes (other than this one) whose working directory is inside `dir`, where /proc shows it. */
@@ -246,6 +346,10 @@ export async function observeRetirement(
     adminDir === undefined ? null : await readAdminEntries(adminDir, ctx.bounds.maxEntries);
   const adminIdentity =
     adminDir === undefined ? null : await lstat(adminDir, { bigint: true }).then(idOf, () => null);
+  const reflogOnly =
+    adminDir === undefined
+      ? { commits: [], problem: null }
+      : await readReflogOnly(adminDir, layout.commonDir, task.branch, call);
   const confinement = await isConfinementAvailable();
   const isStopped = () => ctx.deadline.isExpired || ctx.signal?.aborted === true;
   const manifest =
@@ -289,6 +393,7 @@ export async function observeRetirement(
     registrationProblem,
     adminEntries,
     adminIdentity,
+    reflogOnly,
     manifest,
     view,
     viewProblem,

@@ -40,6 +40,7 @@ export const RETIREMENT_BLOCKER_CODES = [
   'unsupported-metadata',
   'bound-exceeded',
   'activity',
+  'unreferenced-commit',
 ] as const;
 export type RetirementBlockerCode = (typeof RETIREMENT_BLOCKER_CODES)[number];
 
