@@ -30,6 +30,33 @@ describe('misnamed_context_file', () => {
     ]);
   });
 
+  it('sees every tracked path in scope, not only the scanned docs: an upper-case extension no doc glob matches', async () => {
+    const repo = fixtureRepo({
+      'CLAUDE.MD': '# Claude\n',
+      'pkg/AGENTS.MD': '# Package\n',
+      'vendor/lib/Agents.md': '# Vendored\n',
+      'src/AGENTS.md': '# Source\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist.includes('CLAUDE.MD'), false);
+    const found = Object.entries(artifact.signals).flatMap(([path, list]) =>
+      list
+        .filter((s) => s.name === 'misnamed_context_file')
+        .map((s) => [path, s.line, s.data!['expected_name'], s.data!['exists']]),
+    );
+    assert.deepEqual(found, [
+      ['CLAUDE.MD', 1, 'CLAUDE.md', false],
+      ['pkg/AGENTS.MD', 1, 'pkg/AGENTS.md', false],
+      ['vendor/lib/Agents.md', 1, 'vendor/lib/AGENTS.md', false],
+    ]);
+    // A scope keeps the check inside it.
+    const scoped = await scanDir(repo.dir, { scopes: ['pkg'] });
+    const inScope = Object.entries(scoped.signals).flatMap(([path, list]) =>
+      list.filter((s) => s.name === 'misnamed_context_file').map(() => path),
+    );
+    assert.deepEqual(inScope, ['pkg/AGENTS.MD']);
+  });
+
   it('leaves the right names and unrelated names alone', () => {
     for (const path of [
       'CLAUDE.md',
