@@ -114,7 +114,10 @@ const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.last
  * A skill's name and description are listed at start-up; the agent reads the whole
  * SKILL.md when it uses the skill (its description matches the task, or it is invoked).
  */
-const skill = (): Activation => ({ load: 'skill', when: 'the skill is used (its description matches the task, or it is invoked by name)' });
+const skill = (): Activation => ({
+  load: 'skill',
+  when: 'the skill is used (its description matches the task, or it is invoked by name)',
+});
 
 /** A plugin's skills folder: `P/skills/NAME/SKILL.md` beside `P/.claude-plugin/plugin.json`. */
 function pluginOf(file: { path: string }): string {

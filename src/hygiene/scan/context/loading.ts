@@ -237,7 +237,8 @@ function contextFor(
     const activation = match.rule.activation(file);
     if (activation.load === 'never') notLoaded.push({ path, why: activation.why });
     else if (activation.load === 'startup') reach(startup, path, real, match.rule.glob);
-    else if (activation.load === 'skill') reach(skills, path, real, match.rule.glob, { when: activation.when });
+    else if (activation.load === 'skill')
+      reach(skills, path, real, match.rule.glob, { when: activation.when });
     else if (!startup.has(real)) reach(onDemand, path, real, match.rule.glob, { when: activation.when });
   }
   if (agent.imports) followImports(agent, startup, onDemand, listed, input, load);
@@ -272,7 +273,14 @@ function contextFor(
       rule: r.rule,
       part: 'skill-description',
     });
-    skillBodies.push({ path: r.real, ...aliases, tokens: tokensOf(agent, r.real), when: r.when, rule: r.rule, part: 'skill-body' });
+    skillBodies.push({
+      path: r.real,
+      ...aliases,
+      tokens: tokensOf(agent, r.real),
+      when: r.when,
+      rule: r.rule,
+      part: 'skill-body',
+    });
   }
   startupFiles.sort((a, b) => b.tokens - a.tokens || cmp(a.path, b.path));
   const onDemandFiles: OnDemandFile[] = [
