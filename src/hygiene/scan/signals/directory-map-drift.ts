@@ -10,7 +10,7 @@
 import { formatInstant } from '../../../core/clock.js';
 import { git } from '../../../core/git.js';
 import { THRESHOLDS } from '../thresholds.js';
-import type { ProjectTree } from '../walk.js';
+import type { Doc, ProjectTree } from '../walk.js';
 import { isAlias } from './context-files.js';
 import type { SignalModule } from './types.js';
 
@@ -109,8 +109,13 @@ export const directoryMapDrift: SignalModule = {
         const gone = entries.filter((e) => !exists(tree, full(e.path)));
         const listedTop = new Set(entries.filter((e) => !e.path.includes('/')).map((e) => e.path));
         const listedTopDirs = [...listedTop].filter((p) => tree.isDir(full(p)));
-        const unlisted =
-          base === '' && listedTopDirs.length >= 3 ? topLevel.filter((d) => !listedTop.has(d)) : [];
+        const unlisted = [
+          ...(base === '' && listedTopDirs.length >= 3 ? topLevel.filter((d) => !listedTop.has(d)) : []),
+          ...omittedChildren(
+            tree,
+            entries.filter((e) => e.path.includes('/')).map((e) => full(e.path)),
+          ),
+        ];
         const last = history.complete ? history.lastCommit.get(doc.path) : undefined;
         let churn: number | undefined;
         if (last !== undefined && listedTopDirs.length > 0 && lookups < MAX_CHURN_LOOKUPS) {
@@ -146,9 +151,99 @@ export const directoryMapDrift: SignalModule = {
           },
         });
       }
+      for (const list of listMaps(doc, tree)) emit(doc.path, list);
     }
   },
 };
+
+/** Folders a map leaves out by design: tests, fixtures, mocks, build output, vendored code. */
+const NOT_MAPPED =
+  /^(?:__\w+__|\.|tests?$|test[-_]utils$|testdata$|fixtures?$|mocks?$|snapshots?$|dist$|build$|out$|target$|node_modules$|vendor$|generated$|examples?$)/;
+
+/**
+ * Child folders of a mapped folder that the map leaves out, where it lists at least
+ * `MIN_LISTED` of that folder's children and at least half of them (a map of every part,
+ * not a pick of the main ones). `listed` and the answer are full paths, without a final `/`.
+ */
+export function omittedChildren(tree: ProjectTree, listed: readonly string[]): string[] {
+  const byParent = new Map<string, Set<string>>();
+  for (const path of listed) {
+    if (!tree.isDir(path)) continue;
+    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    let set = byParent.get(parent);
+    if (set === undefined) byParent.set(parent, (set = new Set()));
+    set.add(path);
+  }
+  const out: string[] = [];
+  for (const [parent, kids] of byParent) {
+    if (parent === '' || kids.size < MIN_LISTED) continue;
+    const children = childDirs(tree, parent).filter((d) => !NOT_MAPPED.test(d.slice(parent.length + 1)));
+    const missing = children.filter((d) => !kids.has(d));
+    if (missing.length > 0 && kids.size >= children.length / 2) out.push(...missing);
+  }
+  return out.sort();
+}
+
+const MIN_LISTED = 3;
+
+/** The folders directly under `parent` that hold listed files. */
+function childDirs(tree: ProjectTree, parent: string): string[] {
+  const prefix = `${parent}/`;
+  return [...tree.dirSet].filter((d) => d.startsWith(prefix) && !d.slice(prefix.length).includes('/')).sort();
+}
+
+/** A list item naming a folder first: "- `src/tools/`: the tools", "* **`lib/`** — …". */
+const FOLDER_ITEM = /^\s{0,3}[-*+]\s+(?:\*\*)?`([\w@./-]+\/)`/;
+/** A heading or lead-in that says the list is a pick, not the whole folder. */
+const A_PICK =
+  /\b(?:key|main|notable|important|selected|some|highlights?|e\.g\.|such as|including|for example|most)\b/i;
+
+/**
+ * Lists of folders (`- \`src/agent/\`: …`, one per item, `MIN_LISTED`+ of one parent) that
+ * leave out folders the parent has: a "packages" or "Architecture" list written once and
+ * not kept up as folders were added. Paths resolve from the file's folder, else the root.
+ */
+function listMaps(doc: Doc, tree: ProjectTree) {
+  const out = [];
+  const folder = doc.path.includes('/') ? doc.path.slice(0, doc.path.lastIndexOf('/')) : '';
+  let heading = '';
+  let n = doc.parsed.frontmatter.endLine + 1;
+  while (n <= doc.lines.length) {
+    const line = doc.lines[n - 1]!;
+    if (/^\s{0,3}#{1,6}\s/.test(line)) heading = line;
+    const items: { path: string; line: number }[] = [];
+    let end = n;
+    for (let m = n; m <= doc.lines.length && !doc.parsed.codeLines.has(m); m++) {
+      const text = doc.lines[m - 1]!;
+      if (FOLDER_ITEM.test(text)) {
+        // Every folder the item names ("`src/agent/` & `src/agents/`").
+        for (const [, path] of text.matchAll(/`([\w@./-]+\/)`/g))
+          items.push({ path: path!.replace(/^\.\//, '').replace(/\/+$/, ''), line: m });
+      } else if (!/^\s+\S/.test(doc.lines[m - 1]!)) break;
+      end = m;
+    }
+    if (items.length < MIN_LISTED) {
+      n++;
+      continue;
+    }
+    const before = doc.lines[n - 2] ?? '';
+    const bases = [...new Set([folder, ''])];
+    const base = bases.find((b) => items.every((i) => tree.isDir(b === '' ? i.path : `${b}/${i.path}`)));
+    if (base !== undefined && !A_PICK.test(heading) && !A_PICK.test(before)) {
+      const full = items.map((i) => (base === '' ? i.path : `${base}/${i.path}`));
+      const unlisted = omittedChildren(tree, full).map((d) => `${d}/`);
+      if (unlisted.length > 0) {
+        out.push({
+          line: items[0]!.line,
+          detail: `the folder list in lines ${items[0]!.line}–${end} leaves out ${unlisted.join(', ')}`,
+          data: { map: 'list', start_line: items[0]!.line, end_line: end, gone: [], unlisted },
+        });
+      }
+    }
+    n = end + 1;
+  }
+  return out;
+}
 
 /** Runs of consecutive code lines (a fenced or indented block, fences included). */
 function codeRuns(codeLines: ReadonlySet<number>): { start: number; end: number }[] {

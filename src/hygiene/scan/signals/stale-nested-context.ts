@@ -1,75 +1,127 @@
 /**
  * `stale_nested_context`: an agent-context file in a subfolder (`packages/x/AGENTS.md`,
- * `src/GEMINI.md`) that has not been edited while the folder it describes took many
- * commits since: its instructions were written for a package that has since changed.
- * Counts `git rev-list` commits under the file's folder after the file's last commit (one
- * call per file, for at most `MAX_LOOKUPS` files); it fires at
- * `STALE_NESTED.minCommitsSince` commits when the file itself has at most
- * `STALE_NESTED.maxOwnCommits` commits (written once and left), or at
- * `STALE_NESTED.minCommitsSinceMaintained` when it was maintained earlier.
+ * `src/GEMINI.md`) that describes its folder's layout — it names at least
+ * `STALE_NESTED.minNamed` of the folder's sub-folders — and was not edited while folders
+ * were added beside those it names: its picture of the package is older than the package.
+ * Churn alone is no evidence (a file of coding rules holds however much the code changes),
+ * so the signal needs the added folders; it reports the commits since as context.
+ * Per file (at most `MAX_LOOKUPS`): the file's last commit, the folders at that commit
+ * (`git ls-tree`), and the commits under the folder since (`git rev-list --count`).
  */
 import { formatInstant } from '../../../core/clock.js';
 import { git } from '../../../core/git.js';
 import { baseOf, dirOf } from '../paths.js';
+import type { ProjectTree } from '../walk.js';
 import { contextDocs } from './context-files.js';
 import type { SignalModule } from './types.js';
 
 export const STALE_NESTED = {
-  minCommitsSince: 50,
-  maxOwnCommits: 2,
-  minCommitsSinceMaintained: 150,
+  /** Sub-folders the file must name to count as describing its folder's layout. */
+  minNamed: 3,
+  /** Commits under the folder since the file's last commit. */
+  minCommitsSince: 25,
 } as const;
 
 const MAX_LOOKUPS = 40;
 const FOLDER_FILE = /^(?:CLAUDE|AGENTS|GEMINI)(?:\.local|\.override)?\.md$/;
+/** Folders a layout description leaves out by design (tests, fixtures, build output). */
+const NOT_DESCRIBED =
+  /(?:^|\/)(?:__\w+__|\.[^/]*|tests?|test[-_]utils|testdata|fixtures?|mocks?|snapshots?|dist|build|out|target|node_modules|vendor|generated|examples?)(?:\/|$)/;
+
+async function gitText(root: string, args: string[]): Promise<string | undefined> {
+  const result = await git(args, { cwd: root });
+  return result.kind === 'exited' && result.code === 0 ? result.stdout.toString('utf8') : undefined;
+}
 
 /** Commits under `folder` after `since` (seconds), the file itself excluded, or undefined. */
 async function commitsUnder(root: string, folder: string, since: number, file: string) {
-  const result = await git(
-    [
-      'rev-list',
-      '--count',
-      `--since=${formatInstant(new Date((since + 1) * 1000))}`,
-      'HEAD',
-      '--',
-      `:(literal)${folder}`,
-      `:(exclude,literal)${file}`,
-    ],
-    { cwd: root },
-  );
-  if (result.kind !== 'exited' || result.code !== 0) return undefined;
-  const n = Number.parseInt(result.stdout.toString('utf8').trim(), 10);
+  const out = await gitText(root, [
+    'rev-list',
+    '--count',
+    `--since=${formatInstant(new Date((since + 1) * 1000))}`,
+    'HEAD',
+    '--',
+    `:(literal)${folder}`,
+    `:(exclude,literal)${file}`,
+  ]);
+  const n = out === undefined ? Number.NaN : Number.parseInt(out.trim(), 10);
   return Number.isFinite(n) ? n : undefined;
+}
+
+/** Folders under `folder` (two levels deep, root-relative) that hold listed files now. */
+function foldersNow(tree: ProjectTree, folder: string): string[] {
+  const prefix = `${folder}/`;
+  return [...tree.dirSet].filter(
+    (d) => d.startsWith(prefix) && d.slice(prefix.length).split('/').length <= 2,
+  );
+}
+
+/** Whether `text` names folder `dir` (root-relative) as a path: `src/tools/`, `` `tools/` ``. */
+function names(text: string, dir: string, folder: string): boolean {
+  const rel = dir.slice(folder.length + 1);
+  const name = rel.slice(rel.lastIndexOf('/') + 1);
+  return (
+    text.includes(`${rel}/`) ||
+    text.includes(`${rel}\``) ||
+    text.includes(`\`${name}/\``) ||
+    text.includes(`${dir}/`)
+  );
 }
 
 export const staleNestedContext: SignalModule = {
   name: 'stale_nested_context',
-  description: `an agent-context file in a subfolder left unedited while its folder took ${STALE_NESTED.minCommitsSince}+ commits`,
+  description: `an agent-context file in a subfolder that names ${STALE_NESTED.minNamed}+ of its sub-folders, unedited while folders it does not name were added`,
   needs: ['history'],
   async collect({ facts, whoLoads, history }, emit) {
+    const { tree } = facts;
     const incomplete = new Set(history.incomplete.map((h) => h.path));
     const nested = contextDocs(facts, whoLoads)
-      .filter((doc) => dirOf(doc.path) !== '' && !doc.path.startsWith('.') && !incomplete.has(doc.path))
-      // A file an agent loads for its folder (not a rules file, not an imported page).
-      .filter((doc) => FOLDER_FILE.test(baseOf(doc.path)))
+      .filter(
+        (doc) => FOLDER_FILE.test(baseOf(doc.path)) && dirOf(doc.path) !== '' && !incomplete.has(doc.path),
+      )
+      .filter((doc) => {
+        const folder = dirOf(doc.path);
+        return (
+          foldersNow(tree, folder).filter((d) => names(doc.text, d, folder)).length >= STALE_NESTED.minNamed
+        );
+      })
       .slice(0, MAX_LOOKUPS);
     for (const doc of nested) {
-      const last = history.lastCommit.get(doc.path);
-      const own = history.growth.get(doc.path)?.commits;
-      if (last === undefined || own === undefined) continue;
       const folder = dirOf(doc.path);
-      const since = await commitsUnder(facts.tree.root, folder, last, doc.path);
-      if (since === undefined) continue;
-      const floor =
-        own <= STALE_NESTED.maxOwnCommits
-          ? STALE_NESTED.minCommitsSince
-          : STALE_NESTED.minCommitsSinceMaintained;
-      if (since < floor) continue;
-      const when = formatInstant(new Date(last * 1000));
+      const head = (
+        await gitText(tree.root, ['log', '-1', '--format=%H%x09%ct', 'HEAD', '--', `:(literal)${doc.path}`])
+      )?.trim();
+      const [commit, time] = head?.split('\t') ?? [];
+      if (commit === undefined || commit === '' || time === undefined) continue;
+      const then = await gitText(tree.root, [
+        'ls-tree',
+        '-r',
+        '-d',
+        '--name-only',
+        commit,
+        '--',
+        `${folder}/`,
+      ]);
+      if (then === undefined) continue;
+      const existed = new Set(then.split('\n').filter((l) => l !== ''));
+      const added = foldersNow(tree, folder)
+        .filter((d) => !existed.has(d) && !NOT_DESCRIBED.test(d) && !names(doc.text, d, folder))
+        // A new folder inside a new folder is one addition.
+        .filter((d, _, all) => !all.some((o) => o !== d && d.startsWith(`${o}/`)))
+        .sort();
+      if (added.length === 0) continue;
+      const since = await commitsUnder(tree.root, folder, Number(time), doc.path);
+      if (since === undefined || since < STALE_NESTED.minCommitsSince) continue;
+      const when = formatInstant(new Date(Number(time) * 1000));
       emit(doc.path, {
         line: 1,
-        detail: `${since} commits to ${folder}/ since this file was last edited (${when}; ${own} commit${own === 1 ? '' : 's'} to it in all): check it still describes the folder`,
-        data: { folder: `${folder}/`, last_commit: when, commits_since: since, own_commits: own },
+        detail: `describes ${folder}/ but was last edited ${when}; since then ${since} commits added ${added.map((d) => `${d}/`).join(', ')}, which it does not name`,
+        data: {
+          folder: `${folder}/`,
+          last_commit: when,
+          commits_since: since,
+          added_folders: added.map((d) => `${d}/`),
+        },
       });
     }
   },
