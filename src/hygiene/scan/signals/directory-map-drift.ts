@@ -170,8 +170,8 @@ export function omittedChildren(tree: ProjectTree, listed: readonly string[]): s
   for (const path of listed) {
     if (!tree.isDir(path)) continue;
     const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-    let set = byParent.get(parent);
-    if (set === undefined) byParent.set(parent, (set = new Set()));
+    const set = byParent.get(parent) ?? new Set<string>();
+    byParent.set(parent, set);
     set.add(path);
   }
   const out: string[] = [];
