@@ -4,9 +4,10 @@
  * agent-context file. Every agent that loads the file pays for them (Claude Code drops only
  * comments that stand as whole blocks, not ones at the end of a line), and none acts on
  * them. A marker counts when comments of one shape (digits and ids aside) stand on at least
- * `MACHINE_MARKERS.minLines` lines and on `MACHINE_MARKERS.minShare` of the file's prose
- * lines; a tool's own directives (`prettier-ignore`, `markdownlint-disable`, a generated
- * block's BEGIN/END) mark a place once or twice and are left alone by that rule.
+ * `MACHINE_MARKERS.minLines` lines, and either carry as many different ids (`rule:12`,
+ * `rule:13`, …) or stand on `MACHINE_MARKERS.minShare` of the file's prose lines; a tool's
+ * own directives (`prettier-ignore`, `markdownlint-disable`, a generated block's BEGIN/END)
+ * mark a place once or twice and are left alone.
  */
 import { countTokens } from '../../tokens.js';
 import type { Doc } from '../walk.js';
@@ -67,7 +68,11 @@ export function markersOf(doc: Doc): MarkerFinding | undefined {
   const [shape, lines] =
     [...byShape].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))[0] ?? [];
   if (shape === undefined || lines === undefined) return undefined;
-  if (lines.length < MACHINE_MARKERS.minLines || lines.length < prose * MACHINE_MARKERS.minShare)
+  if (lines.length < MACHINE_MARKERS.minLines) return undefined;
+  // Ids that differ on every line (`rule:12`, `rule:13`) are a program's; one text repeated
+  // must stand on a good share of the file's lines to be more than a few tool directives.
+  const texts = new Set(lines.flatMap((n) => (doc.lines[n - 1]!.match(COMMENT) ?? []).map((c) => c.trim())));
+  if (texts.size < MACHINE_MARKERS.minLines && lines.length < prose * MACHINE_MARKERS.minShare)
     return undefined;
   const cleaned = new Map<number, string | null>();
   const removed: string[] = [];
@@ -81,7 +86,7 @@ export function markersOf(doc: Doc): MarkerFinding | undefined {
 
 export const machineMarkers: SignalModule = {
   name: 'machine_markers',
-  description: `an HTML-comment marker of one shape on ${MACHINE_MARKERS.minLines}+ lines (and ${MACHINE_MARKERS.minShare * 100}%+ of the prose) of an agent-context file: tokens no agent uses`,
+  description: `an HTML-comment marker of one shape on ${MACHINE_MARKERS.minLines}+ lines of an agent-context file (with as many ids, or on ${MACHINE_MARKERS.minShare * 100}%+ of the prose): tokens no agent uses`,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of contextDocs(facts, whoLoads)) {

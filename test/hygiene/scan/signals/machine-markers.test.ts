@@ -88,6 +88,26 @@ describe('machine_markers', () => {
     ]);
   });
 
+  it('counts different ids on a few lines of a long file, not one text repeated as often', async () => {
+    const prose = Array.from({ length: 30 }, (_, i) => `- Rule ${i}: keep it short.`);
+    const withIds = [...prose];
+    const withText = [...prose];
+    for (const [k, at] of [0, 6, 12, 18, 24].entries()) {
+      withIds[at] = `${prose[at]} <!-- rule:${100 + k} -->`;
+      withText[at] = `${prose[at]} <!-- keep -->`;
+    }
+    const repo = fixtureRepo({
+      'AGENTS.md': `# Rules\n\n${withIds.join('\n')}\n`,
+      'CLAUDE.md': `# Rules\n\n${withText.join('\n')}\n`,
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(
+      signalsOf(artifact, 'AGENTS.md', 'machine_markers').map((s) => s.data?.['lines']),
+      [[3, 9, 15, 21, 27]],
+    );
+    assert.deepEqual(signalsOf(artifact, 'CLAUDE.md', 'machine_markers'), []);
+  });
+
   it('leaves a few tool directives alone', async () => {
     const text = [
       '# Rules',
