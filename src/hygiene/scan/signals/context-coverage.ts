@@ -55,6 +55,9 @@ function unreadAgentsFiles({ facts, whoLoads }: SignalInput, emit: Parameters<Si
       if (name === reader.name || !NESTED_READERS.some((r) => r.name === name)) continue;
       if (whoLoads.realOf(path) !== path || reads(path) || linked.has(path)) continue;
       const folder = dirOf(path);
+      // No session works in a dot folder: an AGENTS.md inside `.agents/skills/x/` is a skill's
+      // page, not a folder's context.
+      if (folder.split('/').some((segment) => segment.startsWith('.'))) continue;
       const own = folder === '' ? reader.name : `${folder}/${reader.name}`;
       const hasOwn = facts.tree.isFile(own);
       const claudeRoot = reader.agent === 'claude-code' && name === 'AGENTS.md';

@@ -2,7 +2,8 @@
  * `stale_nested_context`: an agent-context file in a subfolder (`packages/x/AGENTS.md`,
  * `src/GEMINI.md`) that describes its folder's layout — it names at least
  * `STALE_NESTED.minNamed` of the folder's sub-folders — and was not edited while folders
- * were added beside those it names: its picture of the package is older than the package.
+ * were added beside those it names (two or more named in the same parent): its picture of
+ * the package is older than the package.
  * Churn alone is no evidence (a file of coding rules holds however much the code changes),
  * so the signal needs the added folders; it reports the commits since as context.
  * Per file (at most `MAX_LOOKUPS`): the file's last commit, the folders at that commit
@@ -68,6 +69,28 @@ function names(text: string, dir: string, folder: string): boolean {
   );
 }
 
+/**
+ * Folders added under `folder` since (not in `existed`) that `text` does not name, beside
+ * at least two folders it does name (so the file maps that level), a new folder inside a
+ * new folder counted once, folders a description leaves out by design aside.
+ */
+function addedUnnamed(
+  tree: ProjectTree,
+  text: string,
+  folder: string,
+  existed: ReadonlySet<string>,
+): string[] {
+  const now = foldersNow(tree, folder);
+  const namedUnder = new Map<string, number>();
+  for (const d of now)
+    if (names(text, d, folder)) namedUnder.set(dirOf(d), (namedUnder.get(dirOf(d)) ?? 0) + 1);
+  return now
+    .filter((d) => !existed.has(d) && !NOT_DESCRIBED.test(d) && !names(text, d, folder))
+    .filter((d) => (namedUnder.get(dirOf(d)) ?? 0) >= 2)
+    .filter((d, _, all) => !all.some((o) => o !== d && d.startsWith(`${o}/`)))
+    .sort();
+}
+
 export const staleNestedContext: SignalModule = {
   name: 'stale_nested_context',
   description: `an agent-context file in a subfolder that names ${STALE_NESTED.minNamed}+ of its sub-folders, unedited while folders it does not name were added`,
@@ -104,11 +127,7 @@ export const staleNestedContext: SignalModule = {
       ]);
       if (then === undefined) continue;
       const existed = new Set(then.split('\n').filter((l) => l !== ''));
-      const added = foldersNow(tree, folder)
-        .filter((d) => !existed.has(d) && !NOT_DESCRIBED.test(d) && !names(doc.text, d, folder))
-        // A new folder inside a new folder is one addition.
-        .filter((d, _, all) => !all.some((o) => o !== d && d.startsWith(`${o}/`)))
-        .sort();
+      const added = addedUnnamed(tree, doc.text, folder, existed);
       if (added.length === 0) continue;
       const since = await commitsUnder(tree.root, folder, Number(time), doc.path);
       if (since === undefined || since < STALE_NESTED.minCommitsSince) continue;

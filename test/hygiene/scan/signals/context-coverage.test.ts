@@ -75,6 +75,8 @@ describe('context_coverage', () => {
       'cli/AGENTS.md': '# CLI\n',
       'cli/CLAUDE.md': '@AGENTS.md\n',
       'cli/GEMINI.md': '@./AGENTS.md\n',
+      // A skill's page, not a folder's context: no session works in a dot folder.
+      '.agents/skills/review/AGENTS.md': '# Review\n',
     });
     const artifact = await scanDir(repo.dir);
     const found = Object.entries(artifact.signals).flatMap(([path, list]) =>

@@ -24,7 +24,10 @@ describe('stale_nested_context', () => {
       ...code('core'),
       ...code('cli'),
     });
-    repo.commit('core: sandbox', { 'packages/core/src/sandbox/index.ts': 'export {};\n' });
+    repo.commit('core: sandbox, and assets beside src/ (a level the file does not map)', {
+      'packages/core/src/sandbox/index.ts': 'export {};\n',
+      'packages/core/assets/logo.svg': '<svg/>\n',
+    });
     repo.commit('cli: sandbox, and its layout kept up', {
       'packages/cli/src/sandbox/index.ts': 'export {};\n',
       'packages/cli/AGENTS.md': LAYOUT('- `src/sandbox/`: the sandbox.\n'),
