@@ -2,7 +2,7 @@
  * `dropped_tool_claim`: an agent-context file names a tool (`context/tool-claims.ts`) of
  * which the repository has nothing left — no config file, no dependency, no file of its
  * kind — while history shows one was removed: "build the docs with MkDocs" after
- * `mkdocs.yml` was deleted. An agent following it runs a tool that is gone. A line that
+ * `mkdocs.yml` was deleted. An agent following it runs a tool that is gone. A sentence that
  * itself says the tool is gone ("migrated from Jest", "no longer uses Yarn") is no claim.
  * Reads, per tool named and absent: the deleted files (one `git log` for all tools) and,
  * for npm dependencies and config sections, the last commit that changed their count
@@ -23,6 +23,13 @@ const MAX_PICKAXE = 12;
 /** A line that says the tool is gone or not to be used is no claim that it is used. */
 const NOT_A_CLAIM =
   /\b(?:no longer|not use|n['’]t use|instead of|replac\w*|migrat\w*|removed|deprecated|formerly|previously|used to|legacy|dropp\w*|switched from|rather than|avoid|never|moved (?:away )?from)\b/i;
+
+/** Whether `line` names `tool` in a sentence that does not say the tool is gone or not to be used. */
+export function claimsUse(line: string, tool: ToolClaim): boolean {
+  return line
+    .split(/(?<=[.;!?])\s+/)
+    .some((sentence) => tool.mention.test(sentence) && !NOT_A_CLAIM.test(sentence));
+}
 
 interface Removal {
   kind: 'deleted' | 'dependency-removed' | 'section-removed';
@@ -130,9 +137,8 @@ export const droppedToolClaim: SignalModule = {
     for (const doc of contextDocs(facts, whoLoads)) {
       const byTool = new Map<ToolClaim, number[]>();
       doc.lines.forEach((line, i) => {
-        if (NOT_A_CLAIM.test(line)) return;
         for (const tool of TOOL_CLAIMS) {
-          if (!tool.mention.test(line)) continue;
+          if (!claimsUse(line, tool)) continue;
           const list = byTool.get(tool);
           if (list) list.push(i + 1);
           else byTool.set(tool, [i + 1]);

@@ -6,7 +6,8 @@ import { brief, removeLater, scanDir, signalsOf } from '../helpers.js';
 const AGENTS = [
   '# Agents', // 1
   '', // 2
-  'Docs are built with MkDocs only: `mkdocs serve` to preview.', // 3
+  // A negation in another sentence of the line does not unsay the claim.
+  'Docs are built with MkDocs only: `mkdocs serve` to preview. Use tabs instead of spaces.', // 3
   'Tests run with Jest (`npx jest`).', // 4
   'Lint with ESLint.', // 5
   'We migrated from Yarn to npm.', // 6
