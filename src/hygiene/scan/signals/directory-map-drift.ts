@@ -1,7 +1,9 @@
 /**
  * `directory_map_drift`: a directory map (a `├──`/`└──` tree in a code block) in an
  * agent-context file that no longer matches the tracked tree: entries that are gone, and
- * top-level folders the map leaves out though it lists the others. A tree whose entries
+ * top-level folders the map leaves out though it lists the others, and folders one level
+ * down it leaves out beside three or more it lists (not under a `...` entry, which says
+ * the listing is partial); and folder lists (`listMaps`). A tree whose entries
  * mostly do not exist is an illustration (of another project, of a layout to create), not
  * a map of this one, and is left alone. With history, also heavy churn under the folders it
  * maps since the file's last commit (`THRESHOLDS.mapChurnCommits`): one `git rev-list`
@@ -9,6 +11,7 @@
  */
 import { formatInstant } from '../../../core/clock.js';
 import { git } from '../../../core/git.js';
+import { dirOf } from '../paths.js';
 import { THRESHOLDS } from '../thresholds.js';
 import type { Doc, ProjectTree } from '../walk.js';
 import { isAlias } from './context-files.js';
@@ -47,9 +50,14 @@ export interface MapEntry {
 }
 
 /** The entries of a tree drawn in `lines` (1-based `first`), with folder paths built from indentation. */
-export function mapEntries(lines: readonly string[], first: number): { root?: string; entries: MapEntry[] } {
+export function mapEntries(
+  lines: readonly string[],
+  first: number,
+): { root?: string; entries: MapEntry[]; elided: Set<string> } {
   const stack: string[] = [];
   const entries: MapEntry[] = [];
+  /** Folders (map-relative, '' for the map's base) with a `...` entry: listed in part on purpose. */
+  const elided = new Set<string>();
   let root: string | undefined;
   lines.forEach((raw, i) => {
     const line = raw.replace(/\r$/, '');
@@ -61,15 +69,16 @@ export function mapEntries(lines: readonly string[], first: number): { root?: st
     }
     const depth = Math.round([...m[1]!].length / 4);
     const name = (m[2]!.trim().split(/\s+/)[0] ?? '').replace(/[,;:]$/, '');
-    if (name === '' || /[*…<>{}]|\.\.\./.test(name)) return;
     stack.length = depth;
+    if (/^(?:\.\.\.|…)/.test(name)) elided.add(stack.join('/'));
+    if (name === '' || /[*…<>{}]|\.\.\./.test(name)) return;
     const isDir = name.endsWith('/');
     const clean = name.replace(/\/+$/, '');
     const path = [...stack, clean].join('/');
     entries.push({ path, isDir, line: first + i });
     if (isDir) stack[depth] = clean;
   });
-  return { ...(root !== undefined ? { root } : {}), entries };
+  return { ...(root !== undefined ? { root } : {}), entries, elided };
 }
 
 function exists(tree: ProjectTree, path: string): boolean {
@@ -79,7 +88,7 @@ function exists(tree: ProjectTree, path: string): boolean {
 export const directoryMapDrift: SignalModule = {
   name: 'directory_map_drift',
   description:
-    'a directory tree in an agent-context file that lists gone entries or leaves out top-level folders',
+    'a directory tree or folder list in an agent-context file that lists gone entries or leaves out folders',
   needs: [],
   async collect({ facts, whoLoads, history }, emit) {
     const { tree } = facts;
@@ -93,7 +102,7 @@ export const directoryMapDrift: SignalModule = {
       for (const block of codeRuns(doc.parsed.codeLines)) {
         const lines = doc.lines.slice(block.start - 1, block.end);
         if (!lines.some((l) => CONNECTOR.test(l))) continue;
-        const { root, entries } = mapEntries(lines, block.start);
+        const { root, entries, elided } = mapEntries(lines, block.start);
         if (entries.length < 3) continue;
         // The map's base: a root label that is a folder here, the file's own folder, or the
         // project root — the first where at least half the entries exist.
@@ -110,10 +119,14 @@ export const directoryMapDrift: SignalModule = {
         const listedTop = new Set(entries.filter((e) => !e.path.includes('/')).map((e) => e.path));
         const listedTopDirs = [...listedTop].filter((p) => tree.isDir(full(p)));
         const unlisted = [
-          ...(base === '' && listedTopDirs.length >= 3 ? topLevel.filter((d) => !listedTop.has(d)) : []),
+          ...(base === '' && listedTopDirs.length >= 3 && !elided.has('')
+            ? topLevel.filter((d) => !listedTop.has(d))
+            : []),
           ...omittedChildren(
             tree,
-            entries.filter((e) => e.path.includes('/')).map((e) => full(e.path)),
+            entries
+              .filter((e) => e.path.includes('/') && !elided.has(dirOf(e.path)))
+              .map((e) => full(e.path)),
           ),
         ];
         const last = history.complete ? history.lastCommit.get(doc.path) : undefined;
@@ -132,7 +145,7 @@ export const directoryMapDrift: SignalModule = {
             : []),
           ...(unlisted.length > 0
             ? [
-                `top-level folder${unlisted.length === 1 ? '' : 's'} ${unlisted.map((d) => `${d}/`).join(', ')} not in it`,
+                `folder${unlisted.length === 1 ? '' : 's'} ${unlisted.map((d) => `${d}/`).join(', ')} not in it`,
               ]
             : []),
           ...(isChurned ? [`${churn} commits to the folders it maps since it was last edited`] : []),

@@ -11,7 +11,7 @@
  */
 import { formatInstant } from '../../../core/clock.js';
 import { git } from '../../../core/git.js';
-import { baseOf, dirOf } from '../paths.js';
+import { baseOf, dirOf, escapeRegExp } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
 import { contextDocs } from './context-files.js';
 import type { SignalModule } from './types.js';
@@ -57,16 +57,14 @@ function foldersNow(tree: ProjectTree, folder: string): string[] {
   );
 }
 
-/** Whether `text` names folder `dir` (root-relative) as a path: `src/tools/`, `` `tools/` ``. */
+/** Whether `text` names folder `dir` (root-relative) as a path: `src/tools/`, `` `tools/` `` one level down. */
 function names(text: string, dir: string, folder: string): boolean {
   const rel = dir.slice(folder.length + 1);
   const name = rel.slice(rel.lastIndexOf('/') + 1);
-  return (
-    text.includes(`${rel}/`) ||
-    text.includes(`${rel}\``) ||
-    text.includes(`\`${name}/\``) ||
-    text.includes(`${dir}/`)
-  );
+  const asPath = (p: string) => new RegExp(`(?<![\\w.@/-])${escapeRegExp(p)}(?:/|\`)`).test(text);
+  // A bare `name/` names a folder directly under the file's folder only (`runs/` is no
+  // name for `docs/management/runs/`).
+  return asPath(rel) || asPath(dir) || (rel === name && text.includes(`\`${name}/\``));
 }
 
 /**

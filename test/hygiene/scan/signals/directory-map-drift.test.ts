@@ -103,6 +103,9 @@ describe('directory_map_drift: folders a map leaves out', () => {
       'lib/render/a.ts': '',
       'lib/util/a.ts': '',
       'lib/cache/a.ts': '',
+      // A `...` entry says the folder is listed in part: nothing is left out.
+      'GEMINI.md':
+        '# Layout\n\n```\n├── lib/\n│   ├── parse/\n│   ├── render/\n│   ├── util/\n│   └── ...\n└── docs/\n```\n',
       'docs/a.md': '# A\n',
       'packages/README.md': '# Packages\n',
     });
@@ -129,6 +132,7 @@ describe('directory_map_drift: folders a map leaves out', () => {
       ),
       [['lib/cache/']],
     );
+    assert.deepEqual(signalsOf(artifact, 'GEMINI.md', 'directory_map_drift'), []);
     assert.deepEqual(signalsOf(artifact, 'packages/cli/AGENTS.md', 'directory_map_drift'), []);
     assert.deepEqual(signalsOf(artifact, 'packages/web/AGENTS.md', 'directory_map_drift'), []);
   });
