@@ -119,6 +119,18 @@ const skill = (): Activation => ({
   when: 'the skill is used (its description matches the task, or it is invoked by name)',
 });
 
+/** Skills in a nested `FOLDER/skills/` (`pkg/.claude/skills/x/SKILL.md`), on demand for that subtree. */
+function nestedSkills(folder: string, when: (owner: string) => string, source: string): FileRule {
+  return {
+    glob: `**/${folder}/skills/*/SKILL.md`,
+    activation: (f) => ({
+      load: 'on-demand',
+      when: `${when(ownerOf(f.dir, folder))} (then listed by name and description; the body when used)`,
+    }),
+    source,
+  };
+}
+
 /** A plugin's skills folder: `P/skills/NAME/SKILL.md` beside `P/.claude-plugin/plugin.json`. */
 function pluginOf(file: { path: string }): string {
   return parentOf(parentOf(parentOf(file.path)));
@@ -196,14 +208,7 @@ export const AGENTS: readonly AgentModel[] = [
       { glob: '.claude/skills/*/SKILL.md', activation: skill, source: CLAUDE_SKILLS },
       // Verified: skills in nested .claude/skills folders are discovered when Claude works with
       // files in that subtree (monorepos).
-      {
-        glob: '**/.claude/skills/*/SKILL.md',
-        activation: (f) => ({
-          load: 'on-demand',
-          when: `working with files under ${ownerOf(f.dir, '.claude')}/ (then listed by name and description; the body when used)`,
-        }),
-        source: CLAUDE_SKILLS,
-      },
+      nestedSkills('.claude', (owner) => `working with files under ${owner}/`, CLAUDE_SKILLS),
       // Verified: a plugin's skills are P/skills/NAME/SKILL.md beside P/.claude-plugin/plugin.json;
       // they load only once the plugin is installed, which the repository alone does not show.
       {
@@ -245,14 +250,7 @@ export const AGENTS: readonly AgentModel[] = [
       // the repository root; Codex starts with each skill's name, description and path and reads
       // the full SKILL.md only when it uses the skill.
       { glob: '.agents/skills/*/SKILL.md', activation: skill, source: CODEX_SKILLS },
-      {
-        glob: '**/.agents/skills/*/SKILL.md',
-        activation: (f) => ({
-          load: 'on-demand',
-          when: `a session started in ${ownerOf(f.dir, '.agents')}/ (then listed by name and description; the body when used)`,
-        }),
-        source: CODEX_SKILLS,
-      },
+      nestedSkills('.agents', (owner) => `a session started in ${owner}/`, CODEX_SKILLS),
     ],
     stripsBlockHtmlComments: false,
     // Verified: "Codex skips empty files and stops adding files once the combined size reaches the

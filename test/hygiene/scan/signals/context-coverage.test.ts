@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
+import { brief, everySignal, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
 
 const guide = `# Contributing\n\n${Array.from({ length: 400 }, (_, i) => `- Step ${i}: describe the change, run the checks, and ask for a review of part ${i}.`).join('\n')}\n`;
 
@@ -17,9 +17,7 @@ describe('context_coverage', () => {
       'app/CLAUDE.md': 'Read [the rules](AGENTS.md).\n',
     });
     const artifact = await scanDir(repo.dir);
-    const found = Object.entries(artifact.signals).flatMap(([path, list]) =>
-      list.filter((s) => s.name === 'context_coverage').map((s) => ({ path, line: s.line, data: s.data })),
-    );
+    const found = everySignal(artifact, 'context_coverage');
     assert.deepEqual(found, [
       {
         path: 'AGENTS.md',
@@ -79,9 +77,7 @@ describe('context_coverage', () => {
       '.agents/skills/review/AGENTS.md': '# Review\n',
     });
     const artifact = await scanDir(repo.dir);
-    const found = Object.entries(artifact.signals).flatMap(([path, list]) =>
-      list.filter((s) => s.name === 'context_coverage').map((s) => ({ path, line: s.line, data: s.data })),
-    );
+    const found = everySignal(artifact, 'context_coverage');
     assert.deepEqual(found, [
       {
         path: 'api/AGENTS.md',
@@ -137,9 +133,7 @@ describe('context_coverage', () => {
       'api/GEMINI.md': '# API\n',
     });
     const artifact = await scanDir(repo.dir);
-    const found = Object.values(artifact.signals).flatMap((list) =>
-      list.filter((s) => s.name === 'context_coverage'),
-    );
+    const found = everySignal(artifact, 'context_coverage');
     assert.deepEqual(
       found.map((s) => s.data),
       [

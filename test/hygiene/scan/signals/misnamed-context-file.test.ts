@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { misnamedAs } from '../../../../src/hygiene/scan/signals/misnamed-context-file.js';
-import { fixtureRepo, scanDir } from '../helpers.js';
+import { everySignal, fixtureRepo, scanDir } from '../helpers.js';
 
 describe('misnamed_context_file', () => {
   it('reports names an agent would not load: a doubled dot, a wrong case, a singular, a typo, a wrong folder', async () => {
@@ -39,22 +39,21 @@ describe('misnamed_context_file', () => {
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(artifact.shortlist.includes('CLAUDE.MD'), false);
-    const found = Object.entries(artifact.signals).flatMap(([path, list]) =>
-      list
-        .filter((s) => s.name === 'misnamed_context_file')
-        .map((s) => [path, s.line, s.data!['expected_name'], s.data!['exists']]),
-    );
-    assert.deepEqual(found, [
-      ['CLAUDE.MD', 1, 'CLAUDE.md', false],
-      ['pkg/AGENTS.MD', 1, 'pkg/AGENTS.md', false],
-      ['vendor/lib/Agents.md', 1, 'vendor/lib/AGENTS.md', false],
+    assert.deepEqual(everySignal(artifact, 'misnamed_context_file'), [
+      { path: 'CLAUDE.MD', line: 1, data: { expected_name: 'CLAUDE.md', exists: false } },
+      { path: 'pkg/AGENTS.MD', line: 1, data: { expected_name: 'pkg/AGENTS.md', exists: false } },
+      {
+        path: 'vendor/lib/Agents.md',
+        line: 1,
+        data: { expected_name: 'vendor/lib/AGENTS.md', exists: false },
+      },
     ]);
     // A scope keeps the check inside it.
     const scoped = await scanDir(repo.dir, { scopes: ['pkg'] });
-    const inScope = Object.entries(scoped.signals).flatMap(([path, list]) =>
-      list.filter((s) => s.name === 'misnamed_context_file').map(() => path),
+    assert.deepEqual(
+      everySignal(scoped, 'misnamed_context_file').map((s) => s.path),
+      ['pkg/AGENTS.MD'],
     );
-    assert.deepEqual(inScope, ['pkg/AGENTS.MD']);
   });
 
   it('leaves the right names and unrelated names alone', () => {
