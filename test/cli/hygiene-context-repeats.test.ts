@@ -33,19 +33,25 @@ const AGENTS = [
 
 type Entry = { id: string; path: string; safety_tier: string; signals: { name: string }[] };
 
+/** A repository holding AGENTS.md, checked; the report's entries for repeats and markers. */
+async function checked(): Promise<{ repo: TestRepo; ours: Entry[] }> {
+  const repo = makeRepo();
+  repos.push(repo);
+  repo.commit('agents', { 'AGENTS.md': AGENTS });
+  const check = await runCliJson(['hygiene', 'check', '--json'], { cwd: repo.dir });
+  assert.equal(check.code, 0, check.stderr);
+  const report = JSON.parse(readFileSync(repo.path('.dochygiene/report.json'), 'utf8')) as {
+    entries: Entry[];
+  };
+  const ours = report.entries.filter((e) =>
+    e.signals.some((s) => s.name === 'repeated_block' || s.name === 'machine_markers'),
+  );
+  return { repo, ours };
+}
+
 describe('repeated blocks and machine markers, end to end (built CLI)', () => {
   it('check proposes confirm entries only; applying them by id deletes the second copy and the markers exactly', async () => {
-    const repo = makeRepo();
-    repos.push(repo);
-    repo.commit('agents', { 'AGENTS.md': AGENTS });
-    const check = await runCliJson(['hygiene', 'check', '--json'], { cwd: repo.dir });
-    assert.equal(check.code, 0, check.stderr);
-    const report = JSON.parse(readFileSync(repo.path('.dochygiene/report.json'), 'utf8')) as {
-      entries: Entry[];
-    };
-    const ours = report.entries.filter((e) =>
-      e.signals.some((s) => s.name === 'repeated_block' || s.name === 'machine_markers'),
-    );
+    const { repo, ours } = await checked();
     assert.equal(ours.length, 6);
     assert.deepEqual([...new Set(ours.map((e) => e.safety_tier))], ['confirm']);
     const held = await runCliJson(['hygiene', 'apply', '--report', '.dochygiene/report.json'], {
@@ -82,19 +88,10 @@ describe('repeated blocks and machine markers, end to end (built CLI)', () => {
   });
 
   it('a file changed since the check keeps its text: the entries are refused as stale', async () => {
-    const repo = makeRepo();
-    repos.push(repo);
-    repo.commit('agents', { 'AGENTS.md': AGENTS });
-    const check = await runCliJson(['hygiene', 'check', '--json'], { cwd: repo.dir });
-    assert.equal(check.code, 0, check.stderr);
-    const report = JSON.parse(readFileSync(repo.path('.dochygiene/report.json'), 'utf8')) as {
-      entries: Entry[];
-    };
+    const { repo, ours } = await checked();
     const changed = AGENTS.replace('## Release', '## Releases');
     repo.commit('edit', { 'AGENTS.md': changed });
-    const only = report.entries
-      .filter((e) => e.signals.some((s) => s.name === 'repeated_block' || s.name === 'machine_markers'))
-      .flatMap((e) => ['--only', e.id]);
+    const only = ours.flatMap((e) => ['--only', e.id]);
     const applied = await runCliJson(['hygiene', 'apply', '--report', '.dochygiene/report.json', ...only], {
       cwd: repo.dir,
     });
