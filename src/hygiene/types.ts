@@ -125,6 +125,10 @@ export const SIGNAL_NAMES = [
   'misnamed_context_file',
   'context_index_drift',
   'tool_specific_wording',
+  'repeated_block',
+  'machine_markers',
+  'stale_nested_context',
+  'dropped_tool_claim',
 ] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
 

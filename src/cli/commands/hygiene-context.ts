@@ -21,6 +21,7 @@ function renderAgent(agent: AgentContextReport): string[] {
       ...(file.aliases ? [`also ${file.aliases.map(quote).join(', ')}`] : []),
       ...(file.imported_by !== undefined ? [`imported by ${quote(file.imported_by)}`] : []),
       ...(file.cut_at_byte !== undefined ? [`cut at byte ${file.cut_at_byte}`] : []),
+      ...(file.part === 'skill-description' ? ['skill: its name and description; the body on demand'] : []),
     ];
     lines.push(
       `  ${`≈${file.tokens}`.padStart(8)}  ${quote(file.path)}${notes.length > 0 ? `  (${notes.join('; ')})` : ''}`,
@@ -31,6 +32,7 @@ function renderAgent(agent: AgentContextReport): string[] {
     const by = [
       ...(file.aliases ? [`; also ${file.aliases.map(quote).join(', ')}`] : []),
       ...(file.imported_by !== undefined ? [`; imported by ${quote(file.imported_by)}`] : []),
+      ...(file.part === 'skill-body' ? ['; the skill’s body'] : []),
     ].join('');
     lines.push(`    ${`≈${file.tokens}`.padStart(8)}  ${quote(file.path)} — ${file.when}${by}`);
   }

@@ -18,6 +18,9 @@
  *      loads through an import, is deleted (delete-range); any other copy (a Claude file
  *      restating another agent's file, a context file restating a guide) gets one
  *      generative entry for its largest span, whose op names the import or link to add;
+ *   3c. in agent context, `repeated_block` → delete the second copy (delete-range) when the
+ *      text still repeats the first word for word, and `machine_markers` → one replace-text
+ *      removing the markers; both bloat/redundant, so always confirm;
  *   4. bloat → a generative distill, only when step 3 proposed nothing: the model-free
  *      fixes come first so they still happen with no model, and the distill is proposed
  *      by the next check once they are applied.
@@ -29,6 +32,7 @@
  */
 import { posix } from 'node:path';
 import { splitLines } from '../line-span.js';
+import { stripMarkers } from '../scan/signals/machine-markers.js';
 import {
   type Anchor,
   COMPLETED_STATUSES,
@@ -425,7 +429,126 @@ function redundantProposals(ctx: FileContext, taken: readonly Proposal[]): Propo
       };
     }
   }
+  out.push(...exactRepeatProposals(ctx, free, anchors));
   return generative !== undefined ? [...out, generative] : out;
+}
+
+const wordKey = (lines: readonly string[]) =>
+  (
+    lines
+      .join(' ')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}_]+/gu) ?? []
+  ).join(' ');
+
+/**
+ * `repeated_block` → delete the second copy, when the file's text still repeats it word for
+ * word (with one blank line around it, so one stays); `machine_markers` → one replace-text
+ * over the marked lines that removes every marker of the shape (lines holding only a marker
+ * go). Both are bloat/redundant: always confirm.
+ */
+function exactRepeatProposals(ctx: FileContext, free: (a: Anchor) => boolean, anchors: Anchor[]): Proposal[] {
+  const out: Proposal[] = [];
+  const base = { path: ctx.path, category: { class: 'bloat', subtype: 'redundant' } as const };
+  for (const signal of ctx.signals) {
+    const start = int(signal.data?.['start_line']);
+    const end = int(signal.data?.['end_line']);
+    if (start === undefined || end === undefined || start < 1 || end > ctx.lines.length || start > end)
+      continue;
+    if (signal.name === 'repeated_block') {
+      const firstStart = int(signal.data?.['first_start_line']);
+      const firstEnd = int(signal.data?.['first_end_line']);
+      if (firstStart === undefined || firstEnd === undefined || firstEnd >= start || firstStart < 1) continue;
+      const copy = wordKey(ctx.lines.slice(start - 1, end));
+      if (copy === '' || copy !== wordKey(ctx.lines.slice(firstStart - 1, firstEnd))) continue;
+      const blank = (n: number) => n < 1 || n > ctx.lines.length || ctx.lines[n - 1]!.trim() === '';
+      const anchor = {
+        start_line: start,
+        end_line: blank(start - 1) && end < ctx.lines.length && blank(end + 1) ? end + 1 : end,
+      };
+      if (!free(anchor)) continue;
+      anchors.push(anchor);
+      out.push({
+        ...base,
+        signals: [signal],
+        op: `Delete lines ${start}–${end}: they repeat lines ${firstStart}–${firstEnd} of the same file word for word.`,
+        op_type: 'deterministic',
+        exact_edit: { kind: 'delete-range', anchor },
+        confidence: 0.8,
+      });
+    } else if (signal.name === 'machine_markers') {
+      out.push(...markerProposals(ctx, signal, free, anchors));
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes a `machine_markers` shape: markers with the same text on every line go in one
+ * replace-text over their span (when the text occurs nowhere else in it, code included);
+ * otherwise one edit per line — a replace-text, or a delete-range for a line holding only
+ * the marker. A line whose text no longer carries the marker gets none.
+ */
+function markerProposals(
+  ctx: FileContext,
+  signal: Signal,
+  free: (a: Anchor) => boolean,
+  anchors: Anchor[],
+): Proposal[] {
+  const shape = str(signal.data?.['shape']);
+  const marked = (Array.isArray(signal.data?.['lines']) ? (signal.data['lines'] as unknown[]) : [])
+    .map(int)
+    .filter((n): n is number => n !== undefined && n >= 1 && n <= ctx.lines.length);
+  if (shape === undefined || marked.length === 0) return [];
+  const base = {
+    path: ctx.path,
+    category: { class: 'bloat', subtype: 'redundant' } as const,
+    signals: [signal],
+    op_type: 'deterministic' as const,
+    confidence: 0.8,
+  };
+  const stripped = marked.map((n) => ({
+    n,
+    line: ctx.lines[n - 1]!,
+    ...stripMarkers(ctx.lines[n - 1]!, shape),
+  }));
+  if (stripped.some((s) => s.removed.length === 0)) return [];
+  const literal = stripped[0]!.removed.join('');
+  const span = { start_line: marked[0]!, end_line: marked[marked.length - 1]! };
+  const spanText = ctx.lines.slice(span.start_line - 1, span.end_line).join('\n');
+  const sameEverywhere =
+    stripped.every((s) => s.kept !== null && s.line.replace(literal, '') === s.kept) &&
+    spanText.split(literal).length - 1 === marked.length;
+  if (sameEverywhere && free(span)) {
+    anchors.push(span);
+    return [
+      {
+        ...base,
+        op: `Remove the ${marked.length} "${literal.trim()}" markers in lines ${span.start_line}–${span.end_line}: no agent acts on them, and every one that loads the file pays for them.`,
+        exact_edit: { kind: 'replace-text', anchor: span, match: literal, replacement: '' },
+      },
+    ];
+  }
+  const out: Proposal[] = [];
+  for (const s of stripped) {
+    const anchor = { start_line: s.n, end_line: s.n };
+    if (!free(anchor)) continue;
+    anchors.push(anchor);
+    out.push(
+      s.kept === null
+        ? {
+            ...base,
+            op: `Delete line ${s.n}: it holds only the marker ${s.removed.join('').trim()}, which no agent acts on.`,
+            exact_edit: { kind: 'delete-range', anchor },
+          }
+        : {
+            ...base,
+            op: `Remove the marker ${s.removed.join('').trim()} from line ${s.n}: no agent acts on it.`,
+            exact_edit: { kind: 'replace-text', anchor, match: s.line, replacement: s.kept },
+          },
+    );
+  }
+  return out;
 }
 
 function distillProposal(ctx: FileContext): Proposal | undefined {

@@ -170,6 +170,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
 
   progress('computing signals');
   const wantsManifests = SIGNAL_MODULES.some((m) => m.needs.includes('manifests'));
+  const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
   const input: SignalInput = {
     facts,
     history: historyFacts,
@@ -177,6 +178,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     config,
     agents,
     whoLoads: new WhoLoads(agents),
+    inScope,
   };
   const signals = new Map<string, Signal[]>();
   const collect = async (module: SignalModule, from: SignalInput) =>
@@ -206,7 +208,6 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     nowMs: options.nowMs ?? Date.now(),
     ...(options.deadline ? { deadline: options.deadline } : {}),
   });
-  const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
   const artifact: ScanArtifact = {
     project_root: root,
     scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,

@@ -279,6 +279,91 @@ describe('stw hygiene context', () => {
     );
   });
 
+  it('counts skills as listed at start-up (name and description) and read on demand (the body), per agent that reads them', async () => {
+    const skill = (name: string, description: string, body: string) =>
+      `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\n${body}\n`;
+    const release = skill(
+      'release',
+      'Cut a release: bump versions, tag, publish.',
+      'Step one. '.repeat(1500),
+    );
+    const files = {
+      'CLAUDE.md': '# Claude\n',
+      '.claude/skills/release/SKILL.md': release,
+      '.agents/skills/triage/SKILL.md': skill('triage', 'Label and route new issues.', 'Read the issue.'),
+      'web/.claude/skills/deploy/SKILL.md': skill('deploy', 'Deploy the web app.', 'Run the deploy.'),
+      'plugin/.claude-plugin/plugin.json': '{ "name": "helper" }\n',
+      'plugin/skills/lint/SKILL.md': skill('lint', 'Lint the code.', 'Run the linter.'),
+      // No plugin.json beside it: no agent reads it.
+      'examples/skills/demo/SKILL.md': skill('demo', 'A demo.', 'Nothing.'),
+    };
+    const repo = fixtureRepo(files);
+    const artifact = await scanDir(repo.dir);
+    const claude = agentOf(artifact, 'claude-code');
+    const listing = 'name: release\ndescription: Cut a release: bump versions, tag, publish.';
+    assert.deepEqual(
+      claude.startup.files.find((f) => f.path === '.claude/skills/release/SKILL.md'),
+      {
+        path: '.claude/skills/release/SKILL.md',
+        tokens: countTokens(listing),
+        bytes: Buffer.byteLength(listing),
+        rule: '.claude/skills/*/SKILL.md',
+        part: 'skill-description',
+      },
+    );
+    assert.equal(
+      claude.startup.tokens,
+      claude.startup.files.reduce((sum, f) => sum + f.tokens, 0),
+    );
+    assert.deepEqual(
+      claude.on_demand.map((f) => [f.path, f.tokens, f.when, f.part]),
+      [
+        [
+          '.claude/skills/release/SKILL.md',
+          countTokens(release),
+          'the skill is used (its description matches the task, or it is invoked by name)',
+          'skill-body',
+        ],
+        [
+          'plugin/skills/lint/SKILL.md',
+          countTokens(files['plugin/skills/lint/SKILL.md']),
+          'the plugin in plugin/ is installed (then listed by name and description; the body when used)',
+          undefined,
+        ],
+        [
+          'web/.claude/skills/deploy/SKILL.md',
+          countTokens(files['web/.claude/skills/deploy/SKILL.md']),
+          'working with files under web/ (then listed by name and description; the body when used)',
+          undefined,
+        ],
+      ],
+    );
+    const codex = agentOf(artifact, 'codex');
+    assert.deepEqual(startupPaths(codex), ['.agents/skills/triage/SKILL.md']);
+    assert.deepEqual(
+      codex.on_demand.map((f) => [f.path, f.part]),
+      [['.agents/skills/triage/SKILL.md', 'skill-body']],
+    );
+    // A skill body is read on demand, so it is no start-up weight however long it is.
+    const weight = (artifact.signals['.claude/skills/release/SKILL.md'] ?? []).filter(
+      (sig) => sig.name === 'context_weight',
+    );
+    assert.deepEqual(
+      weight.map((sig) => sig.data?.['injection']),
+      ['on-demand'],
+    );
+    const human = await runCli(['hygiene', 'context', '--agent', 'claude'], { cwd: repo.dir });
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(
+      human.stdout,
+      /\.claude\/skills\/release\/SKILL\.md {2}\(skill: its name and description; the body on demand\)\n/,
+    );
+    assert.match(
+      human.stdout,
+      /\.claude\/skills\/release\/SKILL\.md — the skill is used .*; the skill’s body\n/,
+    );
+  });
+
   it('refuses an unknown agent as a usage error', async () => {
     const repo = fixtureRepo({ 'AGENTS.md': '# A\n' });
     const result = await runCli(['hygiene', 'context', '--agent', 'vim'], { cwd: repo.dir });

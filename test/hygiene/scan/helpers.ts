@@ -31,6 +31,16 @@ export function signalsOf(artifact: ScanArtifact, path: string, name: Signal['na
   return (artifact.signals[path] ?? []).filter((s) => s.name === name);
 }
 
+/** Every signal named `name`, with its path, in the artifact's path order. */
+export function everySignal(
+  artifact: ScanArtifact,
+  name: Signal['name'],
+): { path: string; line: number | undefined; data: unknown }[] {
+  return Object.entries(artifact.signals).flatMap(([path, list]) =>
+    list.filter((s) => s.name === name).map((s) => ({ path, line: s.line, data: s.data })),
+  );
+}
+
 /** `{line, data}` of each signal, for exact comparison. */
 export function brief(signals: Signal[]): { line: number | undefined; data: unknown }[] {
   return signals.map((s) => ({ line: s.line, data: s.data }));

@@ -24,6 +24,8 @@ export type AgentId = (typeof AGENT_IDS)[number];
 export type Activation =
   | { load: 'startup' }
   | { load: 'on-demand'; when: string }
+  /** A skill: its frontmatter `name` and `description` at start-up, the whole file when used. */
+  | { load: 'skill'; when: string }
   /** The agent does not read this file at all (e.g. a rule type it ignores). */
   | { load: 'never'; why: string };
 
@@ -37,10 +39,18 @@ export interface RuleFile {
   frontmatter: ReadonlyMap<string, string>;
 }
 
+/** What decides whether a rule applies to a path beyond its glob: the other listed files. */
+export interface RuleContext {
+  path: string;
+  isListed: (path: string) => boolean;
+}
+
 export interface FileRule {
   /** Root-relative picomatch glob (dot files match). */
   glob: string;
   activation: (file: RuleFile) => Activation;
+  /** When set, the rule matches only the paths for which it is true (a plugin's skills). */
+  applies?: (file: RuleContext) => boolean;
   /** The documentation page (and section) this rule comes from. */
   source: string;
 }
@@ -76,6 +86,8 @@ const COPILOT = 'GitHub Docs, “Adding repository custom instructions for GitHu
 const CURSOR =
   'Cursor docs, “Rules” (rule types Always, Auto Attached, Agent Requested, Manual; legacy .cursorrules)';
 const CLINE = 'Cline docs, “Cline Rules” overview, section “How It Works” and “Supported Rule Files”';
+const CLAUDE_SKILLS = 'Claude Code docs, “Agent Skills” (where skills live; how Claude uses them)';
+const CODEX_SKILLS = 'Codex docs, “Agent Skills” (progressive disclosure; skill locations, REPO scope)';
 const WINDSURF =
   'Windsurf docs, “Memories & Rules”, sections “Rules” and “Activation modes”; “AGENTS.md” page';
 
@@ -93,6 +105,40 @@ function copilotInstructions(file: RuleFile): Activation {
     ? { load: 'on-demand', when: `working on files matching applyTo ${applyTo}` }
     : { load: 'on-demand', when: 'attached by hand (no applyTo)' };
 }
+
+/** `a/b/.claude/skills/x` → `a/b` (the folder a nested skills folder belongs to). */
+const ownerOf = (skillDir: string, marker: string) => skillDir.slice(0, skillDir.lastIndexOf(`/${marker}/`));
+const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
+
+/**
+ * A skill's name and description are listed at start-up; the agent reads the whole
+ * SKILL.md when it uses the skill (its description matches the task, or it is invoked).
+ */
+const skill = (): Activation => ({
+  load: 'skill',
+  when: 'the skill is used (its description matches the task, or it is invoked by name)',
+});
+
+/** Skills in a nested `FOLDER/skills/` (`pkg/.claude/skills/x/SKILL.md`), on demand for that subtree. */
+function nestedSkills(folder: string, when: (owner: string) => string, source: string): FileRule {
+  return {
+    glob: `**/${folder}/skills/*/SKILL.md`,
+    activation: (f) => ({
+      load: 'on-demand',
+      when: `${when(ownerOf(f.dir, folder))} (then listed by name and description; the body when used)`,
+    }),
+    source,
+  };
+}
+
+/** A plugin's skills folder: `P/skills/NAME/SKILL.md` beside `P/.claude-plugin/plugin.json`. */
+function pluginOf(file: { path: string }): string {
+  return parentOf(parentOf(parentOf(file.path)));
+}
+const inPlugin = (file: RuleContext) => {
+  const plugin = pluginOf(file);
+  return file.isListed(`${plugin === '' ? '' : `${plugin}/`}.claude-plugin/plugin.json`);
+};
 
 /** Cursor's four rule types, decided by frontmatter in this order. */
 function cursorRule(file: RuleFile): Activation {
@@ -157,6 +203,23 @@ export const AGENTS: readonly AgentModel[] = [
         activation: (f) => ({ load: 'on-demand', when: `reading files under ${f.dir}/` }),
         source: `${CLAUDE_MEMORY}, “How Claude looks up memories”`,
       },
+      // Verified: project skills are .claude/skills/NAME/SKILL.md; "Claude loads skill names and
+      // descriptions at startup" and the full SKILL.md when a skill is relevant or invoked (/name).
+      { glob: '.claude/skills/*/SKILL.md', activation: skill, source: CLAUDE_SKILLS },
+      // Verified: skills in nested .claude/skills folders are discovered when Claude works with
+      // files in that subtree (monorepos).
+      nestedSkills('.claude', (owner) => `working with files under ${owner}/`, CLAUDE_SKILLS),
+      // Verified: a plugin's skills are P/skills/NAME/SKILL.md beside P/.claude-plugin/plugin.json;
+      // they load only once the plugin is installed, which the repository alone does not show.
+      {
+        glob: '**/skills/*/SKILL.md',
+        applies: inPlugin,
+        activation: (f) => ({
+          load: 'on-demand',
+          when: `the plugin in ${pluginOf(f) === '' ? 'the root' : `${pluginOf(f)}/`} is installed (then listed by name and description; the body when used)`,
+        }),
+        source: 'Claude Code docs, “Plugins reference” (plugin skills/ folder)',
+      },
     ],
     // Verified: "Imported files can recursively import additional files, with a maximum depth of
     // 5 hops"; imports are not evaluated inside Markdown code spans and code blocks.
@@ -183,6 +246,11 @@ export const AGENTS: readonly AgentModel[] = [
         activation: (f) => ({ load: 'on-demand', when: `a session started in ${f.dir}/` }),
         source: CODEX_AGENTS_MD,
       },
+      // Verified: repository skills are .agents/skills/NAME/SKILL.md, from the working folder up to
+      // the repository root; Codex starts with each skill's name, description and path and reads
+      // the full SKILL.md only when it uses the skill.
+      { glob: '.agents/skills/*/SKILL.md', activation: skill, source: CODEX_SKILLS },
+      nestedSkills('.agents', (owner) => `a session started in ${owner}/`, CODEX_SKILLS),
     ],
     stripsBlockHtmlComments: false,
     // Verified: "Codex skips empty files and stops adding files once the combined size reaches the
@@ -308,10 +376,15 @@ export function agentModel(id: AgentId): AgentModel {
   return AGENTS.find((agent) => agent.id === id)!;
 }
 
-/** Every glob some agent reads (rules for files no agent reads left out), for the scanner. */
+/**
+ * Every glob some agent reads, for the scanner: rules for files no agent reads left out, and
+ * rules whose match depends on other files (`applies`: a plugin's skills).
+ */
 export function agentContextGlobs(): string[] {
   const globs = AGENTS.flatMap((agent) =>
-    agent.files.filter((rule) => rule.activation(PROBE).load !== 'never').map((rule) => rule.glob),
+    agent.files
+      .filter((rule) => rule.applies === undefined && rule.activation(PROBE).load !== 'never')
+      .map((rule) => rule.glob),
   );
   return [...new Set(globs)];
 }

@@ -24,6 +24,8 @@ export interface StartupFile {
   imported_by?: string;
   /** Set when a byte cap cut this file: the offset of the first byte not loaded. */
   cut_at_byte?: number;
+  /** A skill's `name` and `description`, the part listed at start-up (its body is on demand). */
+  part?: 'skill-description';
 }
 
 export interface OnDemandFile {
@@ -34,6 +36,8 @@ export interface OnDemandFile {
   when: string;
   rule: string;
   imported_by?: string;
+  /** A skill's whole SKILL.md, read when the skill is used. */
+  part?: 'skill-body';
 }
 
 export interface CutOffFile {
@@ -210,8 +214,10 @@ function contextFor(
     map.set(real, { real, aliases, rule, ...extra });
   };
 
+  const isListed = (path: string) => listed.has(path);
+  const skills = new Map<string, Reached & { when: string }>();
   for (const path of files) {
-    const match = matchers.find((m) => m.isMatch(path));
+    const match = matchers.find((m) => m.isMatch(path) && (m.rule.applies?.({ path, isListed }) ?? true));
     if (!match) continue;
     const real = input.realPath(path);
     if (real === undefined) continue;
@@ -231,6 +237,8 @@ function contextFor(
     const activation = match.rule.activation(file);
     if (activation.load === 'never') notLoaded.push({ path, why: activation.why });
     else if (activation.load === 'startup') reach(startup, path, real, match.rule.glob);
+    else if (activation.load === 'skill')
+      reach(skills, path, real, match.rule.glob, { when: activation.when });
     else if (!startup.has(real)) reach(onDemand, path, real, match.rule.glob, { when: activation.when });
   }
   if (agent.imports) followImports(agent, startup, onDemand, listed, input, load);
@@ -252,17 +260,40 @@ function contextFor(
       ...(cut ? { cut_at_byte: cut.cut_at_byte } : {}),
     };
   });
+  const skillBodies: OnDemandFile[] = [];
+  for (const r of skills.values()) {
+    if (startup.has(r.real) || onDemand.has(r.real)) continue;
+    const listing = skillListing(load(r.real)!);
+    const aliases = r.aliases.size > 0 ? { aliases: [...r.aliases].sort(cmp) } : {};
+    startupFiles.push({
+      path: r.real,
+      ...aliases,
+      tokens: input.countTokens(listing),
+      bytes: Buffer.byteLength(listing),
+      rule: r.rule,
+      part: 'skill-description',
+    });
+    skillBodies.push({
+      path: r.real,
+      ...aliases,
+      tokens: tokensOf(agent, r.real),
+      when: r.when,
+      rule: r.rule,
+      part: 'skill-body',
+    });
+  }
   startupFiles.sort((a, b) => b.tokens - a.tokens || cmp(a.path, b.path));
-  const onDemandFiles: OnDemandFile[] = [...onDemand.values()]
-    .map((r) => ({
+  const onDemandFiles: OnDemandFile[] = [
+    ...[...onDemand.values()].map((r) => ({
       path: r.real,
       ...(r.aliases.size > 0 ? { aliases: [...r.aliases].sort(cmp) } : {}),
       tokens: tokensOf(agent, r.real),
       when: r.when,
       rule: r.rule,
       ...(r.importedBy !== undefined ? { imported_by: r.importedBy } : {}),
-    }))
-    .sort((a, b) => cmp(a.path, b.path));
+    })),
+    ...skillBodies,
+  ].sort((a, b) => cmp(a.path, b.path));
   return {
     agent: agent.id,
     name: agent.name,
@@ -275,6 +306,17 @@ function contextFor(
     cut_off: cutOff,
     ...(notLoaded.length > 0 ? { not_loaded: notLoaded.sort((a, b) => cmp(a.path, b.path)) } : {}),
   };
+}
+
+/**
+ * What a session lists of a skill at start-up: its frontmatter `name` and `description`.
+ */
+export function skillListing(k: { parsed: ParsedDoc; frontmatter: ReadonlyMap<string, string> }): string {
+  const data = k.parsed.frontmatter.data ?? {};
+  // YAML first (a folded description); a value YAML refuses ("Use it: …") as written.
+  const text = (key: string) =>
+    typeof data[key] === 'string' ? (data[key] as string).trim() : (k.frontmatter.get(key) ?? '').trim();
+  return [`name: ${text('name')}`, `description: ${text('description')}`].join('\n');
 }
 
 /** Resolves an `@import` written in `from` to a listed file, or undefined (outside the repository, missing). */

@@ -26,6 +26,8 @@ export class WhoLoads {
     this.names = new Map(agents.map((a) => [a.agent, a.name]));
     for (const agent of agents) {
       for (const file of agent.startup.files) {
+        // A skill's start-up part is its description; its text is read on demand (below).
+        if (file.part === 'skill-description') continue;
         for (const path of [file.path, ...(file.aliases ?? [])]) {
           const l = this.entry(path);
           l.startup.push(agent.agent);

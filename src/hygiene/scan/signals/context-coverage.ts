@@ -7,6 +7,7 @@
  * - `symlink-to-guide`: a context file name that is a symlink to a long guide written for
  *   people (`CLAUDE.md` → `CONTRIBUTING.md`): every session pays for all of it.
  */
+import { type AgentId, agentModel } from '../context/agents.js';
 import { AGENT_CONTEXT_NAME } from '../context/names.js';
 import { baseOf, dirOf } from '../paths.js';
 import type { SignalInput, SignalModule } from './types.js';
@@ -22,33 +23,60 @@ export const contextCoverage: SignalModule = {
   },
 };
 
+/** Agents that read nested files of one name, and the name (their coverage is per folder). */
+const NESTED_READERS: readonly {
+  agent: AgentId;
+  name: string;
+  usedBy: (files: readonly string[]) => boolean;
+}[] = [
+  {
+    agent: 'claude-code',
+    name: 'CLAUDE.md',
+    usedBy: (files) => files.some((p) => baseOf(p) === 'CLAUDE.md' || p.startsWith('.claude/')),
+  },
+  { agent: 'codex', name: 'AGENTS.md', usedBy: (files) => files.includes('AGENTS.md') },
+  { agent: 'gemini-cli', name: 'GEMINI.md', usedBy: (files) => files.includes('GEMINI.md') },
+];
+
 function unreadAgentsFiles({ facts, whoLoads }: SignalInput, emit: Parameters<SignalModule['collect']>[1]) {
   const files = facts.tree.files;
-  const usesClaude = files.some((p) => baseOf(p) === 'CLAUDE.md' || p.startsWith('.claude/'));
-  const claudeFiles = files.filter((p) => {
-    const l = whoLoads.of(p);
-    return l.startup.includes('claude-code') || l.onDemand.includes('claude-code');
-  });
-  const linkedFromClaude = new Set<string>();
-  for (const from of claudeFiles) {
-    for (const { r } of facts.resolvedRefs.get(from) ?? []) if (r?.exists) linkedFromClaude.add(r.path);
-  }
-  for (const path of files) {
-    if (baseOf(path) !== 'AGENTS.md' || whoLoads.realOf(path) !== path) continue;
-    const l = whoLoads.of(path);
-    if (l.startup.includes('claude-code') || l.onDemand.includes('claude-code')) continue;
-    if (linkedFromClaude.has(path)) continue;
-    const folder = dirOf(path);
-    const sibling = folder === '' ? 'CLAUDE.md' : `${folder}/CLAUDE.md`;
-    if (folder !== '' && (!usesClaude || facts.tree.isFile(sibling))) continue;
-    const hasSibling = facts.tree.isFile(sibling);
-    emit(path, {
-      line: 1,
-      detail: hasSibling
-        ? `Claude Code never reads it: ${sibling} neither imports (@${baseOf(path)}) nor links it`
-        : `Claude Code never reads it: there is no ${sibling} (a one-line "@AGENTS.md" file, or a symlink, would load it)`,
-      data: { reason: 'agents-md-not-read-by-claude', claude_file: sibling, claude_file_exists: hasSibling },
-    });
+  for (const reader of NESTED_READERS) {
+    const uses = reader.usedBy(files);
+    const reads = (p: string) => {
+      const l = whoLoads.of(p);
+      return l.startup.includes(reader.agent) || l.onDemand.includes(reader.agent);
+    };
+    const linked = new Set<string>();
+    for (const from of files.filter(reads)) {
+      for (const { r } of facts.resolvedRefs.get(from) ?? []) if (r?.exists) linked.add(r.path);
+    }
+    for (const path of files) {
+      const name = baseOf(path);
+      if (name === reader.name || !NESTED_READERS.some((r) => r.name === name)) continue;
+      if (whoLoads.realOf(path) !== path || reads(path) || linked.has(path)) continue;
+      const folder = dirOf(path);
+      // No session works in a dot folder: an AGENTS.md inside `.agents/skills/x/` is a skill's
+      // page, not a folder's context.
+      if (folder.split('/').some((segment) => segment.startsWith('.'))) continue;
+      const own = folder === '' ? reader.name : `${folder}/${reader.name}`;
+      const hasOwn = facts.tree.isFile(own);
+      const claudeRoot = reader.agent === 'claude-code' && name === 'AGENTS.md';
+      // The root AGENTS.md is always checked for Claude Code; otherwise only a nested file in a
+      // project that uses the agent, in a folder without the agent's own file.
+      if (!(claudeRoot && folder === '') && (folder === '' || !uses || hasOwn)) continue;
+      const model = agentModel(reader.agent);
+      const fix =
+        model.imports !== undefined ? `a one-line "@${name}" file, or a symlink,` : 'a symlink to it';
+      emit(path, {
+        line: 1,
+        detail: hasOwn
+          ? `${model.name} never reads it: ${own} neither imports (@${name}) nor links it`
+          : `${model.name} never reads it: there is no ${own} (${fix} would load it)`,
+        data: claudeRoot
+          ? { reason: 'agents-md-not-read-by-claude', claude_file: own, claude_file_exists: hasOwn }
+          : { reason: 'nested-not-read', agent: reader.agent, agent_file: own, agent_file_exists: hasOwn },
+      });
+    }
   }
 }
 

@@ -7,13 +7,17 @@ import { contextGrowth } from './context-growth.js';
 import { contextIndexDrift } from './context-index-drift.js';
 import { contextWeight } from './context-weight.js';
 import { directoryMapDrift } from './directory-map-drift.js';
+import { droppedToolClaim } from './dropped-tool-claim.js';
 import { duplicateContent } from './duplicate-content.js';
 import { editRecencyVsChurn } from './edit-recency-vs-churn.js';
 import { frontmatterMarker } from './frontmatter-marker.js';
+import { machineMarkers } from './machine-markers.js';
 import { misnamedContextFile } from './misnamed-context-file.js';
 import { nearDuplicate } from './near-duplicate.js';
+import { repeatedBlock } from './repeated-block.js';
 import { sessionNotes } from './session-notes.js';
 import { staleNameLocation } from './stale-name-location.js';
+import { staleNestedContext } from './stale-nested-context.js';
 import { toolSpecificWording } from './tool-specific-wording.js';
 import type { SignalModule } from './types.js';
 import { versionSkew } from './version-skew.js';
@@ -40,6 +44,10 @@ export const SIGNAL_MODULES: readonly SignalModule[] = [
   misnamedContextFile,
   contextIndexDrift,
   toolSpecificWording,
+  repeatedBlock,
+  machineMarkers,
+  staleNestedContext,
+  droppedToolClaim,
 ];
 
 /** History-based signals: unavailable without a full history. */

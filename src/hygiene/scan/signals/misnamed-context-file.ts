@@ -82,12 +82,11 @@ export const misnamedContextFile: SignalModule = {
   description:
     'a file named almost like an agent-context file (case, a doubled dot, a singular), which no agent loads',
   needs: [],
-  collect({ facts, whoLoads }, emit) {
-    // Scanned docs, and the root's rules files (not docs by name).
-    const candidates = new Set([
-      ...facts.docs.keys(),
-      ...facts.tree.files.filter((p) => /^\.[a-z]+rules?$/i.test(p)),
-    ]);
+  collect({ facts, whoLoads, inScope }, emit) {
+    // Every listed path in scope, not only the scanned docs: `CLAUDE.MD` is no doc by the
+    // case-sensitive `**/*.md` glob, a rules file is no doc by name, and a file outside the
+    // configured globs is still loaded (or not) by the agents.
+    const candidates = new Set([...facts.docs.keys(), ...facts.tree.files.filter(inScope)]);
     for (const path of [...candidates].sort(cmp)) {
       if (whoLoads.isLoaded(path)) continue;
       const meant = misnamedAs(path);

@@ -6,6 +6,7 @@
  * are scoped to it by their author and are left alone; so are code blocks.
  */
 import { type AgentId, agentModel } from '../context/agents.js';
+import type { WhoLoads } from '../context/who-loads.js';
 import type { SignalModule } from './types.js';
 
 interface ToolPhrase {
@@ -52,12 +53,16 @@ const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
 
 export const toolSpecificWording: SignalModule = {
   name: 'tool_specific_wording',
-  description: "wording for one agent's tools in a file another agent loads at start-up",
+  description:
+    "wording for one agent's tools in a file another agent loads at start-up or through an @import",
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of facts.docs.values()) {
       if (whoLoads.realOf(doc.path) !== doc.path) continue;
-      const loaders = whoLoads.of(doc.path).startup;
+      const l = whoLoads.of(doc.path);
+      // At start-up, or on demand through an import chain (a nested CLAUDE.md's @AGENTS.md):
+      // who reads a file is judged by the chain that reaches it, not by its name.
+      const loaders = [...l.startup, ...l.onDemand.filter((id) => l.importedBy.has(id))];
       if (loaders.length === 0) continue;
       let heading = '';
       for (let n = doc.parsed.frontmatter.endLine + 1; n <= doc.lines.length; n++) {
@@ -73,13 +78,45 @@ export const toolSpecificWording: SignalModule = {
           if (others.length === 0 || phrase.scope.test(heading)) continue;
           const hit = phrase.pattern.exec(line);
           if (!hit) continue;
-          emit(doc.path, {
-            line: n,
-            detail: `"${hit[0]}" is ${agentModel(phrase.agent).name} wording, but ${whoLoads.namesOf(others)} load${others.length === 1 ? 's' : ''} this file too`,
-            data: { tool: phrase.agent, phrase: hit[0], other_agents: others },
-          });
+          emit(doc.path, wordingSignal(doc.path, n, phrase.agent, hit[0], others, loaders, whoLoads));
         }
       }
     }
   },
 };
+
+/** The import chain by which `agent` reaches `path`, from the file it loads by name down to `path`. */
+export function importChain(path: string, agent: AgentId, whoLoads: WhoLoads): string[] {
+  const chain = [path];
+  for (let at = whoLoads.of(path).importedBy.get(agent); at !== undefined && !chain.includes(at); ) {
+    chain.unshift(at);
+    at = whoLoads.of(at).importedBy.get(agent);
+  }
+  return chain;
+}
+
+function wordingSignal(
+  path: string,
+  line: number,
+  tool: AgentId,
+  phrase: string,
+  others: AgentId[],
+  loaders: AgentId[],
+  whoLoads: WhoLoads,
+) {
+  const imported = others.filter((id) => whoLoads.of(path).importedBy.has(id));
+  const chain = imported.length > 0 ? importChain(path, imported[0]!, whoLoads) : [];
+  const via =
+    chain.length > 1 ? ` (${whoLoads.namesOf(imported)} through ${chain.slice(0, -1).join(' → @')})` : '';
+  const own = loaders.includes(tool) ? ' too' : `, and ${agentModel(tool).name} does not`;
+  return {
+    line,
+    detail: `"${phrase}" is ${agentModel(tool).name} wording, but ${whoLoads.namesOf(others)} load${others.length === 1 ? 's' : ''} this file${via}${own}`,
+    data: {
+      tool,
+      phrase,
+      other_agents: others,
+      ...(chain.length > 1 ? { import_chain: chain, imported_for: imported } : {}),
+    },
+  };
+}

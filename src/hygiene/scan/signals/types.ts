@@ -24,6 +24,8 @@ export interface SignalInput {
   agents: readonly AgentContext[];
   /** The same facts by path: which agents load a file, at start-up or on demand. */
   whoLoads: WhoLoads;
+  /** Whether a listed path is inside the scan's `--scope` (every path when none was given). */
+  inScope: (path: string) => boolean;
 }
 
 /** Emits one signal of the module's own name on `path`. */

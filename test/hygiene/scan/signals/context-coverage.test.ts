@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
+import { brief, everySignal, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
 
 const guide = `# Contributing\n\n${Array.from({ length: 400 }, (_, i) => `- Step ${i}: describe the change, run the checks, and ask for a review of part ${i}.`).join('\n')}\n`;
 
@@ -17,9 +17,7 @@ describe('context_coverage', () => {
       'app/CLAUDE.md': 'Read [the rules](AGENTS.md).\n',
     });
     const artifact = await scanDir(repo.dir);
-    const found = Object.entries(artifact.signals).flatMap(([path, list]) =>
-      list.filter((s) => s.name === 'context_coverage').map((s) => ({ path, line: s.line, data: s.data })),
-    );
+    const found = everySignal(artifact, 'context_coverage');
     assert.deepEqual(found, [
       {
         path: 'AGENTS.md',
@@ -60,5 +58,92 @@ describe('context_coverage', () => {
     );
     assert.ok((signal!.data!['tokens'] as number) > 2000);
     assert.deepEqual(brief(signalsOf(artifact, 'CONTRIBUTING.md', 'context_coverage')), []);
+  });
+
+  it('reports, per file and agent, a nested file of another agent that an agent the project uses never reads', async () => {
+    const repo = fixtureRepo({
+      'AGENTS.md': '# Agents\n',
+      'CLAUDE.md': '@AGENTS.md\n',
+      'GEMINI.md': '@AGENTS.md\n',
+      // Codex and Gemini CLI never read a nested CLAUDE.md.
+      'web/CLAUDE.md': '# Web\n',
+      // Read by neither Claude Code nor Gemini CLI: nothing imports or links it.
+      'api/AGENTS.md': '# API\n',
+      // Covered: a sibling file of each agent's own name.
+      'cli/AGENTS.md': '# CLI\n',
+      'cli/CLAUDE.md': '@AGENTS.md\n',
+      'cli/GEMINI.md': '@./AGENTS.md\n',
+      // A skill's page, not a folder's context: no session works in a dot folder.
+      '.agents/skills/review/AGENTS.md': '# Review\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const found = everySignal(artifact, 'context_coverage');
+    assert.deepEqual(found, [
+      {
+        path: 'api/AGENTS.md',
+        line: 1,
+        data: {
+          reason: 'agents-md-not-read-by-claude',
+          claude_file: 'api/CLAUDE.md',
+          claude_file_exists: false,
+        },
+      },
+      {
+        path: 'api/AGENTS.md',
+        line: 1,
+        data: {
+          reason: 'nested-not-read',
+          agent: 'gemini-cli',
+          agent_file: 'api/GEMINI.md',
+          agent_file_exists: false,
+        },
+      },
+      {
+        path: 'web/CLAUDE.md',
+        line: 1,
+        data: {
+          reason: 'nested-not-read',
+          agent: 'codex',
+          agent_file: 'web/AGENTS.md',
+          agent_file_exists: false,
+        },
+      },
+      {
+        path: 'web/CLAUDE.md',
+        line: 1,
+        data: {
+          reason: 'nested-not-read',
+          agent: 'gemini-cli',
+          agent_file: 'web/GEMINI.md',
+          agent_file_exists: false,
+        },
+      },
+    ]);
+    const [codex] = signalsOf(artifact, 'web/CLAUDE.md', 'context_coverage');
+    assert.equal(
+      codex!.detail,
+      'Codex never reads it: there is no web/AGENTS.md (a symlink to it would load it)',
+    );
+  });
+
+  it('reports gaps only for the agents the project uses (Claude Code here, not Codex or Gemini CLI)', async () => {
+    const repo = fixtureRepo({
+      'CLAUDE.md': '# Claude\n',
+      'web/CLAUDE.md': '# Web\n',
+      'api/GEMINI.md': '# API\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const found = everySignal(artifact, 'context_coverage');
+    assert.deepEqual(
+      found.map((s) => s.data),
+      [
+        {
+          reason: 'nested-not-read',
+          agent: 'claude-code',
+          agent_file: 'api/CLAUDE.md',
+          agent_file_exists: false,
+        },
+      ],
+    );
   });
 });

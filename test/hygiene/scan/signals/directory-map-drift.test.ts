@@ -53,6 +53,91 @@ describe('directory_map_drift', () => {
   });
 });
 
+describe('directory_map_drift: folders a map leaves out', () => {
+  it('reports a folder list and a nested tree level that leave out folders the repository has; not complete maps or a pick', async () => {
+    const repo = fixtureRepo({
+      'packages/core/GEMINI.md': [
+        '# Core', // 1
+        '', // 2
+        '## Architecture', // 3
+        '', // 4
+        '- `src/agent/` & `src/agents/`: agent lifecycle.', // 5
+        '- `src/config/`: configuration.', // 6
+        '- `src/tools/`: built-in tools.', // 7
+        '  (file system, shell, web)', // 8
+        '', // 9
+      ].join('\n'),
+      'packages/core/src/agent/a.ts': '',
+      'packages/core/src/agents/a.ts': '',
+      'packages/core/src/config/a.ts': '',
+      'packages/core/src/tools/a.ts': '',
+      'packages/core/src/sandbox/a.ts': '',
+      'packages/core/src/__mocks__/a.ts': '',
+      'packages/core/src/test-utils/a.ts': '',
+      // Complete: every folder listed.
+      'packages/cli/AGENTS.md':
+        '# CLI\n\n- `src/ui/`: UI.\n- `src/commands/`: commands.\n- `src/config/`: settings.\n',
+      'packages/cli/src/ui/a.ts': '',
+      'packages/cli/src/commands/a.ts': '',
+      'packages/cli/src/config/a.ts': '',
+      // A pick, said so: "key folders".
+      'packages/web/AGENTS.md':
+        '# Web\n\nKey folders:\n- `src/pages/`: pages.\n- `src/lib/`: helpers.\n- `src/api/`: routes.\n',
+      'packages/web/src/pages/a.ts': '',
+      'packages/web/src/lib/a.ts': '',
+      'packages/web/src/api/a.ts': '',
+      'packages/web/src/styles/a.css': '',
+      'CLAUDE.md': [
+        '# Layout', // 1
+        '', // 2
+        '```', // 3
+        '├── lib/', // 4
+        '│   ├── parse/', // 5
+        '│   ├── render/', // 6
+        '│   └── util/', // 7
+        '└── docs/', // 8
+        '```', // 9
+        '',
+      ].join('\n'),
+      'lib/parse/a.ts': '',
+      'lib/render/a.ts': '',
+      'lib/util/a.ts': '',
+      'lib/cache/a.ts': '',
+      // A `...` entry says the folder is listed in part: nothing is left out.
+      'GEMINI.md':
+        '# Layout\n\n```\n├── lib/\n│   ├── parse/\n│   ├── render/\n│   ├── util/\n│   └── ...\n└── docs/\n```\n',
+      'docs/a.md': '# A\n',
+      'packages/README.md': '# Packages\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'packages/core/GEMINI.md', 'directory_map_drift')), [
+      {
+        line: 5,
+        data: {
+          map: 'list',
+          start_line: 5,
+          end_line: 8,
+          gone: [],
+          unlisted: ['packages/core/src/sandbox/'],
+        },
+      },
+    ]);
+    assert.equal(
+      signalsOf(artifact, 'packages/core/GEMINI.md', 'directory_map_drift')[0]!.detail,
+      'the folder list in lines 5–8 leaves out packages/core/src/sandbox/',
+    );
+    assert.deepEqual(
+      brief(signalsOf(artifact, 'CLAUDE.md', 'directory_map_drift')).map(
+        (s) => (s.data as { unlisted: string[] }).unlisted,
+      ),
+      [['lib/cache/']],
+    );
+    assert.deepEqual(signalsOf(artifact, 'GEMINI.md', 'directory_map_drift'), []);
+    assert.deepEqual(signalsOf(artifact, 'packages/cli/AGENTS.md', 'directory_map_drift'), []);
+    assert.deepEqual(signalsOf(artifact, 'packages/web/AGENTS.md', 'directory_map_drift'), []);
+  });
+});
+
 describe('directory_map_drift: churn', () => {
   it('reports heavy churn under the mapped folders since the map was last edited', async () => {
     const repo = removeLater(makeRepo({ initialCommit: false }));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { misnamedAs } from '../../../../src/hygiene/scan/signals/misnamed-context-file.js';
-import { fixtureRepo, scanDir } from '../helpers.js';
+import { everySignal, fixtureRepo, scanDir } from '../helpers.js';
 
 describe('misnamed_context_file', () => {
   it('reports names an agent would not load: a doubled dot, a wrong case, a singular, a typo, a wrong folder', async () => {
@@ -28,6 +28,32 @@ describe('misnamed_context_file', () => {
       ['copilot-instructions.md', 1, '.github/copilot-instructions.md'],
       ['sub/Claude.md', 1, 'sub/CLAUDE.md'],
     ]);
+  });
+
+  it('sees every tracked path in scope, not only the scanned docs: an upper-case extension no doc glob matches', async () => {
+    const repo = fixtureRepo({
+      'CLAUDE.MD': '# Claude\n',
+      'pkg/AGENTS.MD': '# Package\n',
+      'vendor/lib/Agents.md': '# Vendored\n',
+      'src/AGENTS.md': '# Source\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(artifact.shortlist.includes('CLAUDE.MD'), false);
+    assert.deepEqual(everySignal(artifact, 'misnamed_context_file'), [
+      { path: 'CLAUDE.MD', line: 1, data: { expected_name: 'CLAUDE.md', exists: false } },
+      { path: 'pkg/AGENTS.MD', line: 1, data: { expected_name: 'pkg/AGENTS.md', exists: false } },
+      {
+        path: 'vendor/lib/Agents.md',
+        line: 1,
+        data: { expected_name: 'vendor/lib/AGENTS.md', exists: false },
+      },
+    ]);
+    // A scope keeps the check inside it.
+    const scoped = await scanDir(repo.dir, { scopes: ['pkg'] });
+    assert.deepEqual(
+      everySignal(scoped, 'misnamed_context_file').map((s) => s.path),
+      ['pkg/AGENTS.MD'],
+    );
   });
 
   it('leaves the right names and unrelated names alone', () => {

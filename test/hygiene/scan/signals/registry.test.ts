@@ -13,6 +13,12 @@ describe('signal modules', () => {
   });
 
   it('name the history signals by what they need', () => {
-    assert.deepEqual(HISTORY_SIGNALS, ['edit_recency_vs_churn', 'append_only_growth', 'context_growth']);
+    assert.deepEqual(HISTORY_SIGNALS, [
+      'edit_recency_vs_churn',
+      'append_only_growth',
+      'context_growth',
+      'stale_nested_context',
+      'dropped_tool_claim',
+    ]);
   });
 });

@@ -37,4 +37,37 @@ describe('tool_specific_wording', () => {
       { line: 1, data: { tool: 'cursor', phrase: '@codebase', other_agents: ['copilot'] } },
     ]);
   });
+
+  it('judges a file by who reads it through the import chain: Codex wording Claude Code reads via @imports', async () => {
+    const repo = fixtureRepo({
+      'CLAUDE.md': '# Claude\n\n@docs/agents/index.md\n',
+      'docs/agents/index.md': '# Agent guide\n\n@workflow.md\n',
+      'docs/agents/workflow.md': '# Workflow\n\nStart each task with `codex exec` and commit.\n',
+      // Imported by nobody: no agent reads it, so its wording is its own business.
+      'docs/codex.md': '# Codex\n\nRun codex exec in CI.\n',
+      // Codex wording under a heading for Codex: scoped by its author.
+      'docs/agents/codex-notes.md': '## Codex\n\nRun codex exec in CI.\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const [signal, ...rest] = signalsOf(artifact, 'docs/agents/workflow.md', 'tool_specific_wording');
+    assert.deepEqual(rest, []);
+    assert.deepEqual(brief([signal!]), [
+      {
+        line: 3,
+        data: {
+          tool: 'codex',
+          phrase: 'codex exec',
+          other_agents: ['claude-code'],
+          import_chain: ['CLAUDE.md', 'docs/agents/index.md', 'docs/agents/workflow.md'],
+          imported_for: ['claude-code'],
+        },
+      },
+    ]);
+    assert.equal(
+      signal!.detail,
+      '"codex exec" is Codex wording, but Claude Code loads this file (Claude Code through CLAUDE.md → @docs/agents/index.md), and Codex does not',
+    );
+    assert.deepEqual(signalsOf(artifact, 'docs/codex.md', 'tool_specific_wording'), []);
+    assert.deepEqual(signalsOf(artifact, 'docs/agents/codex-notes.md', 'tool_specific_wording'), []);
+  });
 });
