@@ -147,11 +147,50 @@ export function gitArgv(args: readonly string[], mode: GitMode = 'observe'): str
   return argv;
 }
 
+const safeDirectories = new Map<string, Promise<string[]>>();
+
+/**
+ * `safe.directory` as the user's system and global config set it (a checkout owned by
+ * another user, as in container CI), read once per config location. Observation calls drop
+ * those configs, so this one key is given back to them as `-c` settings, in order (an empty
+ * value resets the list, as in git); nothing else of the user's config is read for them.
+ * The `git config` call itself runs hardened: no hook, fsmonitor or pager.
+ */
+export function protectedSafeDirectories(base: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const key = ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'HOME', 'XDG_CONFIG_HOME']
+    .map((name) => base[name] ?? '')
+    .join('\0');
+  let found = safeDirectories.get(key);
+  if (found === undefined) {
+    found = readSafeDirectories(base);
+    safeDirectories.set(key, found);
+  }
+  return found;
+}
+
+async function readSafeDirectories(base: NodeJS.ProcessEnv): Promise<string[]> {
+  const env = hardenedGitEnv('user', base);
+  for (const name of ['GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM'])
+    if (base[name] !== undefined) env[name] = base[name];
+  // Run outside any repository's influence: only the system and global scopes are kept.
+  const args = gitArgv(['config', '--show-scope', '-z', '--get-all', 'safe.directory'], 'user');
+  const result = await run('git', args, { cwd: '/', env, deadline: Deadline.after(10_000) });
+  if (result.kind !== 'exited' || result.code !== 0) return [];
+  const fields = splitNul(result.stdout);
+  const values: string[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === 'system' || fields[i] === 'global') values.push(fields[i + 1]!);
+  return values;
+}
+
 /** Runs git through the bounded runner with the hardened environment; returns the typed outcome. */
-export function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
+export async function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
   const { mode, extraEnv, ...rest } = options;
   const env = { ...hardenedGitEnv(mode), ...extraEnv };
-  return run('git', gitArgv(args, mode), { ...rest, env });
+  const safe = (mode ?? 'observe') === 'observe' ? await protectedSafeDirectories() : [];
+  const [pager, replace, ...rest2] = gitArgv(args, mode);
+  const argv = [pager!, replace!, ...safe.flatMap((dir) => ['-c', `safe.directory=${dir}`]), ...rest2];
+  return run('git', argv, { ...rest, env });
 }
 
 /**
@@ -359,6 +398,20 @@ export async function discoverRepo(
     objectFormat: format === 'sha256' ? 'sha256' : 'sha1',
     toplevel: bare === 'true' || !toplevel ? undefined : toplevel,
   };
+}
+
+/**
+ * How many commits a shallow clone holds along HEAD's first parents (the `--depth` it was
+ * cloned with, for a linear history); undefined when it cannot be read.
+ */
+export async function shallowDepth(
+  cwd: string,
+  deadline: Deadline = Deadline.none(),
+): Promise<number | undefined> {
+  const result = await git(['rev-list', '--first-parent', '--count', 'HEAD'], { cwd, deadline });
+  if (result.kind !== 'exited' || result.code !== 0) return undefined;
+  const depth = Number(result.stdout.toString('utf8').trim());
+  return Number.isSafeInteger(depth) ? depth : undefined;
 }
 
 const OID_SHA1 = /^[0-9a-f]{40}$/;

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
-import { discoverRepo } from '../../core/git.js';
+import { discoverRepo, shallowDepth } from '../../core/git.js';
 import type { ScannedDocuments } from '../references.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
@@ -161,6 +161,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       );
     } else if (repo?.isShallow) markUnavailable(EXPECTED_UNAVAILABLE.shallow);
   }
+  const depth = inRepo && repo?.isShallow ? await shallowDepth(root, options.deadline) : undefined;
 
   // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
   const files = walk.tree.files;
@@ -217,6 +218,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ...aliasesOf(shortlist, facts),
     excluded: walk.exclusions.list(),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
+    ...(depth !== undefined ? { history: { shallow: true as const, depth } } : {}),
     unavailable,
     ...(config.lifecycle.rules.length > 0
       ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
