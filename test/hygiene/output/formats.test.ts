@@ -125,22 +125,25 @@ describe('SARIF', () => {
       SIGNAL_MODULES.map((m) => m.name),
     );
     assert.ok(rules.every((r) => r.help.text.length > 20));
-    const results = run['results'] as Record<string, any>[];
+    interface Result {
+      ruleId: string;
+      level: string;
+      locations: { physicalLocation: { region?: unknown } }[];
+      partialFingerprints: Record<string, string>;
+    }
+    const results = run['results'] as Result[];
     assert.equal(results.length, 2);
-    const [file, link] = results[0]!['ruleId'] === 'context_weight' ? results : [results[1]!, results[0]!];
-    assert.equal(link!['level'], 'error');
-    assert.equal(file!['level'], 'warning');
-    assert.deepEqual(link!['locations'][0].physicalLocation, {
+    const link = results.find((r) => r.ruleId === 'broken_reference')!;
+    const file = results.find((r) => r.ruleId === 'context_weight')!;
+    assert.equal(link.level, 'error');
+    assert.equal(file.level, 'warning');
+    assert.deepEqual(link.locations[0]!.physicalLocation, {
       artifactLocation: { uri: 'we%20ird%2C%25.md', uriBaseId: '%SRCROOT%' },
       region: { startLine: 3, startColumn: 5 },
     });
+    assert.equal(file.locations[0]!.physicalLocation.region, undefined, 'a whole-file finding has no region');
     assert.equal(
-      file!['locations'][0].physicalLocation.region,
-      undefined,
-      'a whole-file finding has no region',
-    );
-    assert.equal(
-      link!['partialFingerprints']['stw/v1'],
+      link.partialFingerprints['stw/v1'],
       findings.find((f) => f.rule === 'broken_reference')!.fingerprint,
     );
     assert.deepEqual([...baselineFingerprints(log)!].sort(), findings.map((f) => f.fingerprint).sort());
