@@ -401,6 +401,20 @@ export async function discoverRepo(
 }
 
 /**
+ * True when git refuses the repository around `cwd` because another user owns it and no
+ * `safe.directory` names it (git's "detected dubious ownership"): not "no repository".
+ */
+export async function isOwnershipRefused(
+  cwd: string,
+  deadline: Deadline = Deadline.none(),
+): Promise<boolean> {
+  const result = await git(['rev-parse', '--git-dir'], { cwd, deadline });
+  return (
+    result.kind === 'exited' && result.code !== 0 && /dubious ownership/.test(result.stderr.toString('utf8'))
+  );
+}
+
+/**
  * How many commits a shallow clone holds along HEAD's first parents (the `--depth` it was
  * cloned with, for a linear history); undefined when it cannot be read.
  */

@@ -300,7 +300,13 @@ describe('the environments CI runs in', () => {
       });
     };
     const refused = await scan([]);
-    assert.ok(refused.json.unavailable.some((u) => u.reason === 'not a git repository'));
+    assert.equal(refused.code, 1, 'history lost: a partial scan, not a silent one');
+    assert.ok(
+      refused.json.unavailable.some((u) =>
+        u.reason.startsWith('git refuses this repository: another user owns it'),
+      ),
+      JSON.stringify(refused.json.unavailable),
+    );
     const trusted = await scan([
       '[safe]',
       `\tdirectory = ${dir}`,
