@@ -147,7 +147,13 @@ export function gitArgv(args: readonly string[], mode: GitMode = 'observe'): str
   return argv;
 }
 
-const safeDirectories = new Map<string, Promise<string[]>>();
+/** `safe.directory` values read so far, by the config locations they were read from. */
+const safeDirectories = new Map<string, string[]>();
+
+const configKey = (base: NodeJS.ProcessEnv) =>
+  ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'HOME', 'XDG_CONFIG_HOME']
+    .map((name) => base[name] ?? '')
+    .join('\0');
 
 /**
  * `safe.directory` as the user's system and global config set it (a checkout owned by
@@ -156,41 +162,54 @@ const safeDirectories = new Map<string, Promise<string[]>>();
  * value resets the list, as in git); nothing else of the user's config is read for them.
  * The `git config` call itself runs hardened: no hook, fsmonitor or pager.
  */
-export function protectedSafeDirectories(base: NodeJS.ProcessEnv = process.env): Promise<string[]> {
-  const key = ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'HOME', 'XDG_CONFIG_HOME']
-    .map((name) => base[name] ?? '')
-    .join('\0');
-  let found = safeDirectories.get(key);
-  if (found === undefined) {
-    found = readSafeDirectories(base);
-    safeDirectories.set(key, found);
-  }
-  return found;
-}
-
-async function readSafeDirectories(base: NodeJS.ProcessEnv): Promise<string[]> {
+export async function protectedSafeDirectories(base: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const key = configKey(base);
+  const known = safeDirectories.get(key);
+  if (known !== undefined) return known;
   const env = hardenedGitEnv('user', base);
   for (const name of ['GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM'])
     if (base[name] !== undefined) env[name] = base[name];
-  // Run outside any repository's influence: only the system and global scopes are kept.
+  // Only the system and global scopes are kept, wherever this runs.
   const args = gitArgv(['config', '--show-scope', '-z', '--get-all', 'safe.directory'], 'user');
   const result = await run('git', args, { cwd: '/', env, deadline: Deadline.after(10_000) });
-  if (result.kind !== 'exited' || result.code !== 0) return [];
-  const fields = splitNul(result.stdout);
   const values: string[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2)
-    if (fields[i] === 'system' || fields[i] === 'global') values.push(fields[i + 1]!);
+  if (result.kind === 'exited' && result.code === 0) {
+    const fields = splitNul(result.stdout);
+    for (let i = 0; i + 1 < fields.length; i += 2)
+      if (fields[i] === 'system' || fields[i] === 'global') values.push(fields[i + 1]!);
+  }
+  safeDirectories.set(key, values);
   return values;
 }
 
-/** Runs git through the bounded runner with the hardened environment; returns the typed outcome. */
+/** git's refusal of a repository another user owns ("detected dubious ownership"). */
+function isOwnershipRefusal(result: RunResult): boolean {
+  return (
+    result.kind === 'exited' && result.code !== 0 && /dubious ownership/.test(result.stderr.toString('utf8'))
+  );
+}
+
+function withSafeDirectories(argv: string[], dirs: readonly string[]): string[] {
+  const [pager, replace, ...rest] = argv;
+  return [pager!, replace!, ...dirs.flatMap((dir) => ['-c', `safe.directory=${dir}`]), ...rest];
+}
+
+/**
+ * Runs git through the bounded runner with the hardened environment; returns the typed
+ * outcome. An observation git refuses for the repository's owner is run again with the
+ * user's `safe.directory` settings (`protectedSafeDirectories`), as are the calls after it:
+ * a repository the user owns costs no extra process.
+ */
 export async function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
   const { mode, extraEnv, ...rest } = options;
   const env = { ...hardenedGitEnv(mode), ...extraEnv };
-  const safe = (mode ?? 'observe') === 'observe' ? await protectedSafeDirectories() : [];
-  const [pager, replace, ...rest2] = gitArgv(args, mode);
-  const argv = [pager!, replace!, ...safe.flatMap((dir) => ['-c', `safe.directory=${dir}`]), ...rest2];
-  return run('git', argv, { ...rest, env });
+  const argv = gitArgv(args, mode);
+  if ((mode ?? 'observe') !== 'observe') return run('git', argv, { ...rest, env });
+  const known = safeDirectories.get(configKey(process.env));
+  const result = await run('git', withSafeDirectories(argv, known ?? []), { ...rest, env });
+  if (known !== undefined || !isOwnershipRefusal(result)) return result;
+  const dirs = await protectedSafeDirectories();
+  return dirs.length === 0 ? result : run('git', withSafeDirectories(argv, dirs), { ...rest, env });
 }
 
 /**
