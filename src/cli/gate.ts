@@ -111,9 +111,11 @@ export interface GateFlags {
 }
 
 /**
- * The gate: a dry run and a run off a terminal keep the flags' decisions; `--yes` takes
- * the defaults (every ticked entry); on a terminal the batch list decides. The plan is
- * remade with the choices as approvals and rejections.
+ * The gate: a run off a terminal keeps the flags' decisions; `--yes` takes the defaults
+ * (every ticked entry); on a terminal the batch list decides. The plan is remade with the
+ * choices as approvals and rejections. A dry run decides as the same command without
+ * `--dry-run` would — on a terminal, as if the list were accepted as it opens (Enter) —
+ * so that it shows exactly what that command would apply.
  */
 export async function gatePlan(
   ctx: CommandContext,
@@ -122,13 +124,16 @@ export async function gatePlan(
   flags: GateFlags,
   prompt: GatePrompt = (c, entries, needsModel) => askGate(c, entries, undefined, needsModel),
 ): Promise<CleanPlan> {
-  if (flags.dryRun || (!flags.yes && !ctx.isInteractive)) return plan;
-  const offered = offeredEntries(plan);
+  if (!flags.yes && !ctx.isInteractive) return plan;
+  // An entry named with --approve opens ticked, irreversible or not: the user already said so.
+  const named = new Set(options.approve ?? []);
+  const offered = offeredEntries(plan).map((e) => (named.has(e.id) ? { ...e, default_selected: true } : e));
   if (offered.length === 0) return plan;
   const needsModel = plan.entries.filter((e) => e.decision === 'needs-model').length;
-  const kept = flags.yes
-    ? offered.filter((e) => e.default_selected).map((e) => e.id)
-    : await prompt(ctx, offered, needsModel);
+  const kept =
+    flags.yes || flags.dryRun
+      ? offered.filter((e) => e.default_selected).map((e) => e.id)
+      : await prompt(ctx, offered, needsModel);
   const keep = new Set(kept);
   const approve = offered.filter((e) => keep.has(e.id) && e.tier === 'confirm').map((e) => e.id);
   const reject = offered.filter((e) => !keep.has(e.id)).map((e) => e.id);

@@ -147,11 +147,69 @@ export function gitArgv(args: readonly string[], mode: GitMode = 'observe'): str
   return argv;
 }
 
-/** Runs git through the bounded runner with the hardened environment; returns the typed outcome. */
-export function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
+/** `safe.directory` values read so far, by the config locations they were read from. */
+const safeDirectories = new Map<string, string[]>();
+
+const configKey = (base: NodeJS.ProcessEnv) =>
+  ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'HOME', 'XDG_CONFIG_HOME']
+    .map((name) => base[name] ?? '')
+    .join('\0');
+
+/**
+ * `safe.directory` as the user's system and global config set it (a checkout owned by
+ * another user, as in container CI), read once per config location. Observation calls drop
+ * those configs, so this one key is given back to them as `-c` settings, in order (an empty
+ * value resets the list, as in git); nothing else of the user's config is read for them.
+ * The `git config` call itself runs hardened: no hook, fsmonitor or pager.
+ */
+export async function protectedSafeDirectories(base: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const key = configKey(base);
+  const known = safeDirectories.get(key);
+  if (known !== undefined) return known;
+  const env = hardenedGitEnv('user', base);
+  for (const name of ['GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM'])
+    if (base[name] !== undefined) env[name] = base[name];
+  // Only the system and global scopes are kept, wherever this runs.
+  const args = gitArgv(['config', '--show-scope', '-z', '--get-all', 'safe.directory'], 'user');
+  const result = await run('git', args, { cwd: '/', env, deadline: Deadline.after(10_000) });
+  const values: string[] = [];
+  if (result.kind === 'exited' && result.code === 0) {
+    const fields = splitNul(result.stdout);
+    for (let i = 0; i + 1 < fields.length; i += 2)
+      if (fields[i] === 'system' || fields[i] === 'global') values.push(fields[i + 1]!);
+  }
+  safeDirectories.set(key, values);
+  return values;
+}
+
+/** git's refusal of a repository another user owns ("detected dubious ownership"). */
+function isOwnershipRefusal(result: RunResult): boolean {
+  return (
+    result.kind === 'exited' && result.code !== 0 && /dubious ownership/.test(result.stderr.toString('utf8'))
+  );
+}
+
+function withSafeDirectories(argv: string[], dirs: readonly string[]): string[] {
+  const [pager, replace, ...rest] = argv;
+  return [pager!, replace!, ...dirs.flatMap((dir) => ['-c', `safe.directory=${dir}`]), ...rest];
+}
+
+/**
+ * Runs git through the bounded runner with the hardened environment; returns the typed
+ * outcome. An observation git refuses for the repository's owner is run again with the
+ * user's `safe.directory` settings (`protectedSafeDirectories`), as are the calls after it:
+ * a repository the user owns costs no extra process.
+ */
+export async function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
   const { mode, extraEnv, ...rest } = options;
   const env = { ...hardenedGitEnv(mode), ...extraEnv };
-  return run('git', gitArgv(args, mode), { ...rest, env });
+  const argv = gitArgv(args, mode);
+  if ((mode ?? 'observe') !== 'observe') return run('git', argv, { ...rest, env });
+  const known = safeDirectories.get(configKey(process.env));
+  const result = await run('git', withSafeDirectories(argv, known ?? []), { ...rest, env });
+  if (known !== undefined || !isOwnershipRefusal(result)) return result;
+  const dirs = await protectedSafeDirectories();
+  return dirs.length === 0 ? result : run('git', withSafeDirectories(argv, dirs), { ...rest, env });
 }
 
 /**
@@ -359,6 +417,34 @@ export async function discoverRepo(
     objectFormat: format === 'sha256' ? 'sha256' : 'sha1',
     toplevel: bare === 'true' || !toplevel ? undefined : toplevel,
   };
+}
+
+/**
+ * True when git refuses the repository around `cwd` because another user owns it and no
+ * `safe.directory` names it (git's "detected dubious ownership"): not "no repository".
+ */
+export async function isOwnershipRefused(
+  cwd: string,
+  deadline: Deadline = Deadline.none(),
+): Promise<boolean> {
+  const result = await git(['rev-parse', '--git-dir'], { cwd, deadline });
+  return (
+    result.kind === 'exited' && result.code !== 0 && /dubious ownership/.test(result.stderr.toString('utf8'))
+  );
+}
+
+/**
+ * How many commits a shallow clone holds along HEAD's first parents (the `--depth` it was
+ * cloned with, for a linear history); undefined when it cannot be read.
+ */
+export async function shallowDepth(
+  cwd: string,
+  deadline: Deadline = Deadline.none(),
+): Promise<number | undefined> {
+  const result = await git(['rev-list', '--first-parent', '--count', 'HEAD'], { cwd, deadline });
+  if (result.kind !== 'exited' || result.code !== 0) return undefined;
+  const depth = Number(result.stdout.toString('utf8').trim());
+  return Number.isSafeInteger(depth) ? depth : undefined;
 }
 
 const OID_SHA1 = /^[0-9a-f]{40}$/;

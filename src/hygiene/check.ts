@@ -34,6 +34,7 @@ import {
 } from './classify/proposals.js';
 import { classifyWithRules } from './classify/rules.js';
 import { loadConfig } from './config.js';
+import { shallowWarning } from './output/shallow.js';
 import { resolveProjectRoot } from './project.js';
 import { readDocWorld, type ScannedDocuments } from './references.js';
 import { finalizeReport } from './report/finalize.js';
@@ -42,7 +43,7 @@ import { proveLinkFixes } from './report/prove.js';
 import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
-import { GITIGNORE_LINE, StateStore } from './state/store.js';
+import { GITIGNORE_LINE, isUnwritable, StateStore } from './state/store.js';
 import type { Proposal, Report, ScanArtifact, Signal } from './types.js';
 
 export interface CheckOptions {
@@ -68,6 +69,8 @@ export interface CheckOptions {
   deadline?: Deadline;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
+  /** False (`--no-write`): build and validate the report but save nothing under `.dochygiene/`. */
+  write?: boolean;
   /** Test-only: corrupt the assembled report before validation, to prove nothing invalid is written. */
   faults?: { corruptReport?: (report: Report) => void };
 }
@@ -106,6 +109,13 @@ export interface CheckResult {
   gitignoreLine?: string;
   /** True when history could not be read: the report is valid but history signals are missing. */
   partial: boolean;
+  /** False when the report pair was not written: `--no-write`, or a read-only tree (`notSaved` says which). */
+  saved: boolean;
+  notSaved?: string;
+  /** Every signal of the scan, by path (the findings: `hygiene/output/findings.ts`). */
+  signals: ScanArtifact['signals'];
+  /** `history: shallow (depth N)` when the clone is shallow (history-based proof unavailable). */
+  history?: ScanArtifact['history'];
   /** Which classifier made the proposals. */
   classifier: 'rules' | 'proposals-file' | 'anthropic' | 'openai';
   summary: CheckSummary;
@@ -192,6 +202,53 @@ function droppedSection(dropped: readonly DroppedProposal[]): string {
       `- \`${item.path.replace(/`/g, "'")}\`: ${item.violations.join('; ').replace(/[\r\n]+/g, ' ')}`,
     );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Writes the report pair and stamps `last_check`; a tree that cannot be written (read-only,
+ * not ours) keeps the check's result and says why in one line, returned.
+ */
+async function saveReport(
+  store: StateStore,
+  report: { json: string; md: string; generatedAt: string },
+  warnings: string[],
+): Promise<string | undefined> {
+  try {
+    await store.writeReport(report.json, report.md);
+  } catch (error) {
+    if (!isUnwritable(error)) throw error;
+    return `the report could not be saved (${(error as NodeJS.ErrnoException).code}: ${quote(store.dir)} is not writable)`;
+  }
+  try {
+    await store.stamp('last_check', report.generatedAt);
+  } catch (error) {
+    // The report is written and valid: say the stamp failed, never that the check did.
+    warnings.push(`the report was written, but last_check could not be stamped: ${(error as Error).message}`);
+  }
+  return undefined;
+}
+
+function historySection(history: ScanArtifact['history']): string {
+  return history === undefined ? '' : `\n## History\n\n${shallowWarning(history.depth)}.\n`;
+}
+
+/**
+ * In a shallow clone a broken link's move cannot be looked up: its signal is marked
+ * "unavailable" (where nothing else declined it) rather than left without a reason.
+ */
+function markShallowDeclines(
+  unfixed: ScanArtifact['signals'],
+  declined: Record<string, { signal: Signal; reason: string }[]>,
+  depth: number,
+): void {
+  for (const [path, signals] of Object.entries(unfixed))
+    for (const signal of signals) {
+      if (signal.name !== 'broken_reference') continue;
+      const list = declined[path] ?? [];
+      if (list.some((d) => d.signal === signal)) continue;
+      list.push({ signal, reason: `history-based proof unavailable: shallow clone (depth ${depth})` });
+      declined[path] = list;
+    }
 }
 
 /** Runs a whole check and writes the report pair; returns the report and where it went. */
@@ -341,6 +398,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   // files whose proposals the category filter dropped are named apart.
   const kept = new Set(report.entries.map((entry) => entry.path));
   const unfixed = signalsWithoutEntry(artifact.signals, proposals);
+  if (artifact.history !== undefined) markShallowDeclines(unfixed, declined, artifact.history.depth);
   const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
   const md =
     renderReportMarkdown(report, {
@@ -349,6 +407,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
       filteredOut: [...new Set(proposals.map((p) => p.path))].filter((path) => !kept.has(path)),
     }) +
     droppedSection(model?.dropped_proposals ?? []) +
+    historySection(artifact.history) +
     (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
@@ -356,22 +415,22 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   }
 
   const store = new StateStore(root);
-  await store.writeReport(json, md);
   const warnings: string[] = [];
-  try {
-    await store.stamp('last_check', report.generated_at);
-  } catch (error) {
-    // The report is written and valid: say the stamp failed, never that the check did.
-    warnings.push(`the report was written, but last_check could not be stamped: ${(error as Error).message}`);
-  }
-  const ignored = await store.isIgnoredByGit();
-
+  const notSaved =
+    options.write === false
+      ? 'the report was not saved (--no-write)'
+      : await saveReport(store, { json, md, generatedAt: report.generated_at }, warnings);
+  const ignored = notSaved === undefined ? await store.isIgnoredByGit() : undefined;
   return {
     report,
     reportJsonPath: store.reportJsonPath,
     reportMdPath: store.reportMdPath,
     ...(ignored === false ? { gitignoreLine: GITIGNORE_LINE } : {}),
     partial: isPartialScan(artifact),
+    saved: notSaved === undefined,
+    ...(notSaved !== undefined ? { notSaved } : {}),
+    signals: artifact.signals,
+    ...(artifact.history !== undefined ? { history: artifact.history } : {}),
     classifier: supplied !== undefined ? 'proposals-file' : (settings?.provider.name ?? 'rules'),
     summary: summarizeReport(report, unfixed),
     ...(model !== undefined ? { model } : {}),

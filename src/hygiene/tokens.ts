@@ -29,9 +29,10 @@ function readRanks(): string[] {
 }
 
 function loadCounter(): CountO200k {
-  // The CommonJS build of the same package and version: an ES module cannot be loaded
-  // synchronously on Node 20.
-  const { GptEncoding } = createRequire(import.meta.url)('gpt-tokenizer/GptEncoding') as {
+  // The CommonJS build of gpt-tokenizer's encoder, copied next to this module at build time
+  // (scripts/compile-tokenizer.mjs: the package is a build-time dependency only); an ES
+  // module cannot be loaded synchronously on Node 20.
+  const { GptEncoding } = createRequire(import.meta.url)('./tokenizer/GptEncoding.js') as {
     GptEncoding: GptEncodingClass;
   };
   return GptEncoding.getEncodingApi('o200k_base', readRanks).countTokens as CountO200k;

@@ -168,6 +168,8 @@ export interface ScanArtifact {
    * `@import` (as many hops as Claude Code expands).
    */
   agent_context?: string[];
+  /** Set in a shallow clone: history is truncated at `depth` commits (history-based proof unavailable). */
+  history?: { shallow: true; depth: number };
   /** Signals that could not be computed, and why (e.g. shallow clone, not a repository). */
   unavailable?: { signal: SignalName; reason: string }[];
   /** Every unit a lifecycle rule matched, with its decision (present when rules are configured). */

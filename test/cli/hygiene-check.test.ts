@@ -172,7 +172,7 @@ describe('stw hygiene check', () => {
     assert.equal(help.code, 0);
     assert.match(
       help.stdout,
-      /^Usage: stw hygiene check \[--scope GLOB\|PATH\]… \[--category CLASS\|SUBTYPE\]\n +\[--classifier NAME \[--model NAME\] \| --proposals FILE\] \[--json\]/,
+      /^Usage: stw hygiene check \[PATH…\] \[--scope GLOB\|PATH\]… \[--category CLASS\|SUBTYPE\]\n +\[--classifier NAME \[--model NAME\] \| --proposals FILE\]\n +\[--format text\|json\|sarif\|github\] \[--fail-on LEVEL\]/,
     );
   });
 });

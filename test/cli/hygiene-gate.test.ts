@@ -5,8 +5,8 @@ import type { CommandContext } from '../../src/cli/command.js';
 import { askGate, GateCancelled, gatedPlan, gateHeader } from '../../src/cli/gate.js';
 import { fixedClock } from '../../src/core/clock.js';
 import { InterruptedError } from '../../src/core/errors.js';
-import type { PlannedEntry } from '../../src/hygiene/apply/clean.js';
-import { makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { clean, type PlannedEntry } from '../../src/hygiene/apply/clean.js';
+import { makeRepo, type TestRepo, testEnv } from '../helpers/git-repo.js';
 import { makeEntry, makeReport, writeProjectReport } from '../helpers/report.js';
 
 const repos: TestRepo[] = [];
@@ -98,13 +98,14 @@ describe('the interactive gate', () => {
     assert.deepEqual(plan.apply, ['del']);
   });
 
-  it('is not shown for a dry run or off a terminal; --yes takes the defaults unasked', async () => {
+  it('is not shown for a dry run or off a terminal; --yes (and a dry run on a terminal) takes the defaults unasked', async () => {
     const repo = project();
     const never = async (): Promise<string[]> => {
       throw new Error('the gate must not prompt here');
     };
+    // A dry run on a terminal decides as the list would open: what Enter would apply.
     const dry = await gatedPlan(context(repo.dir), { cwd: repo.dir }, { dryRun: true, yes: false }, never);
-    assert.deepEqual(dry.apply, ['fix']);
+    assert.deepEqual(dry.apply, ['fix', 'dup']);
     const ctx = { ...context(repo.dir), isInteractive: false };
     const plain = await gatedPlan(ctx, { cwd: repo.dir }, flags, never);
     assert.deepEqual(plain.apply, ['fix']);
@@ -198,4 +199,40 @@ describe('the interactive gate', () => {
       (error: unknown) => error instanceof InterruptedError && error.exitCode === 130,
     );
   });
+});
+
+describe('--dry-run', () => {
+  const defaults = async (_ctx: CommandContext, entries: PlannedEntry[]) =>
+    entries.filter((e) => e.default_selected).map((e) => e.id);
+  const clock = fixedClock('2026-01-01T00:00:00Z');
+  const env = testEnv();
+  // Every combination of --yes, --approve (any subset of the confirm entries) and the TTY
+  // rule: the dry run's would-apply list is the set the same command then applies (the
+  // batch list, on a terminal, accepted as it opens).
+  const combinations = [false, true].flatMap((yes) =>
+    [false, true].flatMap((interactive) =>
+      [[], ['del'], ['dup'], ['del', 'dup']].map((approve) => ({ yes, interactive, approve })),
+    ),
+  );
+  for (const { yes, interactive, approve } of combinations)
+    it(`shows exactly what is then applied: --yes ${yes}, TTY ${interactive}, --approve [${approve.join(' ')}]`, async () => {
+      const run = async (dryRun: boolean) => {
+        const repo = project();
+        const ctx = { ...context(repo.dir), isInteractive: interactive };
+        const options = { cwd: repo.dir, approve };
+        const plan = await gatedPlan(ctx, options, { dryRun, yes }, defaults);
+        const result = await clean({ ...options, plan, dryRun, clock, env });
+        const outcome = dryRun ? 'would-apply' : 'applied';
+        return result.entries.filter((e) => e.outcome === outcome).map((e) => e.id);
+      };
+      const shown = await run(true);
+      const applied = await run(false);
+      assert.deepEqual(shown, applied);
+      assert.ok(shown.includes('fix'), 'the auto entry always applies');
+      assert.equal(
+        shown.includes('del'),
+        approve.includes('del'),
+        'the irreversible delete only when approved',
+      );
+    });
 });

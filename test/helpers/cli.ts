@@ -12,6 +12,8 @@ export interface CliOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
   input?: string;
+  /** Run as this user (tests run as root, where file modes do not stop writes). */
+  uid?: number;
 }
 
 /** Spawns the built `stw` with a minimal environment and NO_COLOR=1. */
@@ -20,6 +22,7 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     const child = spawn(process.execPath, [CLI_PATH, ...args], {
       cwd: options.cwd,
       env: testEnv(options.env),
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

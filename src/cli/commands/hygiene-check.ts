@@ -3,8 +3,20 @@ import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { type CheckResult, runCheck } from '../../hygiene/check.js';
 import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
+import { collectFindings } from '../../hygiene/output/findings.js';
+import { shallowWarning } from '../../hygiene/output/shallow.js';
+import { resolveProjectRoot } from '../../hygiene/project.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import {
+  FINDINGS_OPTIONS,
+  findingsJson,
+  finishFindings,
+  parseFindingsFlags,
+  renderFindingLines,
+  rootPaths,
+  selectForFlags,
+} from '../findings-output.js';
 import { rootScopes } from '../scope.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -36,7 +48,8 @@ export function renderCheckSummary(result: CheckResult, narrowed: boolean): stri
   }
   const model = renderModelUsage(result);
   if (model !== undefined) lines.push(model);
-  lines.push(`Report: ${quote(result.reportMdPath)}`, `        ${quote(result.reportJsonPath)}`);
+  if (result.saved)
+    lines.push(`Report: ${quote(result.reportMdPath)}`, `        ${quote(result.reportJsonPath)}`);
   if (result.gitignoreLine !== undefined) {
     lines.push('.dochygiene/ is not ignored by git; add this line to .gitignore (stw never edits it):');
     lines.push(`  ${result.gitignoreLine}`);
@@ -65,16 +78,25 @@ export function renderModelUsage(result: Pick<CheckResult, 'model'>): string | u
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, 'hygiene check', {
-    scope: { type: 'string', multiple: true },
-    category: { type: 'string' },
-    proposals: { type: 'string' },
-    classifier: { type: 'string' },
-    model: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  const out = new Output(values.json === true, ctx.streams, ctx.env);
+  const { values, positionals } = parseCommandArgs(
+    ctx.argv,
+    'hygiene check',
+    {
+      scope: { type: 'string', multiple: true },
+      category: { type: 'string' },
+      proposals: { type: 'string' },
+      classifier: { type: 'string' },
+      model: { type: 'string' },
+      'no-write': { type: 'boolean' },
+      ...FINDINGS_OPTIONS,
+    },
+    Number.POSITIVE_INFINITY,
+  );
+  const flags = parseFindingsFlags(values, ctx.cwd, true);
+  const out = new Output(flags.format === 'json', ctx.streams, ctx.env);
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
+  const root = await resolveProjectRoot(ctx.cwd);
+  const paths = positionals.length > 0 ? await rootPaths(root, ctx.cwd, positionals) : undefined;
   const result = await runCheck({
     cwd: ctx.cwd,
     ...(scopes.length > 0 ? { scopes } : {}),
@@ -82,6 +104,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(values.proposals !== undefined ? { proposalsFile: resolve(ctx.cwd, values.proposals) } : {}),
     ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values['no-write'] === true ? { write: false } : {}),
     env: ctx.env,
     modelRetry: retryPolicyFromEnv(ctx.env),
     onNotice: (message) => out.diag(`stw: ${message}`),
@@ -90,27 +113,38 @@ export async function run(ctx: CommandContext): Promise<number> {
     onProgress: (message) => out.progress(`stw: ${message}`),
   });
   const { report } = result;
-  out.result(
-    {
-      status: result.partial ? 'partial' : 'complete',
-      generated_at: report.generated_at,
-      project_root: report.scan.project_root,
-      scope_globs: report.scan.scope_globs,
-      category_filter: report.scan.category_filter,
-      classifier: result.classifier,
-      files_scanned: report.scan.files_scanned,
-      summary: result.summary,
-      report_json: result.reportJsonPath,
-      report_md: result.reportMdPath,
-      gitignore_line: result.gitignoreLine ?? null,
-      model: result.model ?? null,
-      warnings: result.warnings ?? [],
-    },
-    () => renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
-  );
+  const findings = collectFindings(report.scan.project_root, result.signals, report.entries);
+  const selected = await selectForFlags(root, findings, flags, paths);
+  const human = () =>
+    [
+      renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
+      ...renderFindingLines(selected),
+    ].join('\n');
+  const json = {
+    status: result.partial ? 'partial' : 'complete',
+    generated_at: report.generated_at,
+    project_root: report.scan.project_root,
+    scope_globs: report.scan.scope_globs,
+    category_filter: report.scan.category_filter,
+    classifier: result.classifier,
+    files_scanned: report.scan.files_scanned,
+    history: result.history ?? null,
+    summary: result.summary,
+    saved: result.saved,
+    report_json: result.saved ? result.reportJsonPath : null,
+    report_md: result.saved ? result.reportMdPath : null,
+    gitignore_line: result.gitignoreLine ?? null,
+    model: result.model ?? null,
+    warnings: result.warnings ?? [],
+    ...findingsJson(selected),
+  };
+  if (flags.format === 'text' || flags.format === 'json') out.result(json, human);
+  else out.diag(human());
+  if (result.notSaved !== undefined) out.diag(`stw: ${result.notSaved}`);
+  if (result.history !== undefined) out.diag(`stw: warning: ${shallowWarning(result.history.depth)}`);
   if (result.partial) {
     out.diag('stw: the scan is incomplete: history could not be read, so history-based signals are missing');
   }
   for (const warning of result.warnings ?? []) out.diag(`stw: warning: ${warning}`);
-  return result.partial || result.warnings !== undefined ? 1 : 0;
+  return finishFindings(ctx, flags, selected, result.partial || result.warnings !== undefined ? 1 : 0);
 }

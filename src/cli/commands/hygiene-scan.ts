@@ -1,11 +1,21 @@
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { loadConfig } from '../../hygiene/config.js';
+import { collectFindings } from '../../hygiene/output/findings.js';
+import { shallowWarning } from '../../hygiene/output/shallow.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
 import { isPartialScan, scan } from '../../hygiene/scan/index.js';
 import type { ScanArtifact } from '../../hygiene/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import {
+  FINDINGS_OPTIONS,
+  findingsJson,
+  finishFindings,
+  parseFindingsFlags,
+  renderFindingLines,
+  selectForFlags,
+} from '../findings-output.js';
 import { rootScopes } from '../scope.js';
 
 /** How many signal-bearing files the human summary names before summarising the rest. */
@@ -62,9 +72,10 @@ export function renderScanSummary(artifact: ScanArtifact): string {
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene scan', {
     scope: { type: 'string', multiple: true },
-    json: { type: 'boolean' },
+    ...FINDINGS_OPTIONS,
   });
-  const out = new Output(values.json === true, ctx.streams, ctx.env);
+  const flags = parseFindingsFlags(values, ctx.cwd, false);
+  const out = new Output(flags.format === 'json', ctx.streams, ctx.env);
   const root = await resolveProjectRoot(ctx.cwd);
   const config = await loadConfig(root);
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
@@ -77,7 +88,28 @@ export async function run(ctx: CommandContext): Promise<number> {
     onProgress: (message) => out.progress(`stw: ${message}`),
   });
   const partial = isPartialScan(artifact);
-  out.result({ status: partial ? 'partial' : 'complete', ...artifact }, () => renderScanSummary(artifact));
+  const selected = await selectForFlags(
+    root,
+    collectFindings(artifact.project_root, artifact.signals),
+    flags,
+    undefined,
+  );
+  // --json keeps the artifact as it was; the CI flags add their fields only when given.
+  const ci =
+    flags.gate.failOn !== undefined ||
+    flags.gate.maxFindings !== undefined ||
+    flags.baseline !== undefined ||
+    flags.changedSince !== undefined ||
+    values.format !== undefined;
+  const human = () => [renderScanSummary(artifact), ...(ci ? renderFindingLines(selected) : [])].join('\n');
+  const json = {
+    status: partial ? 'partial' : 'complete',
+    ...artifact,
+    ...(ci ? findingsJson(selected) : {}),
+  };
+  if (flags.format === 'text' || flags.format === 'json') out.result(json, human);
+  else out.diag(human());
   if (partial) out.diag('stw: the scan is incomplete: history could not be read (see "Unavailable")');
-  return partial ? 1 : 0;
+  if (artifact.history !== undefined) out.diag(`stw: warning: ${shallowWarning(artifact.history.depth)}`);
+  return finishFindings(ctx, flags, selected, partial ? 1 : 0);
 }

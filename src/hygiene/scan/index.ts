@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
-import { discoverRepo } from '../../core/git.js';
+import { discoverRepo, isOwnershipRefused, shallowDepth } from '../../core/git.js';
 import type { ScannedDocuments } from '../references.js';
 import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
@@ -46,6 +46,10 @@ export const EXPECTED_UNAVAILABLE = {
   noCommits: 'no commits yet',
   partialClone: 'partial clone: file contents are fetched on demand, so history is not read',
 } as const;
+
+/** Not expected: history is lost to a setting (the scan is partial, and says how to fix it). */
+const OWNERSHIP_REFUSED =
+  'git refuses this repository: another user owns it (add it to safe.directory in the global or system git config)';
 
 /** True when a history signal is missing because reading history failed (timeout, truncation, git error). */
 export function isPartialScan(artifact: ScanArtifact): boolean {
@@ -137,7 +141,12 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     growth: NO_HISTORY.growth,
     incomplete: NO_HISTORY.incomplete,
   });
-  if (!inRepo) markUnavailable(EXPECTED_UNAVAILABLE.notRepo);
+  if (!inRepo)
+    markUnavailable(
+      repo === undefined && (await isOwnershipRefused(root, options.deadline))
+        ? OWNERSHIP_REFUSED
+        : EXPECTED_UNAVAILABLE.notRepo,
+    );
   else if (partialClone) markUnavailable(EXPECTED_UNAVAILABLE.partialClone);
   else {
     progress(`reading history (${history!.buffered} file changes already read)`);
@@ -161,6 +170,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       );
     } else if (repo?.isShallow) markUnavailable(EXPECTED_UNAVAILABLE.shallow);
   }
+  const depth = inRepo && repo?.isShallow ? await shallowDepth(root, options.deadline) : undefined;
 
   // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
   const files = walk.tree.files;
@@ -218,6 +228,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ...aliasesOf(shortlist, facts),
     excluded: walk.exclusions.list(),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
+    ...(depth !== undefined ? { history: { shallow: true as const, depth } } : {}),
     unavailable,
     ...(config.lifecycle.rules.length > 0
       ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }

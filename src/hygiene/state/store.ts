@@ -71,6 +71,12 @@ type DirKind = 'absent' | 'directory' | 'unsafe';
  * the project) or a file there makes every write refuse (`state-dir-unsafe`) and every
  * read see no state, so nothing is ever written or read through it.
  */
+/** A write refused by the filesystem itself (read-only mount, another owner): not a bug. */
+export function isUnwritable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EACCES' || code === 'EROFS' || code === 'EPERM';
+}
+
 export class StateStore {
   readonly dir: string;
   readonly statePath: string;
