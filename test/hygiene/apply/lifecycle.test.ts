@@ -136,13 +136,13 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
     assert.equal(repo.git(['show', 'HEAD~1:runs/2026-11-01/out.json']), 'my edit');
   });
 
-  it('a file that became dirty between check and clean is re-tiered, never deleted unasked', async () => {
+  it('a file edited between check and clean is stale evidence, never deleted unasked', async () => {
     const repo = project();
     await check(repo);
     writeFileSync(repo.path('runs/2026-11-01/out.json'), 'edited after check\n');
     const result = await cleanJson(repo);
     assert.deepEqual(result.outcomes, [
-      ['runs/2026-11-01', 'skipped', 're-tiered'],
+      ['runs/2026-11-01', 'skipped', 'changed-since-check'],
       ['runs/2026-11-05', 'applied', null],
     ]);
     assert.equal(readFileSync(repo.path('runs/2026-11-01/out.json'), 'utf8'), 'edited after check\n');
@@ -187,19 +187,32 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
     assert.equal(existsSync(repo.path('runs/2026-11-01/out.json')), true);
   });
 
-  it('an untracked file edited between check and clean is young again: kept (younger-than-cutoff)', async () => {
+  it('an untracked file edited between check and clean, its old mtime put back, is kept (changed-since-check)', async () => {
     const repo = project();
     repo.write({ 'scratch-notes.md': 'scratch\n' });
     const old = new Date(Date.parse(NOW) - 10 * DAY);
     utimesSync(repo.path('scratch-notes.md'), old, old);
     const report = await check(repo);
     const id = idOf(report, 'scratch-notes.md');
-    const recent = new Date(Date.parse(NOW) - DAY / 2);
-    writeFileSync(repo.path('scratch-notes.md'), 'scratch, still in use\n');
-    utimesSync(repo.path('scratch-notes.md'), recent, recent);
+    // Same length, same mtime: only the bytes tell.
+    writeFileSync(repo.path('scratch-notes.md'), 'SCRATCH\n');
+    utimesSync(repo.path('scratch-notes.md'), old, old);
     const result = await cleanJson(repo, ['--approve', id]);
+    assert.deepEqual(result.outcomes.at(-1), ['scratch-notes.md', 'skipped', 'changed-since-check']);
+    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'SCRATCH\n');
+  });
+
+  it('an untracked file touched (not edited) between check and clean is young again: kept (younger-than-cutoff)', async () => {
+    const repo = project();
+    repo.write({ 'scratch-notes.md': 'scratch\n' });
+    const old = new Date(Date.parse(NOW) - 10 * DAY);
+    utimesSync(repo.path('scratch-notes.md'), old, old);
+    const report = await check(repo);
+    const recent = new Date(Date.parse(NOW) - DAY / 2);
+    utimesSync(repo.path('scratch-notes.md'), recent, recent);
+    const result = await cleanJson(repo, ['--approve', idOf(report, 'scratch-notes.md')]);
     assert.deepEqual(result.outcomes.at(-1), ['scratch-notes.md', 'skipped', 'younger-than-cutoff']);
-    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'scratch, still in use\n');
+    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'scratch\n');
   });
 
   it('untracked: confirm; approved, removed from the disk in the same commit run', async () => {
