@@ -48,15 +48,21 @@ export function globProblem(pattern: string): string | undefined {
 export function ruleMatcher(pattern: string): (path: string) => boolean {
   const problem = globProblem(pattern);
   if (problem !== undefined) throw new Error(`lifecycle match ${JSON.stringify(pattern)}: ${problem}`);
-  const alternatives = compile(pattern);
-  return (path) => alternatives.some((tokens) => runs(tokens, path));
+  const alternatives = compile(pattern).map((tokens) => new Automaton(tokens));
+  return (path) => alternatives.some((automaton) => automaton.matches(path));
 }
 
 function compile(pattern: string): Token[][] {
   if (/^!/.test(pattern)) throw new GlobSyntaxError('a leading "!" (negation) is not supported');
   if (/[@*+?!]\(/.test(pattern.replace(/\\./g, '')))
     throw new GlobSyntaxError('extended globs such as @(a|b) or !(a) are not supported');
-  return expandBraces(pattern.replace(/^(?:\.\/)+/, '')).map(tokenize);
+  const bare = pattern.replace(/^(?:\.\/)+/, '');
+  // picomatch's reading of a trailing `/**` right after a `*` (`runs/*/**`): anything under
+  // the folder, not the folder itself. After anything else it matches the folder too.
+  const raw = segmentsOf(bare);
+  const before = raw.length > 1 && raw.at(-1) === '**' ? raw.at(-2)! : '';
+  const strictRest = before !== '**' && /(?:^|[^\\])\*$/.test(before);
+  return expandBraces(bare).map((alternative) => tokenize(alternative, strictRest));
 }
 
 /** `{a,b}` (nested) into its alternatives, at most `MAX_GLOB_ALTERNATIVES`. A brace with no comma is literal. */
@@ -106,14 +112,14 @@ function findBrace(pattern: string): { start: number; end: number; parts: string
   return undefined;
 }
 
-function tokenize(pattern: string): Token[] {
-  const segments = splitSegments(pattern);
+function tokenize(pattern: string, strictRest: boolean): Token[] {
+  const segments = segmentsOf(pattern);
   const tokens: Token[] = [];
   segments.forEach((segment, index) => {
     const last = index === segments.length - 1;
     if (segment === '**') {
       if (!last) tokens.push({ kind: 'segments' });
-      else if (index === 0) tokens.push({ kind: 'any' });
+      else if (index === 0 || strictRest || tokens.at(-1)?.kind === 'segments') tokens.push({ kind: 'any' });
       else {
         // A trailing `/**` matches the folder itself too, and anything under it.
         tokens.pop();
@@ -121,13 +127,7 @@ function tokenize(pattern: string): Token[] {
       }
       return;
     }
-    if (
-      segment.includes('**') &&
-      !segment
-        .replace(/\\./g, '')
-        .split('**')
-        .every((part) => part === '')
-    )
+    if (segment.replace(/\\./g, '').includes('**'))
       throw new GlobSyntaxError('"**" must be a whole path segment (write **/*.md, not **.md)');
     tokens.push(...segmentTokens(segment));
     if (!last) tokens.push({ kind: 'char', char: '/' });
@@ -135,7 +135,12 @@ function tokenize(pattern: string): Token[] {
   return tokens;
 }
 
-/** Splits on `/` outside classes, keeping escapes as they are. */
+/** The pattern's segments, a run of `**` segments taken as one. */
+function segmentsOf(pattern: string): string[] {
+  return splitSegments(pattern).filter((segment, index, all) => segment !== '**' || all[index - 1] !== '**');
+}
+
+/** Splits on `/`, keeping escapes as they are. */
 function splitSegments(pattern: string): string[] {
   const segments: string[] = [];
   let current = '';
@@ -203,52 +208,95 @@ function parseClass(segment: string, start: number): { test: (char: string) => b
 }
 
 /**
- * Runs the automaton. States are token indices (`tokens.length` accepts); a `segments`
- * token has a second state, "inside a segment it is skipping", kept as a negative index.
+ * One alternative, ready to run. States are token indices (`tokens.length` accepts), and,
+ * for a `segments` token at `i`, `tokens.length + 1 + i`: "inside a segment it skips".
+ * Each state's epsilon closure is computed once; `mark` is reused by every run (matching
+ * is synchronous) so a run allocates only its two state lists.
  */
-function runs(tokens: readonly Token[], path: string): boolean {
-  let live = closure(tokens, [0]);
-  for (const char of path) {
-    const next: number[] = [];
-    for (const state of live) {
-      if (state < 0) {
-        // Inside a segment a `**` skips: a `/` ends it.
-        next.push(char === '/' ? -state - 1 : state);
-        continue;
-      }
-      const token = tokens[state];
-      if (token === undefined) continue;
-      if (token.kind === 'char') {
-        if (token.char === char) next.push(state + 1);
-      } else if (token.kind === 'one') {
-        if (token.test(char)) next.push(state + 1);
-      } else if (token.kind === 'star') {
-        if (char !== '/') next.push(state);
-      } else if (token.kind === 'segments') {
-        next.push(char === '/' ? state : -state - 1);
-      } else if (token.kind === 'gate') {
-        if (char === '/') next.push(state + 1);
-      } else next.push(state);
-    }
-    live = closure(tokens, next);
-    if (live.length === 0) return false;
-  }
-  return live.includes(tokens.length);
-}
+class Automaton {
+  private readonly closures: number[][];
+  private readonly mark: Uint32Array;
+  private generation = 0;
+  /** Literal text every match starts and ends with: most paths fail on these alone. */
+  private readonly prefix: string;
+  private readonly suffix: string;
+  private readonly literal: boolean;
 
-/** States reachable without reading a character, each once. */
-function closure(tokens: readonly Token[], states: readonly number[]): number[] {
-  const seen = new Set<number>();
-  const stack = [...states];
-  while (stack.length > 0) {
-    const state = stack.pop()!;
-    if (seen.has(state)) continue;
-    seen.add(state);
-    if (state < 0) continue;
-    const kind = tokens[state]?.kind;
-    if (kind === 'star' || kind === 'segments' || kind === 'any') stack.push(state + 1);
-    // A trailing `/**` may match nothing at all.
-    if (kind === 'gate') stack.push(state + 2);
+  constructor(private readonly tokens: readonly Token[]) {
+    const size = 2 * tokens.length + 1;
+    this.mark = new Uint32Array(size);
+    this.closures = Array.from({ length: size }, (_, state) => this.closureOf(state));
+    const chars = (list: readonly Token[]) => {
+      let text = '';
+      for (const token of list) {
+        if (token.kind !== 'char') break;
+        text += token.char;
+      }
+      return text;
+    };
+    this.literal = tokens.every((token) => token.kind === 'char');
+    this.prefix = chars(tokens);
+    this.suffix = [...chars([...tokens].reverse())].reverse().join('');
   }
-  return [...seen];
+
+  private closureOf(state: number): number[] {
+    const out = new Set<number>();
+    const stack = [state];
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (out.has(at)) continue;
+      out.add(at);
+      const kind = this.tokens[at]?.kind;
+      if (kind === 'star' || kind === 'segments' || kind === 'any') stack.push(at + 1);
+      // A trailing `/**` may match nothing at all.
+      if (kind === 'gate') stack.push(at + 2);
+    }
+    return [...out];
+  }
+
+  private reach(state: number, stamp: number, next: number[]): void {
+    for (const reached of this.closures[state]!) {
+      if (this.mark[reached] === stamp) continue;
+      this.mark[reached] = stamp;
+      next.push(reached);
+    }
+  }
+
+  matches(path: string): boolean {
+    if (this.literal) return path === this.prefix;
+    if (!path.startsWith(this.prefix) || !path.endsWith(this.suffix)) return false;
+    const { tokens } = this;
+    const inside = tokens.length + 1;
+    let live = this.closures[0]!;
+    // UTF-16 code units, as a JavaScript RegExp without the `u` flag (picomatch's) reads them.
+    for (let at = 0; at < path.length; at++) {
+      const char = path[at]!;
+      const next: number[] = [];
+      const stamp = ++this.generation;
+      const add = (state: number) => this.reach(state, stamp, next);
+      for (const state of live) {
+        if (state >= inside) {
+          // Inside a segment a `**` skips: a `/` ends it.
+          add(char === '/' ? state - inside : state);
+          continue;
+        }
+        const token = tokens[state];
+        if (token === undefined) continue;
+        if (token.kind === 'char') {
+          if (token.char === char) add(state + 1);
+        } else if (token.kind === 'one') {
+          if (token.test(char)) add(state + 1);
+        } else if (token.kind === 'star') {
+          if (char !== '/') add(state);
+        } else if (token.kind === 'segments') {
+          add(char === '/' ? state : inside + state);
+        } else if (token.kind === 'gate') {
+          if (char === '/') add(state + 1);
+        } else add(state);
+      }
+      if (next.length === 0) return false;
+      live = next;
+    }
+    return live.includes(tokens.length);
+  }
 }

@@ -119,10 +119,9 @@ export function matchUnits(rule: LifecycleRule, paths: readonly string[]): Map<s
       if (isMatch(path)) units.set(path, [path]);
       continue;
     }
-    const parts = path.split('/');
     // Outermost first: a folder inside a matched folder is part of that unit, never its own.
-    for (let depth = 1; depth < parts.length; depth++) {
-      const dir = parts.slice(0, depth).join('/');
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      const dir = path.slice(0, slash);
       if (!isMatch(dir)) continue;
       const members = units.get(dir) ?? [];
       members.push(path);
