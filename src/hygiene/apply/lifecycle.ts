@@ -84,10 +84,7 @@ export async function observeUnit(
   ).kept;
   const untracked = withoutUnsafeNames(splitNul(others), (file) => file).kept;
   const changed = splitNul(worktreeDiff).length > 0 || splitNul(indexDiff).length > 0;
-  const members = [
-    ...tracked.map((file) => ({ path: file.path, tracked: true })),
-    ...untracked.map((file) => ({ path: file, tracked: false })),
-  ];
+  const members = membersNow({ tracked, untracked });
   const mtimeMs =
     tracked.length === 0 && untracked.length > 0
       ? newestMtime(untracked.map((file) => join(root, file)))
@@ -106,6 +103,14 @@ export async function observeUnit(
     ...(lastCommit !== undefined ? { lastCommit } : {}),
     ...(mtimeMs !== undefined ? { mtimeMs } : {}),
   };
+}
+
+/** The unit's files as `unitDigest` takes them. */
+function membersNow(now: Pick<UnitNow, 'tracked' | 'untracked'>): { path: string; tracked: boolean }[] {
+  return [
+    ...now.tracked.map((file) => ({ path: file.path, tracked: true })),
+    ...now.untracked.map((file) => ({ path: file, tracked: false })),
+  ];
 }
 
 /** The tier matrix, from facts read now: tracked and clean → auto; anything else → confirm. */
@@ -149,8 +154,8 @@ export function judgeUnit(
       'it changed since check: a file was edited, added, removed, (un)tracked or had its mode changed',
     );
   if (rule.lifetime === 'temporary') {
-    // Re-aged now, as the scan ages it: the last commit, else the path's own mtime (an
-    // untracked file edited since check is young again).
+    // Re-aged now, as the scan ages it: the last commit, else the newest mtime of its
+    // files (an untracked file touched since check is young again).
     const ageMs =
       now.lastCommit !== undefined ? nowMs - now.lastCommit * 1000 : nowMs - (now.mtimeMs ?? nowMs);
     const ageDays = ageMs / MS_PER_DAY;
@@ -345,6 +350,13 @@ export async function lifecycleTransaction(
   // Extract first: if the durable content cannot be kept, nothing is deleted.
   const extracted = await extractUnit(root, entry, rule!, context, deadline);
   if (extracted !== undefined) return { status: 'skipped', reason: 'extract-failed', detail: extracted };
+  // The extract step took its time: what is deleted must still be what it handed on.
+  if (rule?.extract !== undefined && (await unitDigest(root, membersNow(now), deadline)) !== now.digest)
+    return {
+      status: 'skipped',
+      reason: 'changed-since-check',
+      detail: 'it changed while its extract step ran; nothing was deleted',
+    };
   return { status: 'applied', removed: await deleteUnit(root, entry.path, now, context, hooks, deadline) };
 }
 

@@ -51,6 +51,14 @@ function project(): TestRepo {
   return repo;
 }
 
+/** An untracked `scratch-notes.md` last written ten days before NOW; returns that date. */
+function oldScratch(repo: TestRepo): Date {
+  repo.write({ 'scratch-notes.md': 'scratch\n' });
+  const old = new Date(Date.parse(NOW) - 10 * DAY);
+  utimesSync(repo.path('scratch-notes.md'), old, old);
+  return old;
+}
+
 async function check(repo: TestRepo, extraEnv: NodeJS.ProcessEnv = {}): Promise<Report> {
   const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env: { ...env, ...extraEnv } });
   assert.equal(result.code, 0, result.stderr);
@@ -189,9 +197,7 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
 
   it('an untracked file edited between check and clean, its old mtime put back, is kept (changed-since-check)', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    const old = oldScratch(repo);
     const report = await check(repo);
     const id = idOf(report, 'scratch-notes.md');
     // Same length, same mtime: only the bytes tell.
@@ -204,9 +210,7 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
 
   it('an untracked file touched (not edited) between check and clean is young again: kept (younger-than-cutoff)', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const recent = new Date(Date.parse(NOW) - DAY / 2);
     utimesSync(repo.path('scratch-notes.md'), recent, recent);
@@ -217,9 +221,7 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
 
   it('untracked: confirm; approved, removed from the disk in the same commit run', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const entry = report.entries.find((e) => e.path === 'scratch-notes.md')!;
     assert.equal(entry.safety_tier, 'confirm');
@@ -273,9 +275,7 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
 describe('lifecycle deletions: failure half-way and refusals', () => {
   it('a failed commit puts every deleted byte back: tracked files and held untracked ones', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const before = { head: repo.head(), index: repo.git(['ls-files', '-s']), tree: snapshotTree(repo.dir) };
     await assert.rejects(
@@ -317,9 +317,7 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
 
   it('hygiene apply refuses an untracked unit (no record to put it back from) and git-rms a clean one', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const scratch = idOf(report, 'scratch-notes.md');
     const run = idOf(report, 'runs/2026-11-01');
@@ -353,9 +351,8 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
   ] as const) {
     it(`a failure while ${step} rolls back every deleted byte, the index and the checkpoint`, async () => {
       const repo = project();
-      repo.write({ 'scratch-notes.md': 'scratch\n', 'README.md': '# Project, edited\n' });
-      const old = new Date(Date.parse(NOW) - 10 * DAY);
-      utimesSync(repo.path('scratch-notes.md'), old, old);
+      repo.write({ 'README.md': '# Project, edited\n' });
+      oldScratch(repo);
       const report = await check(repo);
       const before = { head: repo.head(), index: repo.git(['ls-files', '-s']), tree: snapshotTree(repo.dir) };
       await assert.rejects(
@@ -404,13 +401,14 @@ describe('lifecycle extract: distil before delete', () => {
   function extractProject(
     extract: 'repo' | 'cross-repo',
     vaultExit: number,
+    vaultEdits = false,
   ): { repo: TestRepo; received: string; vaultCommand: string; user: NodeJS.ProcessEnv } {
     const repo = removeLater(makeRepo({ initialCommit: false }));
     const received = repo.path('..', `${repo.dir.split('/').pop()}-vault.txt`);
     const script = repo.path('..', `${repo.dir.split('/').pop()}-vault.cjs`);
     writeFileSync(
       script,
-      `require('node:fs').appendFileSync(${JSON.stringify(received)}, process.env.STW_LIFECYCLE_RULE + ' ' + process.argv[2] + '\\n'); process.exit(${vaultExit});\n`,
+      `require('node:fs').appendFileSync(${JSON.stringify(received)}, process.env.STW_LIFECYCLE_RULE + ' ' + process.argv[2] + '\\n');${vaultEdits ? " require('node:fs').appendFileSync(process.argv[2], 'written while extracting\\n');" : ''} process.exit(${vaultExit});\n`,
     );
     const vaultCommand = `  vault_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]\n`;
     const config = [
@@ -489,6 +487,17 @@ describe('lifecycle extract: distil before delete', () => {
     }
     assert.equal(existsSync(received), false, 'the vault command never ran');
     assert.equal(readFileSync(repo.path('notes/old.txt'), 'utf8'), 'Lesson: keep this\n');
+  });
+
+  it('cross-repo: a unit that changes while the extract runs is not deleted (changed-since-check)', async () => {
+    const { repo, user } = extractProject('cross-repo', 0, true);
+    const report = await check(repo, user);
+    const result = await cleanJson(repo, ['--approve', report.entries[0]!.id], user);
+    assert.deepEqual(result.outcomes, [['notes/old.txt', 'skipped', 'changed-since-check']]);
+    assert.equal(
+      readFileSync(repo.path('notes/old.txt'), 'utf8'),
+      'Lesson: keep this\nwritten while extracting\n',
+    );
   });
 
   it('repo: with no distilled text, nothing is deleted (extract-failed)', async () => {
