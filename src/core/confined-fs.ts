@@ -10,9 +10,9 @@
  * and checked against its recorded device and inode. Where that is not available
  * (no /proc), confinement is reported unavailable and nothing is removed.
  */
-import { constants } from 'node:fs';
+import { constants, realpathSync } from 'node:fs';
 import { type FileHandle, lstat, open, readdir, rmdir, unlink } from 'node:fs/promises';
-import { sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 
 export interface PhysicalId {
   dev: string;
@@ -148,4 +148,28 @@ export class DirHandle {
 export function utf8Name(raw: Buffer): string | undefined {
   const text = raw.toString('utf8');
   return Buffer.from(text, 'utf8').equals(raw) ? text : undefined;
+}
+
+/** Where a path really leads once every symlink on the way is resolved (`realPathWithin`). */
+export type RealPlace =
+  | { kind: 'inside'; rel: string }
+  | { kind: 'outside'; real: string }
+  | { kind: 'missing' };
+
+/**
+ * Where `absolute` really leads, every symlink on the way resolved: `inside` with the real
+ * path relative to `realRoot` (`/`-separated, '' for the root itself), `outside` when it
+ * leaves `realRoot` (a link such as `outside -> /etc` on the way), `missing` when it, or a
+ * link's target, does not exist. `realRoot` must itself be a real path.
+ */
+export function realPathWithin(realRoot: string, absolute: string): RealPlace {
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    return { kind: 'missing' };
+  }
+  const rel = relative(realRoot, real);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { kind: 'outside', real };
+  return { kind: 'inside', rel: sep === '/' ? rel : rel.split(sep).join('/') };
 }

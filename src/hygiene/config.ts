@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { formatJsonPath, schemaValidator } from '../core/schema.js';
+import { globProblem } from './scan/lifecycle-glob.js';
 import { refuseUserOnlyKeys, userConfigPath } from './trust.js';
 import { type ClassifierSettings, DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
 
@@ -21,7 +22,8 @@ function fail(source: string, violations: string[]): never {
   throw new ConfigError('config-invalid', `${source}: ${violations[0]}`, { file: source, violations });
 }
 
-// Rules JSON Schema cannot say clearly: which `served_when*` a lifetime needs, unique names.
+// Rules JSON Schema cannot say clearly: which `served_when*` a lifetime needs, unique names,
+// a `match` the linear-time glob matcher accepts.
 function lifecycleViolations(rules: Raw[]): string[] {
   const violations: string[] = [];
   const seen = new Set<string>();
@@ -37,6 +39,8 @@ function lifecycleViolations(rules: Raw[]): string[] {
       violations.push(
         `${at(hasPath ? 'served_when_path' : 'served_when')}: only a delete-once-served rule has one`,
       );
+    const match = typeof rule['match'] === 'string' ? globProblem(rule['match']) : undefined;
+    if (match !== undefined) violations.push(`${at('match')}: ${match}`);
     const name = String(rule['name']);
     if (seen.has(name)) violations.push(`${at('name')}: duplicate rule name ${JSON.stringify(name)}`);
     seen.add(name);

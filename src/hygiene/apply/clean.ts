@@ -954,12 +954,21 @@ function mergeOutcomes(
   appliedAs: 'applied' | 'would-apply',
 ): CleanEntryOutcome[] {
   const byId = new Map(applied.entries.map((entry) => [entry.id, entry]));
+  const detailOf = new Map(applied.files.map((file) => [file.path, file.detail]));
   return planned.map((entry): CleanEntryOutcome => {
     const ran = byId.get(entry.id);
     if (ran === undefined) return { ...entry, outcome: gateOutcome(entry) };
     if (ran.status === 'applied') return { ...entry, outcome: appliedAs };
     if (ran.status === 'unchanged') return { ...entry, outcome: 'unchanged' };
-    return { ...entry, decision: 'skipped', reason: ran.reason ?? ran.status, outcome: 'skipped' };
+    // The applier's words for why (a lifecycle unit's stale evidence, say), as the human output shows them.
+    const detail = detailOf.get(entry.path);
+    return {
+      ...entry,
+      decision: 'skipped',
+      reason: ran.reason ?? ran.status,
+      ...(detail !== undefined ? { detail } : {}),
+      outcome: 'skipped',
+    };
   });
 }
 

@@ -18,7 +18,8 @@ import { dirname, join } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { git, gitOk, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome, run } from '../../core/run.js';
-import { servedPathFor, unitDigest } from '../scan/lifecycle.js';
+import { withoutUnsafeNames } from '../scan/files.js';
+import { newestMtime, servedEvidence, unitDigest } from '../scan/lifecycle.js';
 import { RUN_DIR } from '../state/run-lock.js';
 import { userConfigPath } from '../trust.js';
 import type { Entry, LifecycleRule, SafetyTier } from '../types.js';
@@ -38,7 +39,7 @@ export interface UnitNow {
   digest: string;
   /** Newest commit time (seconds) of the unit's tracked files, if any. */
   lastCommit?: number;
-  /** The path's own mtime (one `lstat`, no recursion): the age of an untracked unit. */
+  /** The newest mtime of its files when none is tracked: the age of an untracked unit, as the scan reads it. */
   mtimeMs?: number;
 }
 
@@ -53,11 +54,9 @@ export async function observeUnit(
   baseHead = 'HEAD',
 ): Promise<UnitNow> {
   let kind: UnitNow['kind'] = 'missing';
-  let mtimeMs: number | undefined;
   try {
     const stats = await lstat(join(root, path));
     kind = stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
-    mtimeMs = stats.mtimeMs;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -78,12 +77,18 @@ export async function observeUnit(
     const previous = byPath.get(file);
     byPath.set(file, previous === undefined ? record.slice(0, tab) : `${previous} ${record.slice(0, tab)}`);
   }
-  const tracked = [...byPath].map(([file, indexed]) => ({ path: file, indexed }));
-  const untracked = splitNul(others);
+  // The scan's predicate: a name it left out is no member here either, and is never touched.
+  const tracked = withoutUnsafeNames(
+    [...byPath].map(([file, indexed]) => ({ path: file, indexed })),
+    (file) => file.path,
+  ).kept;
+  const untracked = withoutUnsafeNames(splitNul(others), (file) => file).kept;
   const changed = splitNul(worktreeDiff).length > 0 || splitNul(indexDiff).length > 0;
-  const listing = [...tracked, ...untracked.map((file) => ({ path: file }))].sort((a, b) =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
-  );
+  const members = membersNow({ tracked, untracked });
+  const mtimeMs =
+    tracked.length === 0 && untracked.length > 0
+      ? newestMtime(untracked.map((file) => join(root, file)))
+      : undefined;
   const lastCommit =
     log.kind === 'exited' && log.code === 0 && log.stdout.toString().trim() !== ''
       ? Number(log.stdout.toString().trim())
@@ -94,10 +99,18 @@ export async function observeUnit(
     untracked,
     dirty: changed || (tracked.length > 0 && untracked.length > 0),
     isTracked: tracked.length > 0 && untracked.length === 0,
-    digest: unitDigest(listing),
+    digest: await unitDigest(root, members, deadline),
     ...(lastCommit !== undefined ? { lastCommit } : {}),
     ...(mtimeMs !== undefined ? { mtimeMs } : {}),
   };
+}
+
+/** The unit's files as `unitDigest` takes them. */
+function membersNow(now: Pick<UnitNow, 'tracked' | 'untracked'>): { path: string; tracked: boolean }[] {
+  return [
+    ...now.tracked.map((file) => ({ path: file.path, tracked: true })),
+    ...now.untracked.map((file) => ({ path: file, tracked: false })),
+  ];
 }
 
 /** The tier matrix, from facts read now: tracked and clean → auto; anything else → confirm. */
@@ -133,11 +146,16 @@ export function judgeUnit(
   if (now.kind === 'missing') return no('file-missing', 'the path no longer exists');
   const wantKind = entry.exact_edit?.recursive === true ? 'directory' : 'file';
   if (now.kind !== wantKind) return no('not-a-regular-file', `the path is no longer a ${wantKind}`);
-  if (facts.content_digest !== undefined && now.digest !== facts.content_digest)
-    return no('changed-since-check', 'files were added, removed or re-staged inside it since check');
+  if (facts.content_digest === undefined)
+    return no('changed-since-check', 'the entry carries no content digest from check to compare with');
+  if (now.digest !== facts.content_digest)
+    return no(
+      'changed-since-check',
+      'it changed since check: a file was edited, added, removed, (un)tracked or had its mode changed',
+    );
   if (rule.lifetime === 'temporary') {
-    // Re-aged now, as the scan ages it: the last commit, else the path's own mtime (an
-    // untracked file edited since check is young again).
+    // Re-aged now, as the scan ages it: the last commit, else the newest mtime of its
+    // files (an untracked file touched since check is young again).
     const ageMs =
       now.lastCommit !== undefined ? nowMs - now.lastCommit * 1000 : nowMs - (now.mtimeMs ?? nowMs);
     const ageDays = ageMs / MS_PER_DAY;
@@ -197,15 +215,21 @@ async function deleteUnit(
   deadline: Deadline,
 ): Promise<string[]> {
   const tracked = now.tracked.map((file) => file.path);
-  const gitEnv = { ...userGitEnv(context.env), GIT_LITERAL_PATHSPECS: '1' };
-  if (context.holdDir === undefined) {
-    const removed = await git(['rm', '-q', '-r', '--', path], {
+  // Exactly the files listed, never the folder: a file the scan left out (a name no report
+  // can carry) is neither deleted nor unstaged.
+  const gitRm = async (args: string[]) => {
+    const result = await git(['rm', '-q', ...args, '--pathspec-from-file=-', '--pathspec-file-nul'], {
       cwd: root,
       deadline,
       mode: 'user',
-      extraEnv: gitEnv,
+      extraEnv: { ...userGitEnv(context.env), GIT_LITERAL_PATHSPECS: '1' },
+      input: `${tracked.join('\0')}\0`,
     });
-    if (removed.kind !== 'exited' || removed.code !== 0) throw new Error(describeOutcome(removed, 'git rm'));
+    if (result.kind !== 'exited' || result.code !== 0)
+      throw new Error(describeOutcome(result, `git rm ${args.join(' ')}`.trim()));
+  };
+  if (context.holdDir === undefined) {
+    await gitRm([]);
     return tracked;
   }
   const files = [...tracked, ...now.untracked].sort();
@@ -220,14 +244,7 @@ async function deleteUnit(
     await hooks.faults?.afterHold?.(file);
   }
   if (tracked.length > 0) {
-    const unstaged = await git(['rm', '-q', '-r', '--cached', '--', path], {
-      cwd: root,
-      deadline,
-      mode: 'user',
-      extraEnv: gitEnv,
-    });
-    if (unstaged.kind !== 'exited' || unstaged.code !== 0)
-      throw new Error(describeOutcome(unstaged, 'git rm --cached'));
+    await gitRm(['--cached']);
     await hooks.faults?.afterUnstage?.(path);
   }
   await removeEmptyDirs(root, path);
@@ -326,18 +343,20 @@ export async function lifecycleTransaction(
   const irregular = await irregularMember(root, now);
   if (irregular !== undefined) return { status: 'skipped', reason: 'not-a-regular-file', detail: irregular };
   if (rule?.served_when_path !== undefined) {
-    const served = servedPathFor(entry.path, rule.served_when_path);
-    if (served === undefined || !(await exists(join(root, served))))
-      return {
-        status: 'skipped',
-        reason: 'no-longer-served',
-        detail: `${served ?? rule.served_when_path} does not exist now`,
-      };
+    const served = servedEvidence(root, entry.path, rule.served_when_path);
+    if (!served.served) return { status: 'skipped', reason: 'no-longer-served', detail: served.evidence };
   }
   if (dryRun) return { status: 'applied', removed: [] };
   // Extract first: if the durable content cannot be kept, nothing is deleted.
   const extracted = await extractUnit(root, entry, rule!, context, deadline);
   if (extracted !== undefined) return { status: 'skipped', reason: 'extract-failed', detail: extracted };
+  // The extract step took its time: what is deleted must still be what it handed on.
+  if (rule?.extract !== undefined && (await unitDigest(root, membersNow(now), deadline)) !== now.digest)
+    return {
+      status: 'skipped',
+      reason: 'changed-since-check',
+      detail: 'it changed while its extract step ran; nothing was deleted',
+    };
   return { status: 'applied', removed: await deleteUnit(root, entry.path, now, context, hooks, deadline) };
 }
 
@@ -355,15 +374,6 @@ async function irregularMember(root: string, now: UnitNow): Promise<string | und
     if (!stats.isFile()) return `${file} is not a regular file`;
   }
   return undefined;
-}
-
-async function exists(absolute: string): Promise<boolean> {
-  try {
-    await lstat(absolute);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const VAULT_TIMEOUT_MS = 120_000;

@@ -5,6 +5,7 @@ import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { ignoredByGit } from '../../core/git.js';
 import { loadConfig } from '../config.js';
+import { ruleMatcher } from '../scan/lifecycle-glob.js';
 import { STATE_DIR } from '../state/store.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type LifecycleRule, type Report } from '../types.js';
 
@@ -89,7 +90,7 @@ function notALifecycleUnit(entry: Entry, rules: readonly LifecycleRule[]): strin
   const rule = rules.find((candidate) => candidate.name === name);
   if (rule === undefined)
     return `no lifecycle rule ${JSON.stringify(name ?? '')} is configured (.dochygiene.yml lifecycle.rules)`;
-  const isMatch = picomatch(rule.match, { dot: true });
+  const isMatch = ruleMatcher(rule.match);
   if (!isMatch(entry.path)) return `lifecycle rule ${JSON.stringify(rule.name)} does not match it`;
   const wantsFolder = entry.exact_edit?.recursive === true;
   if (wantsFolder !== (rule.type === 'directory'))

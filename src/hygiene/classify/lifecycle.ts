@@ -4,7 +4,7 @@
  * `served_when_path` that exists. A `served_when` unit needs a judgment, so code proposes
  * nothing for it; a model or the plugin may, and that entry is always `confirm`.
  */
-import type { LifecycleUnit } from '../scan/lifecycle.js';
+import { type LifecycleUnit, mayBeDeleted } from '../scan/lifecycle.js';
 import type { Proposal, ScanArtifact } from '../types.js';
 
 /** The units code may propose deleting on its own evidence. */
@@ -14,7 +14,7 @@ export function isProvedDeletable(unit: LifecycleUnit): boolean {
 
 /** Units a proposal may name for a `delete-path`: the proved ones plus those awaiting a judgment. */
 export function isDeletableUnit(unit: LifecycleUnit): boolean {
-  return isProvedDeletable(unit) || unit.decision === 'needs-judgment';
+  return mayBeDeleted(unit);
 }
 
 export function proposeLifecycleDeletions(artifact: ScanArtifact): Proposal[] {

@@ -151,6 +151,32 @@ export function unsafePathReason(path: string): string | undefined {
   return undefined;
 }
 
+/** A listed path left out of every walk because a report could not carry its name. */
+export interface UnsafeName {
+  path: string;
+  /** `unsafePathReason`'s words. */
+  detail: string;
+}
+
+/**
+ * Splits a listing by `unsafePathReason`, the one predicate every walker applies (the doc
+ * walk, the lifecycle walk, apply's re-listing of a unit): what is kept, and what is left
+ * out, to be reported as `unsafe-name` rather than carried into a report.
+ */
+export function withoutUnsafeNames<T>(
+  items: readonly T[],
+  pathOf: (item: T) => string,
+): { kept: T[]; unsafe: UnsafeName[] } {
+  const kept: T[] = [];
+  const unsafe: UnsafeName[] = [];
+  for (const item of items) {
+    const detail = unsafePathReason(pathOf(item));
+    if (detail === undefined) kept.push(item);
+    else unsafe.push({ path: pathOf(item), detail });
+  }
+  return { kept, unsafe };
+}
+
 export type ReadOutcome =
   | { kind: 'text'; text: string; bytes: Buffer }
   | {

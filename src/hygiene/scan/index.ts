@@ -4,10 +4,11 @@ import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo, isOwnershipRefused, shallowDepth } from '../../core/git.js';
 import type { ScannedDocuments } from '../references.js';
-import type { HygieneConfig, ScanArtifact, Signal } from '../types.js';
+import type { ExcludedPath, HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
 import { WhoLoads } from './context/who-loads.js';
 import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
+import type { UnsafeName } from './files.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { scanLifecycle } from './lifecycle.js';
@@ -226,7 +227,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     shortlist,
     signals: sortSignals(signals),
     ...aliasesOf(shortlist, facts),
-    excluded: walk.exclusions.list(),
+    excluded: withUnsafeNames(walk.exclusions.list(), lifecycle.unsafe),
     agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
     ...(depth !== undefined ? { history: { shallow: true as const, depth } } : {}),
     unavailable,
@@ -241,6 +242,16 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
     documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs },
   };
+}
+
+/** The walk's exclusions plus the names the lifecycle walk left out (`unsafe-name`), each once. */
+function withUnsafeNames(excluded: ExcludedPath[], unsafe: readonly UnsafeName[]): ExcludedPath[] {
+  const listed = new Set(excluded.filter((e) => e.reason === 'unsafe-name').map((e) => e.path));
+  const more = unsafe
+    .filter(({ path }) => !listed.has(path))
+    .map(({ path, detail }): ExcludedPath => ({ path, reason: 'unsafe-name', detail }));
+  if (more.length === 0) return excluded;
+  return [...excluded, ...more].sort((a, b) => cmp(a.path, b.path) || cmp(a.reason, b.reason));
 }
 
 /** The artifact's `aliases`: each scanned real file reached by other paths too (none: no key). */

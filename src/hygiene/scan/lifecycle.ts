@@ -5,14 +5,17 @@
  * dirty check, last-commit times, mtimes and the existence of a `served_when_path`.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { constants, lstatSync, realpathSync } from 'node:fs';
+import { lstat, open, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import picomatch from 'picomatch';
+import { realPathWithin } from '../../core/confined-fs.js';
 import type { Deadline } from '../../core/deadline.js';
 import { ConfigError, OperationalError } from '../../core/errors.js';
 import { git, gitOk, splitNul } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 import type { LifecycleKind, LifecycleRule } from '../types.js';
+import { type UnsafeName, withoutUnsafeNames } from './files.js';
+import { ruleMatcher } from './lifecycle-glob.js';
 
 const MS_PER_DAY = 86_400_000;
 const LIST_MAX_BYTES = 512 * 1024 * 1024;
@@ -34,6 +37,11 @@ export type LifecycleDecision =
   /** lifetime `keep`: reported, never deleted. */
   | 'keep';
 
+/**
+ * `commit`: the newest commit of its tracked files; `mtime`: the newest mtime of its files
+ * (an untracked unit). `dir-stat` (a folder's own mtime) is no longer made, but reports
+ * made before may carry it.
+ */
 export type AgeSource = 'commit' | 'mtime' | 'dir-stat';
 
 /** One lifecycle unit as the scan artifact carries it. */
@@ -53,8 +61,11 @@ export interface LifecycleUnit {
   rank?: number;
   /** The files git lists in the unit (tracked and untracked-not-ignored). */
   files: number;
-  /** sha256 over the unit's listing (path, and mode+blob for tracked files): apply re-checks it. */
-  content_digest: string;
+  /**
+   * A unit that may be deleted (eligible, served, needs-judgment): sha256 over each of its
+   * files' path, tracked state, kind, mode and bytes (`unitDigest`); apply re-checks it.
+   */
+  content_digest?: string;
   /** The evidence, in one line a person can check. */
   evidence: string;
   served_path?: string;
@@ -64,6 +75,8 @@ export interface LifecycleUnit {
 
 export interface LifecycleScan {
   units: LifecycleUnit[];
+  /** Files a rule matches whose names no report can carry: left out, reported as `unsafe-name`. */
+  unsafe: UnsafeName[];
 }
 
 interface ListedFile {
@@ -78,6 +91,8 @@ export interface LifecycleListing {
   /** Tracked paths whose worktree or index differs from HEAD. */
   changed: Set<string>;
   inRepo: boolean;
+  /** Listed paths left out because a report could not carry their names (`withoutUnsafeNames`). */
+  unsafe: UnsafeName[];
 }
 
 /** Ranks one temporary rule's units newest first and says which are eligible (pure). */
@@ -97,17 +112,16 @@ export function rankTemporary<T extends { path: string; ageDays: number }>(
 
 /** The rule's matched units: a file rule matches files; a directory rule its outermost matched folders. */
 export function matchUnits(rule: LifecycleRule, paths: readonly string[]): Map<string, string[]> {
-  const isMatch = picomatch(rule.match, { dot: true });
+  const isMatch = ruleMatcher(rule.match);
   const units = new Map<string, string[]>();
   for (const path of paths) {
     if (rule.type === 'file') {
       if (isMatch(path)) units.set(path, [path]);
       continue;
     }
-    const parts = path.split('/');
     // Outermost first: a folder inside a matched folder is part of that unit, never its own.
-    for (let depth = 1; depth < parts.length; depth++) {
-      const dir = parts.slice(0, depth).join('/');
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      const dir = path.slice(0, slash);
       if (!isMatch(dir)) continue;
       const members = units.get(dir) ?? [];
       members.push(path);
@@ -136,7 +150,10 @@ export async function listForLifecycle(
   fallbackFiles: readonly string[],
   deadline?: Deadline,
 ): Promise<LifecycleListing> {
-  if (!inRepo) return { files: fallbackFiles.map((path) => ({ path })), changed: new Set(), inRepo };
+  if (!inRepo) {
+    const { kept, unsafe } = withoutUnsafeNames(fallbackFiles, (path) => path);
+    return { files: kept.map((path) => ({ path })), changed: new Set(), inRepo, unsafe };
+  }
   const options = { cwd: root, maxBytes: LIST_MAX_BYTES, ...(deadline ? { deadline } : {}) };
   const [staged, others, status] = await Promise.all([
     gitOk(['ls-files', '-z', '--stage'], options),
@@ -157,7 +174,13 @@ export async function listForLifecycle(
   for (const path of splitNul(others)) if (!indexed.has(path)) files.push({ path });
   const changed = new Set<string>();
   for (const record of splitNul(status)) if (record.length > 3) changed.add(record.slice(3));
-  return { files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), changed, inRepo };
+  const { kept, unsafe } = withoutUnsafeNames(files, (file) => file.path);
+  return {
+    files: kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    changed,
+    inRepo,
+    unsafe,
+  };
 }
 
 /** Last-commit time (seconds) of each path under the rules' matches: one `git log` pass. */
@@ -194,14 +217,49 @@ export async function lastCommitTimes(
 }
 
 /**
- * The digest apply re-checks: which files the unit holds and whether each is tracked. Edits
- * to their content are caught by the dirty check, which apply repeats against the commit the
- * run started from.
+ * What one file is now, for `unitDigest`: its kind and mode as `lstat` sees them and a sha256
+ * of its bytes (of a symlink, of the text it points to). Never follows a link, and never
+ * opens anything but a regular file (a FIFO would block).
  */
-export function unitDigest(members: readonly { path: string; indexed?: string }[]): string {
+async function fingerprint(absolute: string): Promise<string> {
+  let stats: import('node:fs').Stats;
+  try {
+    stats = await lstat(absolute);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
   const hash = createHash('sha256');
-  for (const file of members)
-    hash.update(`${file.path}\0${file.indexed === undefined ? 'untracked' : 'tracked'}\0`);
+  if (stats.isSymbolicLink())
+    return `link ${stats.mode} ${hash.update(await readlink(absolute)).digest('hex')}`;
+  if (!stats.isFile()) return `other ${stats.mode}`;
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+  } finally {
+    await handle.close();
+  }
+  return `file ${stats.mode} ${hash.digest('hex')}`;
+}
+
+/**
+ * The digest apply re-checks (`content_digest`, docs/lifecycle.md): for each file of the
+ * unit in path order, its path, whether it is tracked, its kind, its mode and its bytes.
+ * Any edit, `chmod`, new, removed or (un)tracked file since check changes it, whatever
+ * the file's mtime says. Staging does not: a WIP checkpoint keeps the same bytes.
+ */
+export async function unitDigest(
+  root: string,
+  members: readonly { path: string; tracked: boolean }[],
+  deadline?: Deadline,
+): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of [...members].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    if (deadline?.isExpired)
+      throw new OperationalError('timed-out', `ran out of time reading the lifecycle unit file ${file.path}`);
+    const seen = await fingerprint(join(root, file.path));
+    hash.update(`${file.path}\0${file.tracked ? 'tracked' : 'untracked'}\0${seen}\0`);
+  }
   return hash.digest('hex');
 }
 
@@ -219,6 +277,21 @@ interface UnitFacts {
 export type StatMtime = (absolute: string) => number;
 const lstatMtime: StatMtime = (absolute) => lstatSync(absolute).mtimeMs;
 
+/** The newest mtime of these files (a file gone since the listing counts as written now). */
+export function newestMtime(absolutes: readonly string[], statMtime: StatMtime = lstatMtime): number {
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const absolute of absolutes) {
+    let mtime: number;
+    try {
+      mtime = statMtime(absolute);
+    } catch {
+      mtime = Number.POSITIVE_INFINITY;
+    }
+    newest = Math.max(newest, mtime);
+  }
+  return newest;
+}
+
 function factsOf(
   statMtime: StatMtime,
   root: string,
@@ -235,18 +308,18 @@ function factsOf(
   const dirty =
     members.some((file) => listing.changed.has(file.path)) ||
     (hasHistory && trackedMembers.length < members.length);
-  let ageMs: number | undefined;
-  let ageSource: AgeSource = 'commit';
   const committed = trackedMembers.map((file) => times.get(file.path)).filter((t) => t !== undefined);
-  if (committed.length > 0) ageMs = nowMs - Math.max(...committed) * 1000;
-  else if (rule.type === 'directory') {
-    // One stat of the folder itself, never of a file inside it.
-    ageMs = nowMs - statMtime(join(root, path));
-    ageSource = 'dir-stat';
-  } else {
-    ageMs = nowMs - statMtime(join(root, path));
-    ageSource = 'mtime';
-  }
+  const ageSource: AgeSource = committed.length > 0 ? 'commit' : 'mtime';
+  // No history: the newest mtime of its files. A folder's own mtime would miss an edit in
+  // place of a file inside it.
+  const newestMs =
+    committed.length > 0
+      ? Math.max(...committed) * 1000
+      : newestMtime(
+          members.map((file) => join(root, file.path)),
+          statMtime,
+        );
+  const ageMs = nowMs - newestMs;
   return { path, rule, members, tracked, dirty, ageDays: Math.max(0, ageMs / MS_PER_DAY), ageSource };
 }
 
@@ -256,7 +329,11 @@ function roundDays(days: number): number {
 
 function describeAge(facts: UnitFacts): string {
   const source =
-    facts.ageSource === 'commit' ? 'last commit' : facts.ageSource === 'mtime' ? 'mtime' : 'folder mtime';
+    facts.ageSource === 'commit'
+      ? 'last commit'
+      : facts.rule.type === 'directory'
+        ? 'newest file mtime'
+        : 'mtime';
   return `${roundDays(facts.ageDays)} days old (${source})`;
 }
 
@@ -272,7 +349,6 @@ function unitOf(facts: UnitFacts, decision: LifecycleDecision, evidence: string)
     age_days: roundDays(facts.ageDays),
     age_source: facts.ageSource,
     files: facts.members.length,
-    content_digest: unitDigest(facts.members),
     evidence,
     ...(facts.rule.extract !== undefined ? { extract: facts.rule.extract } : {}),
   };
@@ -299,28 +375,44 @@ function decideRule(root: string, rule: LifecycleRule, units: UnitFacts[]): Life
         served_when: rule.served_when,
       };
     }
-    const served = servedPathFor(facts.path, rule.served_when_path ?? '');
-    const exists = served !== undefined && pathExists(join(root, served));
-    const unit = unitOf(
-      facts,
-      exists ? 'served' : 'not-served',
-      served === undefined
-        ? `served_when_path ${JSON.stringify(rule.served_when_path)} leads outside the project`
-        : exists
-          ? `served: ${served} exists`
-          : `not served: ${served} does not exist`,
-    );
-    return served !== undefined ? { ...unit, served_path: served } : unit;
+    const served = servedEvidence(root, facts.path, rule.served_when_path ?? '');
+    const unit = unitOf(facts, served.served ? 'served' : 'not-served', served.evidence);
+    return served.path !== undefined ? { ...unit, served_path: served.path } : unit;
   });
 }
 
-function pathExists(absolute: string): boolean {
+/**
+ * Whether a unit's `served_when_path` proves it served, read now: something must exist
+ * there, inside the project once every symlink on the way is resolved. A path that leads
+ * out of the project — `..`, or a link such as `outside -> /etc` — is never evidence.
+ */
+export function servedEvidence(
+  root: string,
+  unitPath: string,
+  template: string,
+): { served: boolean; path?: string; evidence: string } {
+  const served = servedPathFor(unitPath, template);
+  if (served === undefined)
+    return {
+      served: false,
+      evidence: `served_when_path ${JSON.stringify(template)} leads outside the project`,
+    };
+  let realRoot: string;
   try {
-    lstatSync(absolute);
-    return true;
+    realRoot = realpathSync(root);
   } catch {
-    return false;
+    return { served: false, path: served, evidence: `not served: the project root cannot be resolved` };
   }
+  const place = realPathWithin(realRoot, join(root, served));
+  if (place.kind === 'outside')
+    return {
+      served: false,
+      path: served,
+      evidence: `not served: ${served} leads outside the project through a symlink (to ${place.real}), which is no evidence`,
+    };
+  if (place.kind === 'missing')
+    return { served: false, path: served, evidence: `not served: ${served} does not exist` };
+  return { served: true, path: served, evidence: `served: ${served} exists` };
 }
 
 /**
@@ -369,7 +461,24 @@ export function evaluateRules(
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The whole lifecycle pass of a scan: list, date, decide. No rules, no git calls. */
+/** Decisions that may lead to a deletion: proved (eligible, served) or awaiting a judgment. */
+export function mayBeDeleted(unit: Pick<LifecycleUnit, 'decision'>): boolean {
+  return unit.decision === 'eligible' || unit.decision === 'served' || unit.decision === 'needs-judgment';
+}
+
+/** The listed files of a unit: the file itself, or every file under the folder. */
+function membersOf(listing: LifecycleListing, unit: LifecycleUnit): { path: string; tracked: boolean }[] {
+  const inside = unit.type === 'directory' ? (path: string) => path.startsWith(`${unit.path}/`) : undefined;
+  return listing.files
+    .filter((file) => (inside ? inside(file.path) : file.path === unit.path))
+    .map((file) => ({ path: file.path, tracked: file.indexed !== undefined }));
+}
+
+/**
+ * The whole lifecycle pass of a scan: list, date, decide, then digest the contents of every
+ * unit that may be deleted (only those: a retained unit's bytes are never read). No rules,
+ * no git calls.
+ */
 export async function scanLifecycle(options: {
   root: string;
   rules: readonly LifecycleRule[];
@@ -379,10 +488,20 @@ export async function scanLifecycle(options: {
   nowMs: number;
   deadline?: Deadline;
 }): Promise<LifecycleScan> {
-  if (options.rules.length === 0) return { units: [] };
+  if (options.rules.length === 0) return { units: [], unsafe: [] };
   const listing = await listForLifecycle(options.root, options.inRepo, options.walkedFiles, options.deadline);
   const times = options.inRepo
     ? await lastCommitTimes(options.root, options.rules, options.deadline)
     : new Map<string, number>();
-  return { units: evaluateRules(options.root, options.rules, listing, times, options.nowMs) };
+  const units = evaluateRules(options.root, options.rules, listing, times, options.nowMs);
+  for (const unit of units)
+    if (mayBeDeleted(unit))
+      unit.content_digest = await unitDigest(options.root, membersOf(listing, unit), options.deadline);
+  return { units, unsafe: unsafeMatched(options.rules, listing.unsafe) };
+}
+
+/** The unsafe names some rule would have matched (a file it matches, or one inside a folder it matches). */
+function unsafeMatched(rules: readonly LifecycleRule[], unsafe: readonly UnsafeName[]): UnsafeName[] {
+  if (unsafe.length === 0) return [];
+  return unsafe.filter(({ path }) => rules.some((rule) => matchUnits(rule, [path]).size > 0));
 }

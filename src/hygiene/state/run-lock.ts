@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,13 @@ export interface LockOwner {
   host: string;
   command: string;
   started: string;
+  /** Random: no two runs' lock files have the same bytes, even with a reused pid and a fixed clock. */
+  token?: string;
+}
+
+/** TEST-ONLY: a pause in the race window, after a dead holder's lock was read and before it is taken over. */
+export interface RunLockHooks {
+  beforeTakeover?: () => Promise<void>;
 }
 
 /** What a run records before each change, so that a rollback (now or by the next run) undoes exactly that. */
@@ -79,12 +87,66 @@ function isAlive(owner: LockOwner): boolean {
   return isProcessAlive(owner.pid);
 }
 
-async function readOwner(path: string): Promise<LockOwner | undefined> {
+/** A lock file's bytes as text, or undefined when there is none. */
+async function readLockText(path: string): Promise<string | undefined> {
   try {
-    const value = JSON.parse(await readFile(path, 'utf8')) as LockOwner;
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const value = JSON.parse(text) as LockOwner;
     return typeof value.pid === 'number' ? value : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Creates `path` holding `text`, complete, or returns false when it exists (a link never overwrites). */
+async function createExclusive(path: string, text: string): Promise<boolean> {
+  const draft = `${path}.draft-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await writeFile(draft, text, { mode: 0o600 });
+  try {
+    await link(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(draft).catch(() => {});
+  }
+}
+
+const MAX_TAKEOVER_DEPTH = 8;
+
+/**
+ * Removes `path` if it still holds exactly `stale` (a dead run's lock, read before), and
+ * says whether it did. Atomic against every other run doing the same: only the run that
+ * creates the takeover marker named after `stale`'s digest may remove it, and it re-reads
+ * `path` first. A stale lock's bytes never come back once removed (each holds a random
+ * token), so that re-read cannot be fooled. A marker left by a taker that died is taken
+ * over the same way, one level down.
+ */
+async function removeStale(path: string, stale: string, mine: string, depth = 0): Promise<boolean> {
+  const marker = `${path.replace(/\.takeover-[0-9a-f]+$/, '')}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`;
+  if (!(await createExclusive(marker, mine))) {
+    const taker = await readLockText(marker);
+    if (taker === undefined) return false;
+    const owner = parseOwner(taker);
+    if (owner !== undefined && isAlive(owner)) return false;
+    if (depth < MAX_TAKEOVER_DEPTH) await removeStale(marker, taker, mine, depth + 1);
+    return false;
+  }
+  try {
+    if ((await readLockText(path)) !== stale) return false;
+    await unlink(path);
+    return true;
+  } finally {
+    await unlink(marker).catch(() => {});
   }
 }
 
@@ -125,43 +187,43 @@ export class RunLock {
     gitDir: string,
     command: string,
     now: string,
+    hooks: RunLockHooks = {},
   ): Promise<{ lock: RunLock; interrupted?: InterruptedRun }> {
     const dir = join(gitDir, RUN_DIR);
     await mkdir(join(dir, 'tmp'), { recursive: true, mode: 0o700 });
-    const owner: LockOwner = { pid: process.pid, host: hostname(), command, started: now };
+    const owner: LockOwner = {
+      pid: process.pid,
+      host: hostname(),
+      command,
+      started: now,
+      token: randomBytes(8).toString('hex'),
+    };
     const lock = new RunLock(dir, owner);
+    const mine = `${JSON.stringify(owner)}\n`;
     let staleOwner: LockOwner | undefined;
     let tookOver = false;
+    const busy = (holder: LockOwner | undefined) =>
+      new RefusalError(
+        'locked',
+        holder === undefined
+          ? `another stw is taking over a stale lock in this repository; try again, or remove ${lock.lockPath} if no stw is running`
+          : `another stw ${holder.command} (pid ${holder.pid}, since ${holder.started}) is working in this repository; wait for it, or remove ${lock.lockPath} if no stw is running`,
+        { lock: lock.lockPath, ...(holder ? { holder } : {}) },
+      );
     for (let attempt = 0; ; attempt++) {
-      // Link a complete file into place: the lock never exists half-written.
-      const draft = join(dir, `hygiene.lock.${process.pid}`);
-      await writeFile(draft, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
-      try {
-        await link(draft, lock.lockPath);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 5) throw error;
-      } finally {
-        await unlink(draft).catch(() => {});
+      // A complete file linked into place: the lock never exists half-written.
+      if (await createExclusive(lock.lockPath, mine)) break;
+      if (attempt > 5) throw busy(undefined);
+      const held = await readLockText(lock.lockPath);
+      if (held === undefined) continue;
+      const holder = parseOwner(held);
+      if (holder !== undefined && isAlive(holder)) throw busy(holder);
+      // Dead (or unreadable): removed only if it still holds these very bytes (removeStale).
+      await hooks.beforeTakeover?.();
+      if (await removeStale(lock.lockPath, held, mine)) {
+        staleOwner = holder;
+        tookOver = true;
       }
-      const holder = await readOwner(lock.lockPath);
-      if (holder !== undefined && isAlive(holder))
-        throw new RefusalError(
-          'locked',
-          `another stw ${holder.command} (pid ${holder.pid}, since ${holder.started}) is working in this repository; wait for it, or remove ${lock.lockPath} if no stw is running`,
-          { lock: lock.lockPath, holder },
-        );
-      // Dead (or unreadable): move it aside; of two runs racing here only one rename wins.
-      const aside = join(dir, `hygiene.lock.stale-${process.pid}`);
-      try {
-        await rename(lock.lockPath, aside);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
-      }
-      staleOwner = holder;
-      tookOver = true;
-      await unlink(aside).catch(() => {});
     }
     await fsyncDir(dir);
     // A journal left behind becomes the interrupted run's record. (A journal exists only

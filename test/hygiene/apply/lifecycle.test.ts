@@ -51,6 +51,14 @@ function project(): TestRepo {
   return repo;
 }
 
+/** An untracked `scratch-notes.md` last written ten days before NOW; returns that date. */
+function oldScratch(repo: TestRepo): Date {
+  repo.write({ 'scratch-notes.md': 'scratch\n' });
+  const old = new Date(Date.parse(NOW) - 10 * DAY);
+  utimesSync(repo.path('scratch-notes.md'), old, old);
+  return old;
+}
+
 async function check(repo: TestRepo, extraEnv: NodeJS.ProcessEnv = {}): Promise<Report> {
   const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env: { ...env, ...extraEnv } });
   assert.equal(result.code, 0, result.stderr);
@@ -136,13 +144,13 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
     assert.equal(repo.git(['show', 'HEAD~1:runs/2026-11-01/out.json']), 'my edit');
   });
 
-  it('a file that became dirty between check and clean is re-tiered, never deleted unasked', async () => {
+  it('a file edited between check and clean is stale evidence, never deleted unasked', async () => {
     const repo = project();
     await check(repo);
     writeFileSync(repo.path('runs/2026-11-01/out.json'), 'edited after check\n');
     const result = await cleanJson(repo);
     assert.deepEqual(result.outcomes, [
-      ['runs/2026-11-01', 'skipped', 're-tiered'],
+      ['runs/2026-11-01', 'skipped', 'changed-since-check'],
       ['runs/2026-11-05', 'applied', null],
     ]);
     assert.equal(readFileSync(repo.path('runs/2026-11-01/out.json'), 'utf8'), 'edited after check\n');
@@ -187,26 +195,33 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
     assert.equal(existsSync(repo.path('runs/2026-11-01/out.json')), true);
   });
 
-  it('an untracked file edited between check and clean is young again: kept (younger-than-cutoff)', async () => {
+  it('an untracked file edited between check and clean, its old mtime put back, is kept (changed-since-check)', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    const old = oldScratch(repo);
     const report = await check(repo);
     const id = idOf(report, 'scratch-notes.md');
-    const recent = new Date(Date.parse(NOW) - DAY / 2);
-    writeFileSync(repo.path('scratch-notes.md'), 'scratch, still in use\n');
-    utimesSync(repo.path('scratch-notes.md'), recent, recent);
+    // Same length, same mtime: only the bytes tell.
+    writeFileSync(repo.path('scratch-notes.md'), 'SCRATCH\n');
+    utimesSync(repo.path('scratch-notes.md'), old, old);
     const result = await cleanJson(repo, ['--approve', id]);
+    assert.deepEqual(result.outcomes.at(-1), ['scratch-notes.md', 'skipped', 'changed-since-check']);
+    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'SCRATCH\n');
+  });
+
+  it('an untracked file touched (not edited) between check and clean is young again: kept (younger-than-cutoff)', async () => {
+    const repo = project();
+    oldScratch(repo);
+    const report = await check(repo);
+    const recent = new Date(Date.parse(NOW) - DAY / 2);
+    utimesSync(repo.path('scratch-notes.md'), recent, recent);
+    const result = await cleanJson(repo, ['--approve', idOf(report, 'scratch-notes.md')]);
     assert.deepEqual(result.outcomes.at(-1), ['scratch-notes.md', 'skipped', 'younger-than-cutoff']);
-    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'scratch, still in use\n');
+    assert.equal(readFileSync(repo.path('scratch-notes.md'), 'utf8'), 'scratch\n');
   });
 
   it('untracked: confirm; approved, removed from the disk in the same commit run', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const entry = report.entries.find((e) => e.path === 'scratch-notes.md')!;
     assert.equal(entry.safety_tier, 'confirm');
@@ -260,9 +275,7 @@ describe('lifecycle deletions in clean: the tier matrix, re-derived at apply tim
 describe('lifecycle deletions: failure half-way and refusals', () => {
   it('a failed commit puts every deleted byte back: tracked files and held untracked ones', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const before = { head: repo.head(), index: repo.git(['ls-files', '-s']), tree: snapshotTree(repo.dir) };
     await assert.rejects(
@@ -304,9 +317,7 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
 
   it('hygiene apply refuses an untracked unit (no record to put it back from) and git-rms a clean one', async () => {
     const repo = project();
-    repo.write({ 'scratch-notes.md': 'scratch\n' });
-    const old = new Date(Date.parse(NOW) - 10 * DAY);
-    utimesSync(repo.path('scratch-notes.md'), old, old);
+    oldScratch(repo);
     const report = await check(repo);
     const scratch = idOf(report, 'scratch-notes.md');
     const run = idOf(report, 'runs/2026-11-01');
@@ -340,9 +351,8 @@ describe('lifecycle deletions: failure half-way and refusals', () => {
   ] as const) {
     it(`a failure while ${step} rolls back every deleted byte, the index and the checkpoint`, async () => {
       const repo = project();
-      repo.write({ 'scratch-notes.md': 'scratch\n', 'README.md': '# Project, edited\n' });
-      const old = new Date(Date.parse(NOW) - 10 * DAY);
-      utimesSync(repo.path('scratch-notes.md'), old, old);
+      repo.write({ 'README.md': '# Project, edited\n' });
+      oldScratch(repo);
       const report = await check(repo);
       const before = { head: repo.head(), index: repo.git(['ls-files', '-s']), tree: snapshotTree(repo.dir) };
       await assert.rejects(
@@ -391,13 +401,14 @@ describe('lifecycle extract: distil before delete', () => {
   function extractProject(
     extract: 'repo' | 'cross-repo',
     vaultExit: number,
+    vaultEdits = false,
   ): { repo: TestRepo; received: string; vaultCommand: string; user: NodeJS.ProcessEnv } {
     const repo = removeLater(makeRepo({ initialCommit: false }));
     const received = repo.path('..', `${repo.dir.split('/').pop()}-vault.txt`);
     const script = repo.path('..', `${repo.dir.split('/').pop()}-vault.cjs`);
     writeFileSync(
       script,
-      `require('node:fs').appendFileSync(${JSON.stringify(received)}, process.env.STW_LIFECYCLE_RULE + ' ' + process.argv[2] + '\\n'); process.exit(${vaultExit});\n`,
+      `require('node:fs').appendFileSync(${JSON.stringify(received)}, process.env.STW_LIFECYCLE_RULE + ' ' + process.argv[2] + '\\n');${vaultEdits ? " require('node:fs').appendFileSync(process.argv[2], 'written while extracting\\n');" : ''} process.exit(${vaultExit});\n`,
     );
     const vaultCommand = `  vault_command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(script)}]\n`;
     const config = [
@@ -476,6 +487,17 @@ describe('lifecycle extract: distil before delete', () => {
     }
     assert.equal(existsSync(received), false, 'the vault command never ran');
     assert.equal(readFileSync(repo.path('notes/old.txt'), 'utf8'), 'Lesson: keep this\n');
+  });
+
+  it('cross-repo: a unit that changes while the extract runs is not deleted (changed-since-check)', async () => {
+    const { repo, user } = extractProject('cross-repo', 0, true);
+    const report = await check(repo, user);
+    const result = await cleanJson(repo, ['--approve', report.entries[0]!.id], user);
+    assert.deepEqual(result.outcomes, [['notes/old.txt', 'skipped', 'changed-since-check']]);
+    assert.equal(
+      readFileSync(repo.path('notes/old.txt'), 'utf8'),
+      'Lesson: keep this\nwritten while extracting\n',
+    );
   });
 
   it('repo: with no distilled text, nothing is deleted (extract-failed)', async () => {

@@ -327,14 +327,21 @@ describe('lifecycle: candidates in check', () => {
   });
 });
 
-describe('lifecycle: an untracked folder is aged by one stat of itself', () => {
-  it('reads the folder mtime only, never a file inside it', () => {
+describe('lifecycle: an untracked folder is aged by the newest mtime of its files', () => {
+  it('an old folder whose one file was edited in place is young: its newest file counts, not the folder', () => {
     const listing: LifecycleListing = {
       files: [{ path: 'runs/a/one.json' }, { path: 'runs/a/deep/two.json' }, { path: 'runs/b/three.json' }],
       changed: new Set(),
       inRepo: true,
+      unsafe: [],
     };
     const statted: string[] = [];
+    const mtimes: Record<string, number> = {
+      '/project/runs/a/one.json': NOW_MS - 10 * DAY,
+      // Edited in place yesterday: the folder's own mtime would not have moved.
+      '/project/runs/a/deep/two.json': NOW_MS - DAY,
+      '/project/runs/b/three.json': NOW_MS - 20 * DAY,
+    };
     const units = evaluateRules(
       '/project',
       [rule({ name: 'runs', match: 'runs/*', type: 'directory', retain_recent: 1 })],
@@ -343,15 +350,17 @@ describe('lifecycle: an untracked folder is aged by one stat of itself', () => {
       NOW_MS,
       (absolute) => {
         statted.push(absolute);
-        return absolute.endsWith('/a') ? NOW_MS - 10 * DAY : NOW_MS - DAY;
+        const mtime = mtimes[absolute];
+        if (mtime === undefined) throw new Error(`not a file of a unit: ${absolute}`);
+        return mtime;
       },
     );
-    assert.deepEqual(statted.sort(), ['/project/runs/a', '/project/runs/b']);
+    assert.deepEqual(statted.sort(), Object.keys(mtimes).sort());
     assert.deepEqual(
       units.map((u) => [u.path, u.age_source, u.age_days, u.decision, u.files]),
       [
-        ['runs/a', 'dir-stat', 10, 'eligible', 2],
-        ['runs/b', 'dir-stat', 1, 'retain-recent', 1],
+        ['runs/a', 'mtime', 1, 'retain-recent', 2],
+        ['runs/b', 'mtime', 20, 'eligible', 1],
       ],
     );
   });
