@@ -48,6 +48,17 @@ function lifecycleViolations(rules: Raw[]): string[] {
   return violations;
 }
 
+// `scan.globs` come from the repository too: each must be a glob the linear-time matcher
+// takes (a backtracking matcher hangs on `**/*a*a*a*a*a*a*c`; docs/trust.md).
+function scanGlobViolations(raw: Raw): string[] {
+  const scan = isObject(raw['scan']) ? raw['scan'] : {};
+  const globs = Array.isArray(scan['globs']) ? scan['globs'] : [];
+  return globs.flatMap((glob, index) => {
+    const problem = typeof glob === 'string' ? globProblem(glob) : undefined;
+    return problem === undefined ? [] : [`${formatJsonPath(['scan', 'globs', index])}: ${problem}`];
+  });
+}
+
 /** `lifecycle.rules[2].type: …` → `lifecycle.rules[2] (rule "runs").type: …`, so the error names the rule. */
 function withRuleName(violation: string, rules: readonly unknown[]): string {
   return violation.replace(/^lifecycle\.rules\[(\d+)\]/, (whole, index: string) => {
@@ -94,7 +105,7 @@ export function parseConfig(
       source,
       violations.map((v) => withRuleName(v, rules)),
     );
-  const ruleViolations = lifecycleViolations(rules as Raw[]);
+  const ruleViolations = [...lifecycleViolations(rules as Raw[]), ...scanGlobViolations(raw)];
   if (ruleViolations.length > 0)
     fail(
       source,

@@ -12,6 +12,7 @@ import type { Deadline } from '../core/deadline.js';
 import { discoverRepo } from '../core/git.js';
 import { applyEditsToText, sha256Hex } from './apply/text-edits.js';
 import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
+import { globsMatcher } from './scan/lifecycle-glob.js';
 import { type LocaleFallback, readLocaleFallbacks, siteTarget } from './scan/locale-fallback.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
 import { ARCHIVE_SEGMENTS, dirOf, toPosix } from './scan/paths.js';
@@ -78,7 +79,7 @@ export async function readDocWorld(
   const listed = scanned?.gitListing ?? listing!.files;
   const symlinks = new Map((listing?.symlinks ?? []).map((link) => [link, linkHops(root, realRoot, link)]));
   const globs = [...config.scan.globs, ...AGENT_CONTEXT_GLOBS];
-  const inGlobs = picomatch(globs, { dot: true });
+  const inGlobs = globsMatcher(globs);
   const excludedPaths = excluded.filter((d) => d.includes('/'));
   const docs = new Map<string, string>();
   const parsed = new Map<string, ParsedDoc>();

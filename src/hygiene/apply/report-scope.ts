@@ -5,7 +5,7 @@ import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { ignoredByGit } from '../../core/git.js';
 import { loadConfig } from '../config.js';
-import { ruleMatcher } from '../scan/lifecycle-glob.js';
+import { globsMatcher, ruleMatcher } from '../scan/lifecycle-glob.js';
 import { STATE_DIR } from '../state/store.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type LifecycleRule, type Report } from '../types.js';
 
@@ -36,7 +36,7 @@ export async function entriesOutsideScan(
 ): Promise<OutsideScan[]> {
   const config = await loadConfig(root);
   const globs = [...new Set([...config.scan.globs, ...AGENT_CONTEXT_GLOBS])];
-  const isDoc = picomatch(globs, { dot: true });
+  const isDoc = globsMatcher(globs);
   const excluded = config.scan.excluded_dirs.map((dir) => dir.replace(/^\.\/+|\/+$/g, ''));
   const underExcluded = (path: string): string | undefined => {
     const parts = path.split('/').slice(0, -1);

@@ -12,6 +12,7 @@ import type { UnsafeName } from './files.js';
 import { isPartialClone } from './history.js';
 import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js';
 import { scanLifecycle } from './lifecycle.js';
+import { globsMatcher } from './lifecycle-glob.js';
 import { readVersionFacts } from './manifests.js';
 import { defaultParseWorkers } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
@@ -92,7 +93,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
   // The history pass starts as soon as it is known to be safe (no partial clone), beside the
   // listing: it is the longest thing a scan waits for besides parsing. Blob ids are read for
   // docs only: a doc matches the globs, or is Markdown reached otherwise.
-  const inGlobs = picomatch(docGlobs(config), { dot: true });
+  const inGlobs = globsMatcher(docGlobs(config));
   const startHistory = async () => {
     const partialClone = inRepo ? await isPartialClone(root, options.deadline) : false;
     const history =

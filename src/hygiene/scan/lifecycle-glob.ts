@@ -52,6 +52,15 @@ export function ruleMatcher(pattern: string): (path: string) => boolean {
   return (path) => alternatives.some((automaton) => automaton.matches(path));
 }
 
+/**
+ * One linear-time matcher for several globs (a path matching any): the docs' `scan.globs`,
+ * which a repository's config sets as it sets a lifecycle `match`. Each must pass `globProblem`.
+ */
+export function globsMatcher(globs: readonly string[]): (path: string) => boolean {
+  const matchers = [...new Set(globs)].map(ruleMatcher);
+  return (path) => matchers.some((matches) => matches(path));
+}
+
 function compile(pattern: string): Token[][] {
   if (/^!/.test(pattern)) throw new GlobSyntaxError('a leading "!" (negation) is not supported');
   if (/[@*+?!]\(/.test(pattern.replace(/\\./g, '')))

@@ -5,6 +5,7 @@ import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { AGENT_CONTEXT_GLOBS, type ExcludedPath, type HygieneConfig } from '../types.js';
 import { listFiles, type ReadOutcome, readDoc, unsafePathReason } from './files.js';
+import { globsMatcher } from './lifecycle-glob.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
 import { parseAll } from './parse-pool.js';
 import { baseOf, cmp, dirOf, toPosix } from './paths.js';
@@ -180,7 +181,7 @@ export class ProjectWalk {
     this.dirNames = new Set(excludedDirs.filter((d) => !d.includes('/')));
     this.dirPaths = excludedDirs.filter((d) => d.includes('/'));
     this.globs = docGlobs(config);
-    this.inGlobs = picomatch(this.globs, { dot: true });
+    this.inGlobs = globsMatcher(this.globs);
     this.isAgentContextPath = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
     this.scopes = (options.scopes ?? []).map((s) => scopeGlob(options.root, s));
     this.ignore = ignore();
