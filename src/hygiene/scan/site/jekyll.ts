@@ -1,0 +1,127 @@
+/**
+ * Jekyll (jekyllrb.com): `_config.yml` in its source folder, served at the site's root. A page
+ * `a/b.md` is served at `/a/b.html` (`index.md` at its folder's URL, a frontmatter `permalink:`
+ * where it says), a post `_posts/2024-01-02-x.md` at `/2024/01/02/x.html`; every other file is
+ * copied as it lies, except names starting with `_`, `.` or `#` or ending in `~`, and what the
+ * config's `exclude:` and Jekyll's defaults leave out. A relative link to a Markdown file is
+ * read from the file (jekyll-relative-links, on by default on GitHub Pages). A `/`-rooted link
+ * in `aider/website/_posts/x.md` is read from the site's folder (Aider-AI/aider: 34 such links
+ * were "fixed" to `/aider/website/assets/…`, which breaks them on the site). A config that sets
+ * `source:`, or a `baseurl` that serves the site under a path, or neither a domain nor a
+ * `baseurl` of its own (GitHub Pages serves a project site under `/<repo>`), is not read: its
+ * docs are read as GitHub reads them. Nor one at the root.
+ */
+import { posix } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { dirOf, MARKDOWN_EXT } from '../paths.js';
+import { inside, isMapping, parseConfig } from './read.js';
+import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
+
+/** What Jekyll leaves out of every build (its docs' default `exclude:` list). */
+const DEFAULT_EXCLUDE = [
+  '.sass-cache/',
+  '.jekyll-cache/',
+  'gemfiles/',
+  'Gemfile',
+  'Gemfile.lock',
+  'node_modules/',
+  'vendor/bundle/',
+  'vendor/cache/',
+  'vendor/gems/',
+  'vendor/ruby/',
+];
+
+const CONFIG = /(^|\/)_config\.ya?ml$/;
+/** A `baseurl` other than empty or `/`: the site is served under that path. */
+const SERVED_UNDER_A_PATH = /^[ \t]*baseurl[ \t]*:[ \t]*(?!(?:["']\/?["']|\/)?[ \t]*(?:#.*)?$)\S/m;
+/** A top-level `url:` on a domain of its own (not `*.github.io`), with no path. */
+const OWN_DOMAIN =
+  /^url[ \t]*:[ \t]*(["']?)https?:\/\/(?![^/"'\s]*\.github\.io\b)[^/"'\s]+\/?\1[ \t]*(?:#.*)?$/m;
+/** Folders only Jekyll's source layout has beside its `_config.yml`. */
+const JEKYLL_FOLDERS = ['_layouts', '_includes', '_posts', '_sass', '_data'];
+
+/** The config's `exclude:` and Jekyll's defaults, as gitignore patterns; undefined when not plain. */
+function exclusions(text: string): Ignore | undefined {
+  const config = parseConfig('_config.yml', text);
+  if (config === undefined) return undefined;
+  const exclude = config['exclude'];
+  if (
+    exclude !== undefined &&
+    exclude !== null &&
+    !(Array.isArray(exclude) && exclude.every((e) => typeof e === 'string'))
+  )
+    return undefined;
+  return ignore().add([...DEFAULT_EXCLUDE, ...((exclude as string[] | null | undefined) ?? [])]);
+}
+
+function read(file: string, text: string, context: ConfigContext): Site | undefined {
+  const siteDir = dirOf(file);
+  const { listed } = context;
+  const servedAtTheRoot =
+    listed.has(`${siteDir}/CNAME`) ||
+    listed.has('CNAME') ||
+    /^baseurl[ \t]*:/m.test(text) ||
+    OWN_DOMAIN.test(text);
+  const hasJekyllFolder = JEKYLL_FOLDERS.some((name) =>
+    context.files.some((f) => f.startsWith(`${siteDir}/${name}/`)),
+  );
+  if (
+    /^\s*source\s*:/m.test(text) ||
+    SERVED_UNDER_A_PATH.test(text) ||
+    !servedAtTheRoot ||
+    (!hasJekyllFolder && !/\bjekyll\b/i.test(text))
+  )
+    return undefined;
+  const excluded = exclusions(text);
+  if (excluded === undefined) return undefined;
+  const config = parseConfig(file, text) ?? {};
+  const collections = isMapping(config['collections']) ? Object.keys(config['collections']) : [];
+  /** Whether Jekyll builds or copies the file at `rel` (site-relative). */
+  const serves = (rel: string) =>
+    !rel.split('/').some((seg) => /^[_.#]/.test(seg) || seg.endsWith('~')) && !excluded.ignores(rel);
+  const pageUrl = (source: string, files: SiteFiles): string | undefined => {
+    if (!source.startsWith(`${siteDir}/`) || !MARKDOWN_EXT.test(source)) return undefined;
+    const rel = inside(source, siteDir);
+    const permalink = files.frontmatter(source)?.['permalink'];
+    if (typeof permalink === 'string' && permalink.startsWith('/') && !permalink.includes(':'))
+      return permalink;
+    const post = /(?:^|\/)_posts\/(?:.*\/)?(\d{4})-(\d{2})-(\d{2})-([^/]+)$/.exec(rel);
+    if (post !== null) return `/${post[1]}/${post[2]}/${post[3]}/${post[4]!.replace(MARKDOWN_EXT, '')}.html`;
+    if (!serves(rel)) return undefined;
+    return `/${rel.replace(MARKDOWN_EXT, '.html').replace(/(^|\/)index\.html$/, '$1')}`;
+  };
+  const at = (url: string, files: SiteFiles): Served => {
+    const rel = url.replace(/^\/+/, '');
+    const file = posix.join(siteDir, rel);
+    if (!file.startsWith(`${siteDir}/`) || !serves(rel)) return undefined;
+    if (files.isFile(file)) return { path: file };
+    const page = rel === '' || rel.endsWith('/') ? `${rel}index` : rel.replace(/\.html$/, '');
+    const found = ['.md', '.markdown', '.html', '/index.md']
+      .map((ext) => posix.join(siteDir, `${page}${ext}`))
+      .find((c) => files.isFile(c));
+    return found !== undefined ? { path: found } : undefined;
+  };
+  return {
+    generator: 'jekyll',
+    config: file,
+    contentRoots: [siteDir],
+    ...(collections.length > 0
+      ? { unsettled: `collections (${collections.join(', ')}) have permalinks of their own` }
+      : {}),
+    explicitIds: true,
+    fileLinks: true,
+    pageUrl,
+    serves: at,
+    fileTarget: (_from, path, files) =>
+      MARKDOWN_EXT.test(path) && path.startsWith(`${siteDir}/`) && files.isFile(path) ? { path } : undefined,
+  };
+}
+
+export const jekyll: SiteModel = {
+  id: 'jekyll',
+  name: 'Jekyll',
+  isConfig: (file) => CONFIG.test(file) && dirOf(file) !== '',
+  read,
+  source:
+    'jekyllrb.com: “Configuration” (source, exclude, baseurl), “Pages”, “Posts”, “Permalinks”; GitHub Pages: jekyll-relative-links',
+};
