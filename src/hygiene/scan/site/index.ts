@@ -158,7 +158,7 @@ function reach(
     const url = site.rooted?.(posix.normalize(path)) ?? posix.normalize(path);
     return typeof url === 'string' ? site.serves(url, files, doc) : url;
   }
-  if (site.fileLinks) {
+  if (site.fileLinks && (site.markdownLinks !== false || !MARKDOWN_EXT.test(path))) {
     const asFile = posix.normalize(posix.join(dirOf(doc), path)).replace(/\/+$/, '');
     const found = site.fileTarget?.(doc, asFile, files) ?? defaultFileTarget(site, files, asFile);
     if (found !== undefined) return found;
@@ -167,7 +167,7 @@ function reach(
   const page = site.pageUrl(doc, files);
   if (page === undefined) return undefined;
   const from = page.endsWith('/') ? page.slice(1) : dirOf(page.slice(1));
-  const url = posix.normalize(posix.join(from, path));
+  const url = posix.normalize(posix.join(from, path)).replace(/\/+$/, '');
   if (url === '..' || url.startsWith('../'))
     return { unverifiable: 'the link leaves the site (another published site may serve it)' };
   return site.serves(`/${url === '.' ? '' : url}${path.endsWith('/') && url !== '.' ? '/' : ''}`, files, doc);

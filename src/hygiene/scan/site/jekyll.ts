@@ -78,7 +78,8 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
   const collections = isMapping(config['collections']) ? Object.keys(config['collections']) : [];
   /** Whether Jekyll builds or copies the file at `rel` (site-relative). */
   const serves = (rel: string) =>
-    !rel.split('/').some((seg) => /^[_.#]/.test(seg) || seg.endsWith('~')) && !excluded.ignores(rel);
+    rel === '' ||
+    (!rel.split('/').some((seg) => /^[_.#]/.test(seg) || seg.endsWith('~')) && !excluded.ignores(rel));
   const pageUrl = (source: string, files: SiteFiles): string | undefined => {
     if (!source.startsWith(`${siteDir}/`) || !MARKDOWN_EXT.test(source)) return undefined;
     const rel = inside(source, siteDir);
@@ -93,8 +94,8 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
   const at = (url: string, files: SiteFiles): Served => {
     const rel = url.replace(/^\/+/, '');
     const file = posix.join(siteDir, rel);
-    if (!file.startsWith(`${siteDir}/`) || !serves(rel)) return undefined;
-    if (files.isFile(file)) return { path: file };
+    if (!`${file}/`.startsWith(`${siteDir}/`) || !serves(rel)) return undefined;
+    if (rel !== '' && files.isFile(file)) return { path: file };
     const page = rel === '' || rel.endsWith('/') ? `${rel}index` : rel.replace(/\.html$/, '');
     const found = ['.md', '.markdown', '.html', '/index.md']
       .map((ext) => posix.join(siteDir, `${page}${ext}`))

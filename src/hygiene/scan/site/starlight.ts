@@ -79,6 +79,7 @@ function read(file: string, text: string): Site | undefined {
     ...(plugins ? { unsettled: 'a Starlight plugin may serve routes' } : {}),
     explicitIds: false,
     fileLinks: true,
+    markdownLinks: false,
     pageUrl,
     serves,
     fileTarget: (_from, path, files) =>

@@ -68,6 +68,8 @@ export interface Site {
    * generator rewrites `x.md` to the page's URL and copies assets), not as a URL from the page's.
    */
   fileLinks: boolean;
+  /** With `fileLinks`: false when a link to a Markdown source is not rewritten (Astro reads it as a URL). */
+  markdownLinks?: false;
   /** The URL (site-relative, starting with `/`) the site serves the page `source` at; undefined for no page. */
   pageUrl(source: string, files: SiteFiles): string | undefined;
   /** A path written with a module alias (`@site/…`, DocFX's `~/…`) as the root-relative file it names. */
