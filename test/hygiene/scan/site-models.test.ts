@@ -111,7 +111,8 @@ describe('site models: every page the model serves maps back from its URL to its
       const source = posix.join(LAYOUTS[id].pages, 'guide', `setup${LAYOUTS[id].ext[0]}`);
       const { site, files } = siteFor(id, [source]);
       const url = site.pageUrl(source, files);
-      assert.ok(url !== undefined && url.startsWith('/'), `${id}: ${source} has no URL`);
+      assert.ok(url !== undefined, `${id}: ${source} has no URL`);
+      assert.ok(url.startsWith('/'), `${id}: ${url}`);
       assert.deepEqual(site.serves(url, files, source), { path: source });
     }
   });

@@ -76,6 +76,25 @@ describe('site models: every link judged where it is read', () => {
     assert.deepEqual(views(artifact, 'README.md'), [['docs/missing.md', 'github', undefined]]);
   });
 
+  it('Hugo: a custom link render hook leaves a link it may rewrite unverifiable, and a page of shortcodes its anchors', async () => {
+    const repo = fixtureRepo({
+      'config.toml': 'baseURL = "https://example.org/"\n',
+      'layouts/_markup/render-link.html': '{{ .Destination }}',
+      'content/docs/glossary.md': '# Glossary\n\n{{% glossary-terms %}}\n',
+      'content/docs/page.md':
+        '# Page\n\n[term](g) and [term in glossary](/docs/glossary/#publish) and [page](/docs/page/).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'content/docs/page.md'), [
+      ['g', 'unverifiable: the render hook layouts/_markup/render-link.html may rewrite the link', 'hugo'],
+      [
+        '/docs/glossary/#publish',
+        'unverifiable: the page includes text (a shortcode, an include) that may set the anchor',
+        'hugo',
+      ],
+    ]);
+  });
+
   it('mdBook: chapters from SUMMARY.md, .html links to .md sources, {#id}, links out of the book', async () => {
     const repo = fixtureRepo({
       'book.toml': '[book]\ntitle = "Book"\nsrc = "src"\n',

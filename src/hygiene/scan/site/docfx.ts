@@ -85,6 +85,7 @@ function read(file: string, text: string): Site | undefined {
     contentRoots: [...new Set(content.map((g) => g.src))],
     explicitIds: false,
     caseInsensitive: true,
+    includes: /\[!INCLUDE/i,
     fileLinks: true,
     pageUrl,
     serves,

@@ -155,6 +155,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     contentRoots: [...roots.map((r) => r.dir), pagesDir],
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: true,
+    includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
     fileLinks: true,
     pageUrl,
     serves,

@@ -159,7 +159,12 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       ? `the theme or module ${JSON.stringify(config['theme'] ?? (module['imports'] as Mapping[])[0]?.['path'] ?? '')} may serve it`
       : undefined;
   const lower = config['disablePathToLower'] !== true;
+  const linkHook = context.files.find(
+    (f) => isUnder(f, root) && /(^|\/)layouts\/(?:.*\/)?_markup\/render-(?:link|image)/.test(f),
+  );
+  const hookDoubt = linkHook === undefined ? undefined : `the render hook ${linkHook} may rewrite the link`;
   const unsettled =
+    hookDoubt ??
     themed ??
     (config['permalinks'] !== undefined || config['uglyURLs'] === true
       ? 'permalinks or uglyURLs change the routes'
@@ -167,10 +172,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     blind[0]?.why;
   const markup = isMapping(config['markup']) ? config['markup'] : {};
   const hooks =
-    themed !== undefined ||
-    langs.size > 1 ||
-    JSON.stringify(markup).includes('"enableDefault":true') ||
-    context.files.some((f) => isUnder(f, root) && /(^|\/)layouts\/(?:.*\/)?_markup\/render-link/.test(f));
+    themed !== undefined || langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true');
   const langOf = (r: Root, rel: string): string => {
     if (r.lang !== undefined) return r.lang;
     const m = /\.([\w-]+)\.(?:md|markdown|html?)$/.exec(rel);
@@ -262,6 +264,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       )
         return { unverifiable: b.why };
     }
+    if (hookDoubt !== undefined) return { unverifiable: hookDoubt };
     if (/\.(?:md|markdown)$/i.test(path) && hooks)
       return { unverifiable: 'a link render hook may rewrite links to Markdown sources' };
     if (themed !== undefined && /\.[a-z0-9]+$/i.test(path) && !/\.html?$/i.test(path))
@@ -274,6 +277,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     contentRoots: content.map((r) => r.dir),
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: true,
+    includes: /\{\{[<%]/,
     fileLinks: false,
     pageUrl,
     serves,

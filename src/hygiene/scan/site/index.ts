@@ -122,6 +122,14 @@ export function siteView(
     .replace(/^user-content-/, '');
   if (anchors.has(wanted) || (site.explicitIds && idsOf(files, docs, served.path).has(wanted)))
     return { verdict: 'resolves', path: served.path };
+  if (
+    site.includes !== undefined &&
+    (docs.linesOf(served.path) ?? []).some((line) => site.includes!.test(line))
+  )
+    return {
+      verdict: 'unverifiable',
+      reason: 'the page includes text (a shortcode, an include) that may set the anchor',
+    };
   return { verdict: 'broken', path: served.path, fragment };
 }
 

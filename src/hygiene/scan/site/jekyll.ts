@@ -110,6 +110,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       ? { unsettled: `collections (${collections.join(', ')}) have permalinks of their own` }
       : {}),
     explicitIds: true,
+    includes: /\{%\s*include/,
     fileLinks: true,
     pageUrl,
     serves: at,

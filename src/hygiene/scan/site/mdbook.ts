@@ -74,6 +74,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     contentRoots: [src],
     ...(plugin !== undefined ? { unsettled: `the preprocessor ${plugin} may change pages` } : {}),
     explicitIds: true,
+    includes: /\{\{#(?:include|rustdoc_include|playground)/,
     fileLinks: false,
     pageUrl,
     serves,

@@ -192,6 +192,7 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     contentRoots: [docsDir],
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: attrList,
+    includes: /--8<--|\{%\s*include|\{\{/,
     fileLinks: true,
     pageUrl,
     serves,

@@ -78,6 +78,7 @@ function read(file: string, text: string): Site | undefined {
     contentRoots: [docs],
     ...(plugins ? { unsettled: 'a Starlight plugin may serve routes' } : {}),
     explicitIds: false,
+    includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
     fileLinks: true,
     markdownLinks: false,
     pageUrl,

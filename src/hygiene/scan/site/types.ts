@@ -61,6 +61,11 @@ export interface Site {
   unsettled?: string;
   /** Headings' explicit `{#id}` name anchors on the site (GitHub ignores them). */
   explicitIds: boolean;
+  /**
+   * What, on a page, brings in text the model does not read (a shortcode, an include, a
+   * component): a fragment the page's own headings lack may be set there, so it is unverifiable.
+   */
+  includes?: RegExp;
   /** Routes are matched regardless of case (DocFX). */
   caseInsensitive?: boolean;
   /**

@@ -70,6 +70,7 @@ function read(file: string, text: string): Site | undefined {
     contentRoots: [srcDir],
     ...(publicDir ? {} : { unsettled: 'its publicDir is set' }),
     explicitIds: true,
+    includes: /<!--\s*@include:|<[A-Z]\w*[\s/>]/,
     fileLinks: true,
     pageUrl,
     serves,
