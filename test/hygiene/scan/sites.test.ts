@@ -58,6 +58,7 @@ describe('site models: every link judged where it is read', () => {
       'content/ja/docs/concepts/resources.md': '# リソース\n\n![図](../img/diagram.svg)\n',
       'icons/32x32/x.svg': '<svg/>',
       'static/favicon.ico': 'ico',
+      '.gitmodules': '[submodule "brand"]\n\tpath = themes/brand\n\turl = https://example.org/brand.git\n',
       'README.md': '# Site\n\nSee [the docs](content/en/docs/_index.md) and [gone](docs/missing.md).\n',
     });
     const artifact = await scanDir(repo.dir);

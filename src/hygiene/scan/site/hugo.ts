@@ -115,6 +115,12 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
   const module = isMapping(config['module']) ? config['module'] : {};
   const mounts = Array.isArray(module['mounts']) ? module['mounts'].filter(isMapping) : [];
   const hasFiles = (dir: string) => context.files.some((f) => isUnder(f, dir) && f !== dir);
+  // A submodule not checked out: git lists its path (a gitlink) or `.gitmodules` names it.
+  const submodules = [...(context.read('.gitmodules') ?? '').matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)].map(
+    (m) => m[1]!,
+  );
+  const notCheckedOut = (dir: string) =>
+    context.listed.has(dir) || submodules.some((path) => isUnder(dir, path) || isUnder(path, dir));
   for (const mount of mounts) {
     const source = mount['source'];
     const target = mount['target'];
@@ -128,7 +134,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     const at = { prefix, ...(lang !== undefined ? { lang } : {}) };
     if (dir === undefined)
       blind.push({ prefix: `${kind}:${prefix}`, why: `mounted from ${source}, outside the repository` });
-    else if (!hasFiles(dir) && !context.listed.has(dir))
+    else if (!hasFiles(dir) && notCheckedOut(dir))
       blind.push({
         prefix: `${kind}:${prefix}`,
         why: `mounted from ${dir}, which is not checked out (a submodule?)`,
