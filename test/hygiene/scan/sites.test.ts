@@ -149,19 +149,26 @@ describe('site models: every link judged where it is read', () => {
         '', // 6
         'Works only on GitHub: [readme](../README.md).', // 7
         '', // 8
-        'Cannot be settled: [post](/blog/2024/hello).', // 9
+        'Cannot be settled: [tag](/blog/tags/release).', // 9
         '',
       ].join('\n'),
       'versioned_docs/version-1.0/Configuration.md': '# Configuration\n',
       'versioned_docs/version-1.0/Plugins.md':
         '# Plugins\n\n[conf](Configuration.md) and [latest conf](/docs/Configuration) and [new](new-feature.md).\n',
-      'README.md': '# Project\n',
+      'blog/2024-01-02-hello.md': '# Hello\n\n[plugins](/docs/next/Plugins) and [gone](/docs/gone).\n',
+      'README.md': '# Project\n\nRead [the post](/blog/2024/01/02/hello).\n',
     });
     const artifact = await scanDir(repo.dir);
+    // A blog post is a page of the site, at its date and name.
+    assert.deepEqual(views(artifact, 'blog/2024-01-02-hello.md'), [['/docs/gone', 'site', 'docusaurus']]);
     assert.deepEqual(views(artifact, 'docs/Plugins.md'), [
       ['gone.md', 'site', 'docusaurus'],
       ['../README.md', 'site', 'docusaurus'],
-      ['/blog/2024/hello', 'unverifiable: blog routes (dates, slugs) are not modelled', 'docusaurus'],
+      [
+        '/blog/tags/release',
+        'unverifiable: blog routes other than posts (tags, authors, pages) are not modelled',
+        'docusaurus',
+      ],
     ]);
     // A version's page links within its version.
     assert.deepEqual(views(artifact, 'versioned_docs/version-1.0/Plugins.md'), [
@@ -173,12 +180,13 @@ describe('site models: every link judged where it is read', () => {
     const repo = fixtureRepo({
       'mkdocs.yml':
         'site_name: Demo\nsite_url: https://example.org/proj/\nmarkdown_extensions:\n  - attr_list\n',
-      'docs/index.md': '# Home\n\n## Install {#setup}\n',
+      'docs/index.md':
+        '# Home\n\n## Install {#setup}\n\n## Caret, Mark & Tilde\n\n## Config { #config.theme }\n',
       'docs/img/a.png': 'png',
       'docs/guide.md': [
         '# Guide', // 1
         '', // 2
-        'Works on the site: [setup](index.md#setup), ![a](/proj/img/a.png).', // 3
+        'Works on the site: [setup](index.md#setup), [tilde](index.md#caret-mark-tilde), [theme](index.md#config.theme), ![a](/proj/img/a.png).', // 3
         '', // 4
         'Broken on the site: [gone](gone.md).', // 5
         '', // 6

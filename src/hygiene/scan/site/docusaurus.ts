@@ -85,6 +85,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       route: `/${locale}${roots[0]!.route}`,
     });
   const pagesDir = `${prefix}src/pages`;
+  const blogDir = `${prefix}blog`;
   const staticDir = `${prefix}static`;
   const trailing =
     literalSetting(text, 'trailingSlash') === 'true' || /\btrailingSlash\s*:\s*true\b/.test(text);
@@ -101,6 +102,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       const rel = inside(source, pagesDir).replace(/\.[^.]+$/, '');
       return slash(`/${rel.replace(/(^|\/)index$/, '')}`.replace(/\/$/, '') || '/');
     }
+    if (isUnder(source, blogDir)) return blogUrl(inside(source, blogDir), files.frontmatter(source) ?? {});
     const r = rootOf(source);
     if (r === undefined) return undefined;
     const rel = inside(source, r.dir);
@@ -143,7 +145,8 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     if (page !== undefined) return { path: page };
     const rel = url.replace(/^\/+/, '');
     if (rel !== '' && files.isFile(posix.join(staticDir, rel))) return { path: posix.join(staticDir, rel) };
-    if (/^\/blog(\/|$)/.test(url)) return { unverifiable: 'blog routes (dates, slugs) are not modelled' };
+    if (/^\/blog(\/|$)/.test(url))
+      return { unverifiable: 'blog routes other than posts (tags, authors, pages) are not modelled' };
     if (!isUnder(url.slice(1), route.slice(1, -1)) && unsettled !== undefined)
       return { unverifiable: unsettled };
     return undefined;
@@ -152,7 +155,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
   return {
     generator: 'docusaurus',
     config: file,
-    contentRoots: [...roots.map((r) => r.dir), pagesDir],
+    contentRoots: [...roots.map((r) => r.dir), pagesDir, blogDir],
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: true,
     includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
@@ -168,6 +171,18 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
         : path,
     alias: (path) => (path.startsWith('@site/') ? posix.join(siteDir, path.slice(6)) : undefined),
   };
+}
+
+/**
+ * A blog post's URL: `/blog/` and its frontmatter `slug:`, or the date and name its path
+ * writes (`2024-01-02-hello.md`, `2024-01-02-hello/index.md`, `2024/01/02/hello.md`) as
+ * `/blog/2024/01/02/hello`, or its path.
+ */
+function blogUrl(rel: string, fm: Record<string, unknown>): string {
+  if (typeof fm['slug'] === 'string') return `/blog/${fm['slug'].replace(/^\/+/, '')}`;
+  const path = rel.replace(/(?:\/index)?\.mdx?$/i, '');
+  const dated = /^(\d{4})[-/](\d{2})[-/](\d{2})[-/](.+)$/.exec(path);
+  return dated === null ? `/blog/${path}` : `/blog/${dated[1]}/${dated[2]}/${dated[3]}/${dated[4]}`;
 }
 
 export const docusaurus: SiteModel = {

@@ -120,7 +120,12 @@ export function siteView(
   const wanted = safeDecode(fragment)
     .toLowerCase()
     .replace(/^user-content-/, '');
-  if (anchors.has(wanted) || (site.explicitIds && idsOf(files, docs, served.path).has(wanted)))
+  const form = site.anchorForm;
+  if (
+    anchors.has(wanted) ||
+    (site.explicitIds && idsOf(files, docs, served.path).has(wanted)) ||
+    (form !== undefined && [...anchors].some((a) => form(a) === form(wanted)))
+  )
     return { verdict: 'resolves', path: served.path };
   if (
     site.includes !== undefined &&
@@ -128,7 +133,7 @@ export function siteView(
   )
     return {
       verdict: 'unverifiable',
-      reason: 'the page includes text (a shortcode, an include) that may set the anchor',
+      reason: site.includesWhy ?? 'the page includes text (a shortcode, an include) that may set the anchor',
     };
   return { verdict: 'broken', path: served.path, fragment };
 }

@@ -142,12 +142,16 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
   const plugins = pluginsOf(config);
   const fallback = fallbackOf(docsDir, plugins.get('i18n'));
   const unknown = [...plugins.keys()].find((p) => !HARMLESS.has(p));
+  const hooks =
+    Array.isArray(config['hooks']) && config['hooks'].length > 0 ? String(config['hooks'][0]) : undefined;
   const unsettled =
-    unknown !== undefined
-      ? `the plugin ${unknown} may generate pages`
-      : plugins.has('i18n') && fallback === undefined
-        ? 'the i18n plugin is not read for sure'
-        : undefined;
+    hooks !== undefined
+      ? `the hook ${hooks} may rewrite pages`
+      : unknown !== undefined
+        ? `the plugin ${unknown} may generate pages`
+        : plugins.has('i18n') && fallback === undefined
+          ? 'the i18n plugin is not read for sure'
+          : undefined;
   const extensions = config['markdown_extensions'];
   const attrList = Array.isArray(extensions)
     ? extensions.some((e) => e === 'attr_list' || (isMapping(e) && 'attr_list' in e))
@@ -192,7 +196,10 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     contentRoots: [docsDir],
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: attrList,
-    includes: /--8<--|\{%\s*include|\{\{/,
+    includes: hooks !== undefined ? /(?:)/ : /--8<--|\{%\s*include|\{\{/,
+    ...(hooks !== undefined ? { includesWhy: `the hook ${hooks} may set the anchor` } : {}),
+    // Python-Markdown's toc slugs collapse runs of `-` (`Caret, Mark & Tilde` is `caret-mark-tilde`).
+    anchorForm: (anchor) => anchor.replace(/-+/g, '-').replace(/^-|-$/g, ''),
     fileLinks: true,
     pageUrl,
     serves,

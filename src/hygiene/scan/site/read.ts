@@ -80,7 +80,7 @@ export function explicitIds(lines: readonly string[]): Set<string> {
   for (const line of lines) {
     const attrs = ATTR_HEADING.exec(line)?.[1];
     if (attrs === undefined) continue;
-    for (const m of attrs.matchAll(/(?:^|\s)#([^\s#.}]+)/g)) ids.add(m[1]!.toLowerCase());
+    for (const m of attrs.matchAll(/(?:^|\s)#([^\s=}]+)/g)) ids.add(m[1]!.toLowerCase());
   }
   return ids;
 }

@@ -66,6 +66,10 @@ export interface Site {
    * component): a fragment the page's own headings lack may be set there, so it is unverifiable.
    */
   includes?: RegExp;
+  /** Why such a fragment is unverifiable, where it is not the includes' (a hook may rewrite every page). */
+  includesWhy?: string;
+  /** How the generator writes a heading's slug, from GitHub's (MkDocs collapses `--`). */
+  anchorForm?(anchor: string): string;
   /** Routes are matched regardless of case (DocFX). */
   caseInsensitive?: boolean;
   /**
