@@ -212,6 +212,10 @@ describe('site models: every link judged where it is read', () => {
       'docs/public/logo.png': 'png',
       'docs/guide/build.md':
         '# Build\n\n[setup](/guide/#setup) ![logo](/logo.png) [gone](/guide/gone) [out](../../README.md)\n',
+      'split/.vitepress/config/index.ts': "import { shared } from './shared'\nexport default { ...shared }\n",
+      'split/.vitepress/config/shared.ts': "export const shared = { srcDir: 'src' }\n",
+      'split/src/guide.md': '# Guide\n\n[home](/) and [gone](/gone)\n',
+      'split/src/index.md': '# Home\n',
       'other/.vitepress/config.mts': "export default { rewrites: { 'a/:p.md': ':p.md' } }\n",
       'other/page.md': '# Page\n\n[somewhere](/elsewhere)\n',
       'site/_config.yml': 'theme: just-the-docs\n',
@@ -226,6 +230,8 @@ describe('site models: every link judged where it is read', () => {
       ['/guide/gone', 'site', 'vitepress'],
       ['../../README.md', 'site', 'vitepress'],
     ]);
+    // A config split over .vitepress/config/*.ts is read as one: its srcDir is `src`.
+    assert.deepEqual(views(artifact, 'split/src/guide.md'), [['/gone', 'site', 'vitepress']]);
     assert.deepEqual(views(artifact, 'other/page.md'), [
       ['/elsewhere', 'unverifiable: its rewrites serve pages at other paths', 'vitepress'],
     ]);

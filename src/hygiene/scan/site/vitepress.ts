@@ -14,9 +14,9 @@ import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
 import { folderFrom, inside, isUnder, literalSetting, unreadableSite } from './read.js';
-import type { Served, Site, SiteFiles, SiteModel } from './types.js';
+import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
-const CONFIG = /(^|\/)\.vitepress\/config\.(?:js|mjs|cjs|ts|mts|cts)$/;
+const CONFIG = /(^|\/)\.vitepress\/config(?:\/index)?\.(?:js|mjs|cjs|ts|mts|cts)$/;
 
 /**
  * The pages a config's `srcExclude` leaves unbuilt (vuejs/docs: `srcExclude:
@@ -31,8 +31,17 @@ function excludedPages(text: string): ((page: string) => boolean) | undefined {
   return picomatch([...set[1]!.matchAll(/(['"])([^'"\n\\]+)\1/g)].map((m) => m[2]!));
 }
 
-function read(file: string, text: string): Site | undefined {
-  const siteRoot = dirOf(dirOf(file));
+function read(file: string, configText: string, context: ConfigContext): Site | undefined {
+  // A config split over `.vitepress/config/*.ts` is read as one text.
+  const folder = /\/config\/index\.[^/]+$/.test(file) ? dirOf(file) : undefined;
+  const text =
+    folder === undefined
+      ? configText
+      : context.files
+          .filter((f) => dirOf(f) === folder && /\.(?:js|mjs|cjs|ts|mts|cts)$/.test(f))
+          .map((f) => context.read(f) ?? '')
+          .join('\n');
+  const siteRoot = dirOf(dirOf(folder ?? file));
   const cannot = (why: string) => unreadableSite('vitepress', file, [siteRoot], why);
   if (/\brewrites\b/.test(text)) return cannot('its rewrites serve pages at other paths');
   const written = literalSetting(text, 'srcDir');
@@ -83,7 +92,7 @@ export const vitepress: SiteModel = {
   id: 'vitepress',
   name: 'VitePress',
   isConfig: (file) => CONFIG.test(file),
-  read: (file, text) => read(file, text),
+  read,
   source:
     'vitepress.dev: “Routing” (file-based routing, linking, public directory), “Site config” (srcDir, srcExclude, rewrites)',
 };
