@@ -229,7 +229,7 @@ function checkOnSite(world: ResolvedWorld, path: string, ref: DocRef): Reference
   if (ref.kind === 'code-path' || world.sites.length === 0) return check;
   const site = siteOf(world.sites, world.siteFiles, path);
   if (site === undefined) return check;
-  const view = siteView(site, world.siteFiles, world.siteDocs, path, ref.target);
+  const view = siteView(site, world.siteFiles, world.siteDocs, path, ref.target, ref.line);
   if (view === undefined || view.verdict === 'unverifiable') return check;
   const onGitHub = readOnGitHub(site, path, false);
   if (onGitHub && check.status !== 'resolves') return check;
@@ -247,7 +247,7 @@ function siteFileTarget(world: ResolvedWorld, doc: string, ref: DocRef): string 
   if (world.sites.length === 0 || ref.target.startsWith('/')) return undefined;
   const site = siteOf(world.sites, world.siteFiles, doc);
   if (site === undefined || !site.fileLinks) return undefined;
-  const view = siteView(site, world.siteFiles, world.siteDocs, doc, ref.target);
+  const view = siteView(site, world.siteFiles, world.siteDocs, doc, ref.target, ref.line);
   return view?.verdict === 'resolves' ? view.path : undefined;
 }
 

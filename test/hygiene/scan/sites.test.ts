@@ -222,7 +222,9 @@ describe('site models: every link judged where it is read', () => {
       'site/CNAME': 'docs.example.com\n',
       'site/_layouts/default.html': '<html></html>',
       'site/assets/a.svg': '<svg/>',
-      'site/_posts/2024-01-02-hello.md': '# Hello\n\n![a](/assets/a.svg) ![b](/assets/b.svg)\n',
+      'site/_posts/2024-01-02-hello.md':
+        '# Hello\n\n![a](/assets/a.svg) ![b](/assets/b.svg) [install](/docs/install/) [liquid]({{site.baseurl}}/x/)\n',
+      'site/guides/install.md': '---\npermalink: /docs/install/\n---\n# Install\n',
       'README.md': '# Project\n',
     });
     const artifact = await scanDir(repo.dir);
@@ -237,6 +239,7 @@ describe('site models: every link judged where it is read', () => {
     ]);
     assert.deepEqual(views(artifact, 'site/_posts/2024-01-02-hello.md'), [
       ['/assets/b.svg', 'site', 'jekyll'],
+      ['{{site.baseurl}}/x/', 'unverifiable: a Liquid expression computes the link', 'jekyll'],
     ]);
   });
 
@@ -270,7 +273,7 @@ describe('site models: every link judged where it is read', () => {
     const repo = fixtureRepo({
       'docs/docfx.json': JSON.stringify({
         build: {
-          content: [{ files: ['**/*.md', '**/*.yml'], exclude: ['includes/**'] }],
+          content: [{ files: ['**/*.md', '**/*.yml'], exclude: ['includes/**', 'cmdlets/**'] }],
           resource: [{ files: ['media/**'] }],
         },
       }),
@@ -287,14 +290,21 @@ describe('site models: every link judged where it is read', () => {
         'Works only on GitHub: [snippet](../includes/snippet.md).', // 7
         '', // 8
         'Cannot be settled: [dotnet](/dotnet/core/introduction).', // 9
+        '', // 10
+        '[!INCLUDE [note](../includes/snippet.md)]', // 11
         '',
       ].join('\n'),
+      // Reference pages a build step converts: not content, but beside the config.
+      'docs/cmdlets/Get-Thing.md': '# Get-Thing\n\n[about](/powershell/module/about_thing)\n',
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(views(artifact, 'docs/guide/start.md'), [
       ['gone.md', 'site', 'docfx'],
       ['../includes/snippet.md', 'site', 'docfx'],
       ['/dotnet/core/introduction', 'unverifiable: a site-rooted link into another doc set', 'docfx'],
+    ]);
+    assert.deepEqual(views(artifact, 'docs/cmdlets/Get-Thing.md'), [
+      ['/powershell/module/about_thing', 'unverifiable: a site-rooted link into another doc set', 'docfx'],
     ]);
   });
 

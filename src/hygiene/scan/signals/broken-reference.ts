@@ -128,6 +128,8 @@ interface Views {
   files: SiteFiles;
   docs: SiteDocs;
   readerOf(doc: string): Reader;
+  /** A site that cannot settle any `/`-rooted link in a doc beside its config (DocFX). */
+  rootedBeside(doc: string): Site | undefined;
   /** Why a `/`-rooted or static-asset link fix cannot be proved anywhere in the repository. */
   unsettled: string | undefined;
 }
@@ -157,6 +159,11 @@ function readViews(facts: ScanFacts): Views {
       doubt === undefined
         ? undefined
         : `the ${siteName(doubt)} site's routing is not settled (${doubt.unreadable ?? doubt.unsettled})`,
+    rootedBeside: (doc) =>
+      sites.find(
+        (s) =>
+          s.rootedBeside !== undefined && (dirOf(s.config) === '' || doc.startsWith(`${dirOf(s.config)}/`)),
+      ),
     readerOf: (doc) => {
       const site = sites.length > 0 ? siteOf(sites, files, doc) : undefined;
       return {
@@ -189,6 +196,10 @@ function judgeReference(
   const check = checkResolved(r, facts.anchorsOf, tree);
   const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
   const doc = reader.doc;
+  if (reader.site === undefined && !reader.template && ref.kind !== 'code-path' && missing) {
+    const beside = ref.target.trim().startsWith('/') ? views.rootedBeside(doc) : undefined;
+    if (beside !== undefined) return { site: beside, reason: beside.rootedBeside! };
+  }
   if (ref.kind === 'code-path' || (reader.site === undefined && !reader.template))
     return missing ? { doc, ref, check: check as Judged['check'], brokenOn: ['github'] } : undefined;
   if (reader.template) {
@@ -205,7 +216,7 @@ function judgeReference(
     return { doc, ref, check: asCheck(check, ref), brokenOn: ['github'], template: true };
   }
   const site = reader.site!;
-  const onSite = siteView(site, views.files, views.docs, doc, ref.target);
+  const onSite = siteView(site, views.files, views.docs, doc, ref.target, ref.line);
   const brokenOn: Judged['brokenOn'] = [];
   if (reader.onGitHub && missing) brokenOn.push('github');
   if (onSite?.verdict === 'broken') brokenOn.push('site');
@@ -307,7 +318,7 @@ function fixDoubt(views: Views, judged: Judged, path: string, suggested: string)
   const { site, onSite, doc, ref } = judged;
   if (site !== undefined && ref.kind !== 'code-path') {
     if (onSite?.verdict === 'resolves') return `the link already resolves on the ${siteName(site)} site`;
-    const fixed = siteView(site, views.files, views.docs, doc, suggested);
+    const fixed = siteView(site, views.files, views.docs, doc, suggested, ref.line);
     if (fixed?.verdict !== 'resolves') return `the fixed link does not resolve on the ${siteName(site)} site`;
   }
   if (views.unsettled !== undefined && (ref.target.startsWith('/') || !MARKDOWN_EXT.test(path)))

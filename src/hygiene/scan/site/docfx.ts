@@ -46,6 +46,8 @@ function groups(dir: string, entries: unknown): Group[] | undefined {
   return out;
 }
 
+const ROOTED = 'a site-rooted link into another doc set';
+
 function read(file: string, text: string): Site | undefined {
   const dir = dirOf(file);
   const config = parseConfig(file, text);
@@ -85,6 +87,7 @@ function read(file: string, text: string): Site | undefined {
     contentRoots: [...new Set(content.map((g) => g.src))],
     explicitIds: false,
     caseInsensitive: true,
+    includeLine: /\[!INCLUDE\s*\[/i,
     includes: /\[!INCLUDE/i,
     fileLinks: true,
     pageUrl,
@@ -99,7 +102,8 @@ function read(file: string, text: string): Site | undefined {
         : undefined;
     },
     alias: (path) => (path.startsWith('~/') ? posix.join(dir, path.slice(2)) : undefined),
-    rooted: () => ({ unverifiable: 'a site-rooted link into another doc set' }),
+    rooted: () => ({ unverifiable: ROOTED }),
+    rootedBeside: ROOTED,
   };
 }
 

@@ -98,10 +98,17 @@ export function siteView(
   docs: SiteDocs,
   doc: string,
   written: string,
+  /** The link's line (1-based): an include directive's path is read as a file. */
+  line?: number,
 ): SiteVerdict | undefined {
   const text = written.trim();
   if (text === '' || EXTERNAL.test(text)) return undefined;
   if (site.unreadable !== undefined) return { verdict: 'unverifiable', reason: site.unreadable };
+  const lineText = line === undefined ? undefined : docs.linesOf(doc)?.[line - 1];
+  if (lineText !== undefined && site.includeLine?.test(lineText) === true) {
+    const file = posix.join(dirOf(doc), safeDecode(text.replace(/[?#].*$/, '')));
+    return files.isFile(file) ? { verdict: 'resolves', path: file } : { verdict: 'broken' };
+  }
   const doubt = site.doubt?.(text, doc);
   if (doubt !== undefined) return { verdict: 'unverifiable', reason: doubt };
   const hash = text.indexOf('#');

@@ -14,7 +14,7 @@
 import { posix } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isMapping, parseConfig } from './read.js';
+import { inside, isMapping, parseConfig, perListing } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 /** What Jekyll leaves out of every build (its docs' default `exclude:` list). */
@@ -91,7 +91,26 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     if (!serves(rel)) return undefined;
     return `/${rel.replace(MARKDOWN_EXT, '.html').replace(/(^|\/)index\.html$/, '$1')}`;
   };
+  const pages = perListing((files) => {
+    const urls = new Map<string, string>();
+    for (const f of files.files) {
+      const url = pageUrl(f, files);
+      if (url !== undefined && !urls.has(url)) urls.set(url, f);
+    }
+    return urls;
+  });
+  const collectionsDoubt =
+    collections.length > 0
+      ? `collections (${collections.join(', ')}) have permalinks of their own`
+      : undefined;
   const at = (url: string, files: SiteFiles): Served => {
+    const byUrl = pages(files);
+    const page = byUrl.get(url) ?? byUrl.get(url.endsWith('/') ? `${url}index.html` : `${url}/`);
+    if (page !== undefined) return { path: page };
+    const found = asFile(url, files);
+    return found ?? (collectionsDoubt !== undefined ? { unverifiable: collectionsDoubt } : undefined);
+  };
+  const asFile = (url: string, files: SiteFiles): Served => {
     const rel = url.replace(/^\/+/, '');
     const file = posix.join(siteDir, rel);
     if (!`${file}/`.startsWith(`${siteDir}/`) || !serves(rel)) return undefined;
@@ -106,14 +125,13 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     generator: 'jekyll',
     config: file,
     contentRoots: [siteDir],
-    ...(collections.length > 0
-      ? { unsettled: `collections (${collections.join(', ')}) have permalinks of their own` }
-      : {}),
+    ...(collectionsDoubt !== undefined ? { unsettled: collectionsDoubt } : {}),
     explicitIds: true,
     includes: /\{%\s*include/,
     fileLinks: true,
     pageUrl,
     serves: at,
+    doubt: (written) => (/\{\{|\{%/.test(written) ? 'a Liquid expression computes the link' : undefined),
     fileTarget: (_from, path, files) =>
       MARKDOWN_EXT.test(path) && path.startsWith(`${siteDir}/`) && files.isFile(path) ? { path } : undefined,
   };

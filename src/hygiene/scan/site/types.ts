@@ -66,6 +66,13 @@ export interface Site {
    * component): a fragment the page's own headings lack may be set there, so it is unverifiable.
    */
   includes?: RegExp;
+  /**
+   * Why a `/`-rooted link in any doc beside the config (a page or a file a build step converts,
+   * as DocFX's reference Markdown) cannot be settled, where the model can say so for all of them.
+   */
+  rootedBeside?: string;
+  /** A line that includes a file (DocFX's `[!INCLUDE [x](path)]`): its link is a path from the source file. */
+  includeLine?: RegExp;
   /** Why such a fragment is unverifiable, where it is not the includes' (a hook may rewrite every page). */
   includesWhy?: string;
   /** How the generator writes a heading's slug, from GitHub's (MkDocs collapses `--`). */
