@@ -42,24 +42,24 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
   const known = new Set(['index', 'links']);
   const plugin = preprocessors.find((p) => !known.has(p));
   const isReadme = (p: string) => /(^|\/)readme\.md$/i.test(p);
-  const pageUrl = (source: string): string | undefined => {
-    if (!chapters.has(source)) return undefined;
+  const pageUrl = (source: string, files: SiteFiles): string | undefined => {
+    if (!chapters.has(source) || !files.isFile(source)) return undefined;
     const rel = inside(source, src);
     return `/${isReadme(rel) ? posix.join(posix.dirname(rel), 'index.html').replace(/^\.\//, '') : rel.replace(/\.md$/i, '.html')}`;
   };
-  const chapterAt = (rel: string): string | undefined => {
+  const chapterAt = (rel: string, files: SiteFiles): string | undefined => {
     const dir = posix.dirname(rel) === '.' ? '' : posix.dirname(rel);
     const base = posix.basename(rel).replace(/\.(?:html|md)$/i, '');
     const candidates = [posix.join(src, dir, `${base}.md`)];
     if (base.toLowerCase() === 'index' || base.toLowerCase() === 'readme')
       candidates.push(posix.join(src, dir, 'README.md'), posix.join(src, dir, 'index.md'));
-    return candidates.find((c) => chapters.has(c));
+    return candidates.find((c) => chapters.has(c) && files.isFile(c));
   };
   const serves = (url: string, files: SiteFiles): Served => {
     let rel = url.replace(/^\/+/, '');
     if (rel === '' || rel.endsWith('/')) rel += 'index.html';
     if (/\.(?:html|md)$/i.test(rel)) {
-      const chapter = chapterAt(rel);
+      const chapter = chapterAt(rel, files);
       if (chapter !== undefined) return { path: chapter };
       if (plugin !== undefined) return { unverifiable: `the preprocessor ${plugin} may generate it` };
       return undefined;
