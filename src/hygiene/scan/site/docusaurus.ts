@@ -12,7 +12,7 @@
  */
 import { posix } from 'node:path';
 import { baseOf, dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isUnder, literalSetting, perListing, siteDirOf, unreadableSite } from './read.js';
+import { inside, isUnder, literalSetting, pagesByUrl, siteDirOf, unreadableSite } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 const CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
@@ -122,23 +122,18 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     const url = `${r.route}${path}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/');
     return slash(url === '' ? '/' : url);
   };
-  const index = perListing((files) => {
-    const urls = new Map<string, string>();
-    for (const f of files.files) {
-      const url = pageUrl(f, files);
-      if (url !== undefined && !urls.has(url.replace(/\/$/, '') || '/'))
-        urls.set(url.replace(/\/$/, '') || '/', f);
-    }
+  const bare = (url: string) => url.replace(/\/$/, '') || '/';
+  const index = pagesByUrl(pageUrl, bare, (urls, files) => {
     // A route of a React page (`src/pages/x.tsx`).
     for (const f of files.files)
       if (isUnder(f, pagesDir) && /\.(?:jsx?|tsx?)$/.test(f)) {
-        const rel = inside(f, pagesDir)
-          .replace(/\.[^.]+$/, '')
-          .replace(/(^|\/)index$/, '');
-        const url = `/${rel}`.replace(/\/$/, '') || '/';
+        const url = bare(
+          `/${inside(f, pagesDir)
+            .replace(/\.[^.]+$/, '')
+            .replace(/(^|\/)index$/, '')}`,
+        );
         if (!urls.has(url)) urls.set(url, f);
       }
-    return urls;
   });
   const serves = (url: string, files: SiteFiles): Served => {
     const page = index(files).get(url.replace(/\/+$/, '').replace(/\.html$/, '') || '/');

@@ -14,7 +14,7 @@
 import { posix } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isMapping, parseConfig, perListing } from './read.js';
+import { inside, isMapping, pagesByUrl, parseConfig } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 /** What Jekyll leaves out of every build (its docs' default `exclude:` list). */
@@ -91,14 +91,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     if (!serves(rel)) return undefined;
     return `/${rel.replace(MARKDOWN_EXT, '.html').replace(/(^|\/)index\.html$/, '$1')}`;
   };
-  const pages = perListing((files) => {
-    const urls = new Map<string, string>();
-    for (const f of files.files) {
-      const url = pageUrl(f, files);
-      if (url !== undefined && !urls.has(url)) urls.set(url, f);
-    }
-    return urls;
-  });
+  const pages = pagesByUrl(pageUrl);
   const collectionsDoubt =
     collections.length > 0
       ? `collections (${collections.join(', ')}) have permalinks of their own`

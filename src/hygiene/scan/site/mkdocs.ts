@@ -20,8 +20,8 @@ import {
   isMapping,
   isUnder,
   type Mapping,
+  pagesByUrl,
   parseConfig,
-  perListing,
   unreadableSite,
 } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
@@ -168,19 +168,13 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     if (own) return `/${folder}`;
     return directory ? `/${rel}/` : `/${rel}.html`;
   };
-  const index = perListing((files: SiteFiles) => {
-    const urls = new Map<string, string>();
-    for (const f of files.files) {
-      const url = pageUrl(f);
-      if (url !== undefined && !urls.has(url)) urls.set(url, f);
+  const index = pagesByUrl(pageUrl, undefined, (urls, files) => {
+    if (!isMapping(redirects)) return;
+    for (const [from, to] of Object.entries(redirects)) {
+      const target = typeof to === 'string' ? posix.join(docsDir, to) : '';
+      const url = pageUrl(posix.join(docsDir, from));
+      if (url !== undefined && files.isFile(target) && !urls.has(url)) urls.set(url, target);
     }
-    if (isMapping(redirects))
-      for (const [from, to] of Object.entries(redirects)) {
-        const target = typeof to === 'string' ? posix.join(docsDir, to) : '';
-        const url = pageUrl(posix.join(docsDir, from));
-        if (url !== undefined && files.isFile(target) && !urls.has(url)) urls.set(url, target);
-      }
-    return urls;
   });
   const serves = (url: string, files: SiteFiles): Served => {
     const bare = url.replace(/\/index\.html$/, '/');

@@ -119,3 +119,24 @@ export function unreadableSite(
 
 /** A page's name without its Markdown extension. */
 export const stem = (name: string): string => name.replace(/\.(?:md|markdown|mdx|html?)$/i, '');
+
+/**
+ * Each page's URL (as `key` writes it) → its source, built once per tree; the first source
+ * claims a URL, as a generator warns of the second. `more` adds what else the site serves at
+ * a URL (redirects, routes of other pages).
+ */
+export function pagesByUrl(
+  pageUrl: (source: string, files: SiteFiles) => string | undefined,
+  key: (url: string) => string = (url) => url,
+  more?: (urls: Map<string, string>, files: SiteFiles) => void,
+): (files: SiteFiles) => Map<string, string> {
+  return perListing((files) => {
+    const urls = new Map<string, string>();
+    for (const f of files.files) {
+      const url = pageUrl(f, files);
+      if (url !== undefined && !urls.has(key(url))) urls.set(key(url), f);
+    }
+    more?.(urls, files);
+    return urls;
+  });
+}

@@ -10,7 +10,7 @@
  */
 import { posix } from 'node:path';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isUnder, literalSetting, perListing, unreadableSite } from './read.js';
+import { inside, isUnder, literalSetting, pagesByUrl, unreadableSite } from './read.js';
 import type { Served, Site, SiteFiles, SiteModel } from './types.js';
 
 const CONFIG = /(^|\/)astro\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
@@ -50,14 +50,7 @@ function read(file: string, text: string): Site | undefined {
       .replace(/(^|\/)index$/, '');
     return `/${path}/`.replace('//', '/');
   };
-  const index = perListing((files) => {
-    const urls = new Map<string, string>();
-    for (const f of files.files) {
-      const url = pageUrl(f, files);
-      if (url !== undefined && !urls.has(url)) urls.set(url, f);
-    }
-    return urls;
-  });
+  const index = pagesByUrl(pageUrl);
   const serves = (url: string, files: SiteFiles): Served => {
     const bare = url.endsWith('/') ? url : `${url}/`;
     const page = index(files).get(bare);
