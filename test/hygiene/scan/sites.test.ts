@@ -218,7 +218,12 @@ describe('site models: every link judged where it is read', () => {
       'split/src/index.md': '# Home\n',
       'other/.vitepress/config.mts': "export default { rewrites: { 'a/:p.md': ':p.md' } }\n",
       'other/page.md': '# Page\n\n[somewhere](/elsewhere)\n',
-      'site/_config.yml': 'theme: just-the-docs\n',
+      'site/_config.yml':
+        'theme: just-the-docs\ncollections:\n  docs:\n    permalink: /:collection/:path/\n    output: true\n',
+      'site/_docs/start/install.md':
+        '# Install\n\n[upgrade](../../upgrade/) and [gone](../gone/) and [home](/)\n',
+      'site/_docs/upgrade.md': '# Upgrade\n',
+      'site/index.md': '# Home\n',
       'site/CNAME': 'docs.example.com\n',
       'site/_layouts/default.html': '<html></html>',
       'site/assets/a.svg': '<svg/>',
@@ -236,6 +241,10 @@ describe('site models: every link judged where it is read', () => {
     assert.deepEqual(views(artifact, 'split/src/guide.md'), [['/gone', 'site', 'vitepress']]);
     assert.deepEqual(views(artifact, 'other/page.md'), [
       ['/elsewhere', 'unverifiable: its rewrites serve pages at other paths', 'vitepress'],
+    ]);
+    // A collection's document is served at its permalink: its links are read from there.
+    assert.deepEqual(views(artifact, 'site/_docs/start/install.md'), [
+      ['../gone/', 'unverifiable: collections (docs) have permalinks of their own', 'jekyll'],
     ]);
     assert.deepEqual(views(artifact, 'site/_posts/2024-01-02-hello.md'), [
       ['/assets/b.svg', 'site', 'jekyll'],

@@ -14,7 +14,7 @@
 import { posix } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isMapping, pagesByUrl, parseConfig } from './read.js';
+import { inside, isMapping, type Mapping, pagesByUrl, parseConfig } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 /** What Jekyll leaves out of every build (its docs' default `exclude:` list). */
@@ -76,6 +76,26 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
   if (excluded === undefined) return undefined;
   const config = parseConfig(file, text) ?? {};
   const collections = isMapping(config['collections']) ? Object.keys(config['collections']) : [];
+  /**
+   * A document of a collection the config outputs, at its `permalink` when that is written
+   * with `:collection`, `:path` and `:name` only (`/:collection/:path/`), or Jekyll's default
+   * `/:collection/:path.html`; undefined otherwise (another pattern: its links are not settled).
+   */
+  const collectionUrl = (rel: string): string | undefined => {
+    const m = /^_([^/]+)\/(.+)$/.exec(rel);
+    const options =
+      m === null || !isMapping(config['collections']) ? undefined : config['collections'][m[1]!];
+    if (m === null || m[1] === 'posts' || !isMapping(options) || options['output'] !== true) return undefined;
+    const path = m[2]!.replace(MARKDOWN_EXT, '');
+    const pattern =
+      typeof options['permalink'] === 'string' ? options['permalink'] : '/:collection/:path.html';
+    if (/:(?!collection\b|path\b|name\b)\w/.test(pattern)) return undefined;
+    const url = pattern
+      .replace(':collection', m[1]!)
+      .replace(':path', path.replace(/(^|\/)index$/, ''))
+      .replace(':name', posix.basename(path));
+    return url.replace(/\/{2,}/g, '/');
+  };
   /** Whether Jekyll builds or copies the file at `rel` (site-relative). */
   const serves = (rel: string) =>
     rel === '' ||
@@ -86,12 +106,21 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     const permalink = files.frontmatter(source)?.['permalink'];
     if (typeof permalink === 'string' && permalink.startsWith('/') && !permalink.includes(':'))
       return permalink;
+    const collected = collectionUrl(rel);
+    if (collected !== undefined) return collected;
     const post = /(?:^|\/)_posts\/(?:.*\/)?(\d{4})-(\d{2})-(\d{2})-([^/]+)$/.exec(rel);
     if (post !== null) return `/${post[1]}/${post[2]}/${post[3]}/${post[4]!.replace(MARKDOWN_EXT, '')}.html`;
     if (!serves(rel)) return undefined;
     return `/${rel.replace(MARKDOWN_EXT, '.html').replace(/(^|\/)index\.html$/, '$1')}`;
   };
   const pages = pagesByUrl(pageUrl);
+  // The URL folders collections' documents are served under (a permalink's text before its first `:`).
+  const collectionPrefixes = collections.map((name) => {
+    const options = (config['collections'] as Mapping)[name];
+    const pattern =
+      isMapping(options) && typeof options['permalink'] === 'string' ? options['permalink'] : '/:collection/';
+    return pattern.replace(':collection', name).replace(/:.*$/, '');
+  });
   const collectionsDoubt =
     collections.length > 0
       ? `collections (${collections.join(', ')}) have permalinks of their own`
@@ -101,7 +130,10 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     const page = byUrl.get(url) ?? byUrl.get(url.endsWith('/') ? `${url}index.html` : `${url}/`);
     if (page !== undefined) return { path: page };
     const found = asFile(url, files);
-    return found ?? (collectionsDoubt !== undefined ? { unverifiable: collectionsDoubt } : undefined);
+    const collected = collectionPrefixes.some((prefix) => url.startsWith(prefix));
+    return (
+      found ?? (collected && collectionsDoubt !== undefined ? { unverifiable: collectionsDoubt } : undefined)
+    );
   };
   const asFile = (url: string, files: SiteFiles): Served => {
     const rel = url.replace(/^\/+/, '');
