@@ -255,7 +255,7 @@ describe('site models: every link judged where it is read', () => {
   it('Starlight: routes without extension from src/content/docs, public/, plugins', async () => {
     const repo = fixtureRepo({
       'astro.config.mjs':
-        "import starlight from '@astrojs/starlight';\nexport default { integrations: [starlight({ title: 'Docs' })] };\n",
+        "import starlight from '@astrojs/starlight';\nexport default {\n  integrations: [\n    starlight({\n      sidebar: [{ autogenerate: { base: 'guides' } }],\n    }),\n  ],\n};\n",
       'src/content/docs/index.mdx': '# Home\n',
       'src/content/docs/guides/Getting Started.md': '# Getting started\n\n## First steps\n',
       'src/assets/shot.png': 'png',
@@ -280,12 +280,13 @@ describe('site models: every link judged where it is read', () => {
 
   it('DocFX: docfx.json content, case-insensitive routes, ~/ links, site-rooted links into other doc sets', async () => {
     const repo = fixtureRepo({
-      'docs/docfx.json': JSON.stringify({
+      // dotnet/docfx's own docfx.json starts with a byte-order mark.
+      'docs/docfx.json': `\uFEFF${JSON.stringify({
         build: {
           content: [{ files: ['**/*.md', '**/*.yml'], exclude: ['includes/**', 'cmdlets/**'] }],
           resource: [{ files: ['media/**'] }],
         },
-      }),
+      })}`,
       'docs/media/shot.png': 'png',
       'docs/api/Overview.md': '# Overview\n\n## Usage\n',
       'docs/includes/snippet.md': 'Snippet\n',
@@ -301,6 +302,8 @@ describe('site models: every link judged where it is read', () => {
         'Cannot be settled: [dotnet](/dotnet/core/introduction).', // 9
         '', // 10
         '[!INCLUDE [note](../includes/snippet.md)]', // 11
+        '', // 12
+        '# [Windows](#tab/windows)', // 13
         '',
       ].join('\n'),
       // Reference pages a build step converts: not content, but beside the config.

@@ -101,6 +101,8 @@ function read(file: string, text: string): Site | undefined {
         ? { path: spelled }
         : undefined;
     },
+    // `[Windows](#tab/windows)` names a tab of a tab group, not a heading.
+    tabs: /^tab\//,
     alias: (path) => (path.startsWith('~/') ? posix.join(dir, path.slice(2)) : undefined),
     rooted: () => ({ unverifiable: ROOTED }),
     rootedBeside: ROOTED,

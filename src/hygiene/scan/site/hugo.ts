@@ -115,12 +115,11 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
   const module = isMapping(config['module']) ? config['module'] : {};
   const mounts = Array.isArray(module['mounts']) ? module['mounts'].filter(isMapping) : [];
   const hasFiles = (dir: string) => context.files.some((f) => isUnder(f, dir) && f !== dir);
-  // A submodule not checked out: git lists its path (a gitlink) or `.gitmodules` names it.
+  // A submodule not checked out: `.gitmodules` names it (a mounted file or a missing folder is not one).
   const submodules = [...(context.read('.gitmodules') ?? '').matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)].map(
     (m) => m[1]!,
   );
-  const notCheckedOut = (dir: string) =>
-    context.listed.has(dir) || submodules.some((path) => isUnder(dir, path) || isUnder(path, dir));
+  const notCheckedOut = (dir: string) => submodules.some((path) => isUnder(dir, path) || isUnder(path, dir));
   for (const mount of mounts) {
     const source = mount['source'];
     const target = mount['target'];

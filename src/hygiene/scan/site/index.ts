@@ -120,7 +120,12 @@ export function siteView(
   const served = path === '' ? { path: doc } : reach(site, lookup, doc, path);
   if (served === undefined) return { verdict: 'broken' };
   if ('unverifiable' in served) return { verdict: 'unverifiable', reason: served.unverifiable };
-  if (fragment === undefined || fragment === '' || LINE_FRAGMENT.test(fragment))
+  if (
+    fragment === undefined ||
+    fragment === '' ||
+    LINE_FRAGMENT.test(fragment) ||
+    site.tabs?.test(fragment) === true
+  )
     return { verdict: 'resolves', path: served.path };
   const anchors = MARKDOWN_EXT.test(served.path) ? docs.anchorsOf(served.path) : undefined;
   if (anchors === undefined) return { verdict: 'resolves', path: served.path };

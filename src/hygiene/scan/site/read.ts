@@ -13,7 +13,9 @@ export const isMapping = (value: unknown): value is Mapping =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A config's text as a mapping, by its extension; undefined when it does not parse to one. */
-export function parseConfig(file: string, text: string): Mapping | undefined {
+export function parseConfig(file: string, written: string): Mapping | undefined {
+  // A byte-order mark (docfx.json in dotnet/docfx) is no part of the config.
+  const text = written.replace(/^\uFEFF/, '');
   try {
     const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
     // Generator configs carry tags of their own (`!!python/name:…`, `!ENV`): read as plain values.

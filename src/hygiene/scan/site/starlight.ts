@@ -25,7 +25,15 @@ function read(file: string, text: string): Site | undefined {
   if (!text.includes('@astrojs/starlight')) return undefined;
   const root = dirOf(file);
   const prefix = root === '' ? '' : `${root}/`;
-  const base = literalSetting(text, 'base');
+  // Astro's `base` is a top-level setting (`  base: '/docs',` in the config object); a `base:`
+  // written deeper (a sidebar group's autogenerate) is another setting.
+  const base = literalSetting(
+    text
+      .split('\n')
+      .filter((line) => /^\s{0,2}\S/.test(line))
+      .join('\n'),
+    'base',
+  );
   if (base === undefined)
     return unreadableSite(
       'starlight',

@@ -71,6 +71,8 @@ export interface Site {
    * as DocFX's reference Markdown) cannot be settled, where the model can say so for all of them.
    */
   rootedBeside?: string;
+  /** Fragments that select something other than an anchor (DocFX's `#tab/windows` picks a tab): they resolve. */
+  tabs?: RegExp;
   /** A line that includes a file (DocFX's `[!INCLUDE [x](path)]`): its link is a path from the source file. */
   includeLine?: RegExp;
   /** Why such a fragment is unverifiable, where it is not the includes' (a hook may rewrite every page). */
