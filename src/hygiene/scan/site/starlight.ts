@@ -45,7 +45,12 @@ function read(file: string, text: string): Site | undefined {
   const docs = `${prefix}src/content/docs`;
   const publicDir = `${prefix}public`;
   const i18n = /\blocales\s*:/.test(text);
-  const plugins = /\bplugins\s*:\s*\[\s*[^\]\s]/.test(text);
+  // A Starlight plugin, or the config's `redirects`, may serve routes the model does not read.
+  const plugins = /\bplugins\s*:\s*\[\s*[^\]\s]/.test(text)
+    ? 'a Starlight plugin may serve it'
+    : /\bredirects\s*:/.test(text)
+      ? "the config's redirects may serve it"
+      : undefined;
   const pageUrl = (source: string, files: SiteFiles): string | undefined => {
     if (!isUnder(source, docs) || !MARKDOWN_EXT.test(source)) return undefined;
     const slug = files.frontmatter(source)?.['slug'];
@@ -71,13 +76,13 @@ function read(file: string, text: string): Site | undefined {
       const fallback = index(files).get(`/${rest}`) ?? undefined;
       if (fallback !== undefined) return { path: fallback };
     }
-    return plugins ? { unverifiable: 'a Starlight plugin may serve it' } : undefined;
+    return plugins !== undefined ? { unverifiable: plugins } : undefined;
   };
   return {
     generator: 'starlight',
     config: file,
     contentRoots: [docs],
-    ...(plugins ? { unsettled: 'a Starlight plugin may serve routes' } : {}),
+    ...(plugins !== undefined ? { unsettled: plugins } : {}),
     explicitIds: false,
     includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
     fileLinks: true,
