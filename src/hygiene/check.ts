@@ -40,7 +40,7 @@ import { readDocWorld, type ScannedDocuments } from './references.js';
 import { finalizeReport } from './report/finalize.js';
 import { renderLifecycleSection } from './report/lifecycle-md.js';
 import { proveLinkFixes } from './report/prove.js';
-import { renderReportMarkdown, signalsWithoutEntry } from './report/report-md.js';
+import { renderReportMarkdown, signalsWithoutEntry, splitUnverifiable } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
 import { GITIGNORE_LINE, isUnwritable, StateStore } from './state/store.js';
@@ -92,6 +92,11 @@ export interface CheckSummary {
   /** Signals no entry carries, and the files they are on (listed in report.md). */
   signals_without_entry: number;
   files_with_unfixed_signals: number;
+  /**
+   * References a site model could not settle (`data.unverifiable`): counted apart, never fixed,
+   * grouped by reason in report.md; not in `signals_without_entry`.
+   */
+  unverifiable_references: number;
   /** Files with no entry and no unfixed signal. */
   cleared: number;
   auto: number;
@@ -144,7 +149,8 @@ export async function readProposalsFile(path: string): Promise<Proposal[]> {
 }
 
 /** Entry, tier and file counts of a report (and of the signals no entry carries), as `check` prints them. */
-export function summarizeReport(report: Report, unfixed: ScanArtifact['signals'] = {}): CheckSummary {
+export function summarizeReport(report: Report, all: ScanArtifact['signals'] = {}): CheckSummary {
+  const { unfixed, unverifiable } = splitUnverifiable(all);
   const withEntries = new Set(report.entries.map((entry) => entry.path));
   const unfixedPaths = Object.keys(unfixed).filter((path) => (unfixed[path] ?? []).length > 0);
   const notCleared = new Set([...withEntries, ...unfixedPaths]);
@@ -154,6 +160,7 @@ export function summarizeReport(report: Report, unfixed: ScanArtifact['signals']
     files_with_entries: withEntries.size,
     signals_without_entry: unfixedPaths.reduce((n, path) => n + (unfixed[path] ?? []).length, 0),
     files_with_unfixed_signals: unfixedPaths.length,
+    unverifiable_references: unverifiable.length,
     cleared: report.shortlist.filter((path) => !notCleared.has(path)).length,
     auto,
     confirm: report.entries.length - auto,

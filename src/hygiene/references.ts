@@ -13,16 +13,15 @@ import { discoverRepo } from '../core/git.js';
 import { applyEditsToText, sha256Hex } from './apply/text-edits.js';
 import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
 import { globsMatcher } from './scan/lifecycle-glob.js';
-import { type LocaleFallback, readLocaleFallbacks, siteTarget } from './scan/locale-fallback.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
 import { ARCHIVE_SEGMENTS, dirOf, toPosix } from './scan/paths.js';
 import {
   checkReference,
-  checkResolved,
   type PathLookup,
   type ReferenceCheck,
   resolveReference,
 } from './scan/resolve.js';
+import { readOnGitHub, readSites, type Site, type SiteFiles, siteOf, siteView } from './scan/site/index.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type HygieneConfig } from './types.js';
 
 /** The docs and files of a project, as references see them. */
@@ -35,8 +34,8 @@ export interface DocWorld {
   onDisk: (path: string) => boolean;
   /** Docs already parsed (by the scan), each parse of exactly the text in `docs`. */
   parsed?: ReadonlyMap<string, ParsedDoc>;
-  /** Translations a site builds with fallback (scan/locale-fallback.ts): their links are read as the site reads them. */
-  fallbacks?: readonly LocaleFallback[];
+  /** The documentation sites the project builds (scan/site/): their pages' links are read as the site reads them. */
+  sites?: readonly Site[];
   /**
    * Each listed symlink → the root-relative paths it leads through, hop by hop, ending at its
    * real file: a symlink is a reference to each of them (removing one leaves it dangling).
@@ -105,12 +104,12 @@ export async function readDocWorld(
   const absolute = resolve(root);
   // Proofs ask about the same missing targets again and again; the disk is asked once each.
   const probed = new Map<string, boolean>();
-  const fallbacks = readLocaleFallbacks(root, listed);
+  const sites = readSites(root, listed);
   return {
     files: new Set(listed),
     docs,
     ...(parsed.size > 0 ? { parsed } : {}),
-    ...(fallbacks.length > 0 ? { fallbacks } : {}),
+    ...(sites.length > 0 ? { sites } : {}),
     ...(symlinks.size > 0 ? { symlinks } : {}),
     onDisk: (path) => {
       let found = probed.get(path);
@@ -190,7 +189,7 @@ class ResolvedWorld implements PathLookup {
     private readonly onDisk: (path: string) => boolean,
     /** Paths that were removed (moved away or deleted): never found on disk either. */
     private readonly removed: ReadonlySet<string>,
-    readonly fallbacks: readonly LocaleFallback[],
+    readonly sites: readonly Site[],
     /** Each symlink → the paths it leads through (`DocWorld.symlinks`). */
     readonly symlinks: ReadonlyMap<string, readonly string[]>,
     private readonly reuse?: Reuse,
@@ -226,6 +225,23 @@ class ResolvedWorld implements PathLookup {
   }
 
   readonly anchorsOf = (path: string) => this.doc(path)?.anchors;
+
+  private siteFilesOf: SiteFiles | undefined;
+
+  /** The world as a site model reads it (built once per world). */
+  get siteFiles(): SiteFiles {
+    this.siteFilesOf ??= {
+      files: [...this.files],
+      isFile: (path) => this.exists(path) && !this.isDir(path),
+      frontmatter: (path) => this.doc(path)?.frontmatter.data,
+    };
+    return this.siteFilesOf;
+  }
+
+  readonly siteDocs = {
+    anchorsOf: (path: string) => this.anchorsOf(path),
+    linesOf: (path: string) => this.doc(path)?.lines,
+  };
 }
 
 /** One reference of one doc, with whether it resolves. */
@@ -244,19 +260,37 @@ function refsOf(world: ResolvedWorld, path: string): DocRef[] {
   return [...doc.refs, ...doc.imports];
 }
 
-const isFileIn = (world: ResolvedWorld) => (path: string) => world.exists(path) && !world.isDir(path);
-
 /**
- * One reference checked as readers reach it: in the tree, or, for a translation's link the
- * tree lacks, in the file its site falls back to (scan/locale-fallback.ts), so that a change
- * to that file is blamed for breaking it, as the scan no longer reports it broken.
+ * One reference checked as readers reach it: in the tree (GitHub), and, for a page a site
+ * builds, as the site reads it (scan/site/): it resolves only where it resolves in every view
+ * it is read in, so a change that breaks it on the site is blamed as one that breaks it on
+ * GitHub. A link the site cannot settle is read as the tree reads it.
  */
 function checkOnSite(world: ResolvedWorld, path: string, ref: DocRef): ReferenceCheck {
   const check = checkReference(world, world.anchorsOf, path, ref);
-  if (check.status !== 'missing-path' || ref.kind === 'code-path') return check;
-  const site = siteTarget(world.fallbacks, isFileIn(world), path, check.resolved);
+  if (ref.kind === 'code-path' || world.sites.length === 0) return check;
+  const site = siteOf(world.sites, world.siteFiles, path);
   if (site === undefined) return check;
-  return checkResolved({ ...check.resolved, path: site.path, exists: true }, world.anchorsOf, world);
+  const view = siteView(site, world.siteFiles, world.siteDocs, path, ref.target, ref.line);
+  if (view === undefined || view.verdict === 'unverifiable') return check;
+  const onGitHub = readOnGitHub(site, path, false);
+  if (onGitHub && check.status !== 'resolves') return check;
+  const resolved =
+    check.status === 'not-checked'
+      ? { path, fragment: undefined, exists: true, base: 'doc' as const }
+      : check.resolved;
+  if (view.verdict === 'resolves')
+    return { status: 'resolves', resolved: { ...resolved, path: view.path, exists: true } };
+  return { status: 'missing-path', resolved: { ...resolved, path: view.path ?? resolved.path } };
+}
+
+/** The file a site's file link reaches (a translation's fallback), where the tree lacks it. */
+function siteFileTarget(world: ResolvedWorld, doc: string, ref: DocRef): string | undefined {
+  if (world.sites.length === 0 || ref.target.startsWith('/')) return undefined;
+  const site = siteOf(world.sites, world.siteFiles, doc);
+  if (site === undefined || !site.fileLinks) return undefined;
+  const view = siteView(site, world.siteFiles, world.siteDocs, doc, ref.target, ref.line);
+  return view?.verdict === 'resolves' ? view.path : undefined;
 }
 
 /** Every checked reference of every doc in the world (external and unchecked ones left out). */
@@ -364,7 +398,7 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
       docs,
       before['onDisk'],
       removed,
-      before.fallbacks,
+      before.sites,
       before.symlinks,
       reusable(before),
     ),
@@ -383,7 +417,7 @@ export function withTexts(before: ResolvedWorld, texts: ReadonlyMap<string, stri
       docs,
       before['onDisk'],
       new Set(),
-      before.fallbacks,
+      before.sites,
       before.symlinks,
       reusable(before),
     ),
@@ -398,7 +432,7 @@ export function worldOf(world: DocWorld): ResolvedWorld {
     world.docs,
     world.onDisk,
     new Set(),
-    world.fallbacks ?? [],
+    world.sites ?? [],
     world.symlinks ?? new Map(),
     world.parsed !== undefined ? { docs: world.docs, parse: (path) => world.parsed?.get(path) } : undefined,
   );
@@ -509,10 +543,7 @@ export function inboundReferences(world: ResolvedWorld, path: string): { doc: st
     for (const ref of refsOf(world, doc)) {
       const r = resolveReference(world, doc, ref);
       if (r === undefined) continue;
-      const reached =
-        r.exists || ref.kind === 'code-path'
-          ? r.path
-          : siteTarget(world.fallbacks, isFileIn(world), doc, r)?.path;
+      const reached = r.exists || ref.kind === 'code-path' ? r.path : siteFileTarget(world, doc, ref);
       if (reached === path) out.push({ doc, ref });
     }
   }

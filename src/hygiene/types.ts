@@ -413,7 +413,7 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
   const target = signal.data?.['suggested_target'];
   if (typeof target !== 'string' || typeof replacement !== 'string' || !replacement.includes(target))
     return false;
-  if (namedElsewhereDoubt(signal) !== undefined) return false;
+  if (namedElsewhereDoubt(signal) !== undefined || siteDoubt(signal) !== undefined) return false;
   const by = signal.data?.['suggested_by'];
   if (by === 'rename-history' || by === 'folder-move') return moveDoubt(signal) === undefined;
   if (signal.data?.['kind'] === 'code-path') return false;
@@ -432,13 +432,23 @@ function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): bool
  */
 export function moveDoubt(signal: Signal): string | undefined {
   const data = signal.data;
-  const elsewhere = namedElsewhereDoubt(signal);
+  const elsewhere = namedElsewhereDoubt(signal) ?? siteDoubt(signal);
   if (elsewhere !== undefined) return elsewhere;
   if (data?.['old_name_served'] === true) return 'the moved doc is still served under its old name';
   if (data?.['suggested_by'] === 'rename-history' && data['rename_may_be_split'] === true)
     return 'the rename may have split the file';
   if (data?.['written_before_move'] !== true) return 'the reference may have been written after the move';
   return undefined;
+}
+
+/**
+ * Why the fixed link is not proved on the site that builds the doc, in words (`site_doubt`,
+ * scan/signals/broken-reference.ts): it does not resolve there, the link already resolves
+ * there, or the repository's site routing is not settled for a `/`-rooted or static-asset link.
+ */
+export function siteDoubt(signal: Signal): string | undefined {
+  const doubt = signal.data?.['site_doubt'];
+  return typeof doubt === 'string' ? doubt : undefined;
 }
 
 /**

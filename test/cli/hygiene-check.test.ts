@@ -64,6 +64,7 @@ describe('stw hygiene check', () => {
       files_with_entries: 2,
       signals_without_entry: 1,
       files_with_unfixed_signals: 1,
+      unverifiable_references: 0,
       cleared: 2,
       auto: 1,
       confirm: 1,

@@ -109,6 +109,7 @@ describe('runCheck', () => {
       files_with_entries: 5,
       signals_without_entry: 1,
       files_with_unfixed_signals: 1,
+      unverifiable_references: 0,
       cleared: 4,
       auto: 2,
       confirm: 3,
@@ -731,12 +732,13 @@ describe('runCheck', () => {
     const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock(NOW) });
     const byDoc = (doc: string) => brokenTargets(report, doc).sort();
     // The page, the folder's index, the extensionless page and the public file resolve on the
-    // site; a page that exists only elsewhere and a missing anchor are still broken (the
-    // anchor's signal, with no fix, is listed in report.md beside the page's fix).
-    assert.deepEqual(byDoc('docs/guide/build.md'), ['/guide/gone.md']);
+    // site; a page that exists only elsewhere and a missing anchor are still broken. The
+    // same-named guess (`/docs/other/gone.md`, written from the repository's root) does not
+    // resolve on the site, so no fix is proposed: both signals are listed in report.md.
+    assert.deepEqual(byDoc('docs/guide/build.md'), ['/guide/gone.md', '/guide/index.md#nowhere']);
     assert.match(
       readFileSync(join(repo.dir, '.dochygiene', 'report.md'), 'utf8'),
-      /link target "\/guide\/index\.md#nowhere" does not resolve/,
+      /fragment "#nowhere" matches no heading in "docs\/guide\/index\.md" on the VitePress site/,
     );
     assert.deepEqual(byDoc('notes/todo.md'), ['/guide/index.md#setup']);
   });
@@ -747,6 +749,7 @@ describe('runCheck', () => {
       'docs',
       {
         'website/docusaurus.config.js': 'module.exports = { title: "Site" };\n',
+        'website/versions.json': '["stable"]\n',
         'website/static/images/logo.png': 'png\n',
         'website/versioned_docs/version-stable/index.md':
           '# Home\n\n![Logo](/images/logo.png) ![Gone](/images/gone.png)\n',

@@ -23,9 +23,15 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /** "; N signals with no proposed fix in M files", when there are any. */
 export function unfixedClause(summary: CheckResult['summary']): string {
-  return summary.signals_without_entry > 0
-    ? `; ${plural(summary.signals_without_entry, 'signal')} with no proposed fix in ${plural(summary.files_with_unfixed_signals, 'file')}`
-    : '';
+  const unfixed =
+    summary.signals_without_entry > 0
+      ? `; ${plural(summary.signals_without_entry, 'signal')} with no proposed fix in ${plural(summary.files_with_unfixed_signals, 'file')}`
+      : '';
+  const unverifiable =
+    summary.unverifiable_references > 0
+      ? `; ${plural(summary.unverifiable_references, 'link')} no site model could check`
+      : '';
+  return unfixed + unverifiable;
 }
 
 /** The human summary; the scope line appears only when the user narrowed the check. */

@@ -44,6 +44,7 @@ import {
   type ScanArtifact,
   type Signal,
   SUPERSEDED_STATUSES,
+  siteDoubt,
 } from '../types.js';
 import { type DedupeFacts, decideDedupe, readPairs } from './dedupe.js';
 import { configuresToolOrAgent, findProposalConflicts, isSafeRelativePath } from './proposals.js';
@@ -316,7 +317,9 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
     const one = fixes.length === 1 ? fixes[0]! : undefined;
     const byHistory = fixes.every(({ signal }) => str(signal.data?.['suggested_by']) === 'rename-history');
     const caveat = fixes
-      .map(({ signal }) => (byHistory ? moveDoubt(signal) : namedElsewhereDoubt(signal)))
+      .map(({ signal }) =>
+        byHistory ? moveDoubt(signal) : (namedElsewhereDoubt(signal) ?? siteDoubt(signal)),
+      )
       .find((c) => c !== undefined);
     const how = `${byHistory ? 'git history shows where it moved' : 'a unique file of that name exists'}${
       caveat === undefined ? '' : `, but ${caveat}`

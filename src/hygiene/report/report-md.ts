@@ -144,6 +144,65 @@ export function signalsWithoutEntry(
   return out;
 }
 
+/** A reference a site model could not settle, where it is written. */
+export interface UnverifiableReference {
+  path: string;
+  signal: Signal;
+}
+
+/**
+ * The signals no entry carries, without the references a site model could not settle
+ * (`broken_reference` with `data.unverifiable`), and those apart: they are not broken, only
+ * not checked, so they are counted and grouped on their own, never listed as needing a fix.
+ */
+export function splitUnverifiable(signals: ScanArtifact['signals']): {
+  unfixed: ScanArtifact['signals'];
+  unverifiable: UnverifiableReference[];
+} {
+  const unfixed: ScanArtifact['signals'] = {};
+  const unverifiable: UnverifiableReference[] = [];
+  for (const [path, list] of Object.entries(signals)) {
+    const kept = (list ?? []).filter((signal) => {
+      if (signal.name !== 'broken_reference' || typeof signal.data?.['unverifiable'] !== 'string')
+        return true;
+      unverifiable.push({ path, signal });
+      return false;
+    });
+    if (kept.length > 0) unfixed[path] = kept;
+  }
+  return { unfixed, unverifiable };
+}
+
+const UNVERIFIABLE_EXAMPLES = 3;
+
+/** The unverifiable references grouped by site and reason: how many, and a few of each. */
+function unverifiableSection(refs: readonly UnverifiableReference[]): string[] {
+  if (refs.length === 0) return [];
+  const groups = new Map<string, UnverifiableReference[]>();
+  for (const ref of refs) {
+    const key = `${String(ref.signal.data?.['site'] ?? 'site')}\0${String(ref.signal.data?.['unverifiable'])}`;
+    groups.set(key, [...(groups.get(key) ?? []), ref]);
+  }
+  const lines = [
+    `## Links no site model could check (${count(refs.length, 'link')})`,
+    '',
+    'The documentation site builds these pages, but its model cannot settle where these links lead, and the file tree does not have them either. They are not reported broken and get no fix:',
+    '',
+  ];
+  for (const [key, list] of [...groups].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))) {
+    const [site, reason] = key.split('\0') as [string, string];
+    lines.push(`- ${count(list.length, 'link')} on the ${codeSpan(site)} site: ${escapeMarkdown(reason)}`);
+    for (const { path, signal } of list.slice(0, UNVERIFIABLE_EXAMPLES))
+      lines.push(
+        `  - ${codeSpan(path)} (line ${signal.line ?? '?'}): ${codeSpan(String(signal.data?.['target'] ?? ''))}`,
+      );
+    if (list.length > UNVERIFIABLE_EXAMPLES)
+      lines.push(`  - … and ${list.length - UNVERIFIABLE_EXAMPLES} more`);
+  }
+  lines.push('');
+  return lines;
+}
+
 export interface ReportMarkdownExtras {
   /**
    * Signals no entry carries (see `signalsWithoutEntry`), on files with or without entries.
@@ -163,7 +222,7 @@ export interface ReportMarkdownExtras {
  * something else. Every count names its unit (entries or files).
  */
 export function renderReportMarkdown(report: Report, extras: ReportMarkdownExtras = {}): string {
-  const unfixed = extras.unfixed ?? {};
+  const { unfixed, unverifiable } = splitUnverifiable(extras.unfixed ?? {});
   const filteredOut = new Set(extras.filteredOut ?? []);
   const candidates = new Set(report.entries.map((entry) => entry.path));
   const unfixedPaths = Object.keys(unfixed).filter((path) => (unfixed[path] ?? []).length > 0);
@@ -193,6 +252,11 @@ export function renderReportMarkdown(report: Report, extras: ReportMarkdownExtra
     ...(unfixedPaths.length > 0
       ? [
           `- **Signals with no proposed fix:** ${count(unfixedCount, 'signal')} in ${count(unfixedPaths.length, 'file')} (review them by hand)`,
+        ]
+      : []),
+    ...(unverifiable.length > 0
+      ? [
+          `- **Links no site model could check:** ${count(unverifiable.length, 'link')} (not reported broken; grouped by reason below)`,
         ]
       : []),
     ...(filteredOnly.length > 0
@@ -230,6 +294,7 @@ export function renderReportMarkdown(report: Report, extras: ReportMarkdownExtra
     }
     lines.push('');
   }
+  lines.push(...unverifiableSection(unverifiable));
   if (filteredOnly.length > 0) {
     lines.push(`## Left out by the category filter (${count(filteredOnly.length, 'file')})`, '');
     lines.push(

@@ -103,6 +103,35 @@ describe('a cleanup never turns a resolving reference into a broken one', () => 
     assert.equal(readFileSync(repo.path('docs/c.md'), 'utf8'), '# C\n\nsee y\n');
   });
 
+  it("skips a move that breaks a link on the site (mdBook's .html link to the chapter) as would-break-reference", async () => {
+    const repo = repoWith({
+      'book.toml': '[book]\ntitle = "Book"\n',
+      'src/SUMMARY.md': '# Summary\n\n- [Guide](guide.md)\n- [Config](config.md)\n',
+      'src/guide.md': '# Guide\n\nSee [the config](config.html#rustc-cfg).\n',
+      'src/config.md': '# Config\n\n## `rustc-cfg` {#rustc-cfg}\n',
+    });
+    writeProjectReport(
+      repo.dir,
+      makeReport(repo.dir, [
+        makeEntry(repo.dir, {
+          id: 'mv',
+          path: 'src/config.md',
+          kind: 'move-to-archive',
+          dest_path: 'src/archive/config.md',
+        }),
+      ]),
+    );
+    const result = await clean({ cwd: repo.dir, clock, env, approve: ['mv'] });
+    const mv = result.entries.find((e) => e.id === 'mv')!;
+    assert.equal(mv.outcome, 'skipped');
+    assert.equal(mv.reason, 'would-break-reference');
+    assert.equal(mv.detail, 'would break the reference to config.html#rustc-cfg on line 3 of src/guide.md');
+    assert.equal(
+      readFileSync(repo.path('src/config.md'), 'utf8'),
+      '# Config\n\n## `rustc-cfg` {#rustc-cfg}\n',
+    );
+  });
+
   it('a doc in an archive folder keeps its links out of it working', () => {
     const world: DocWorld = {
       files: new Set(['docs/guide.md', 'docs/archive/old.md']),

@@ -189,6 +189,7 @@ describe('check with a model classifier (local provider stubs)', () => {
         data: {
           target: 'install.md',
           kind: 'link',
+          broken_on: ['github'],
           suggested_target: 'start/install.md',
           suggested_path: 'docs/start/install.md',
           suggested_by: 'rename-history',

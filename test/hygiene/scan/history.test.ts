@@ -82,8 +82,8 @@ describe('history pass', () => {
     assert.deepEqual(
       brief(signalsOf(artifact, 'docs/d0.md', 'broken_reference')).map((s) => s.data),
       [
-        { target: 'gone0.md', kind: 'link' },
-        { target: 'src/old.ts', kind: 'code-path', evidence: 'parent-folder' },
+        { target: 'gone0.md', kind: 'link', broken_on: ['github'] },
+        { target: 'src/old.ts', kind: 'code-path', broken_on: ['github'], evidence: 'parent-folder' },
       ],
     );
   });
@@ -120,7 +120,7 @@ describe('history pass', () => {
       },
     ]);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/a.md', 'broken_reference')), [
-      { line: 3, data: { target: 'gone.md', kind: 'link' } },
+      { line: 3, data: { target: 'gone.md', kind: 'link', broken_on: ['github'] } },
     ]);
     assert.deepEqual(
       artifact.unavailable,
@@ -143,6 +143,7 @@ describe('history pass', () => {
         data: {
           target: 'old/guide.md',
           kind: 'link',
+          broken_on: ['github'],
           suggested_target: 'new/guide.md',
           suggested_path: 'new/guide.md',
           suggested_by: 'rename-history',

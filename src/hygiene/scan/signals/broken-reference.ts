@@ -3,27 +3,29 @@ import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
 import { renameMayBeSplit, renameTarget } from '../history-facts.js';
-import { attrListIds, type LocaleFallback, readLocaleFallbacks, siteTarget } from '../locale-fallback.js';
 import type { DocRef } from '../markdown.js';
-import { baseOf, dirOf, safeDecode } from '../paths.js';
+import { baseOf, dirOf, MARKDOWN_EXT } from '../paths.js';
 import {
   checkResolved,
   codePathCandidates,
   fragmentTarget,
+  type ReferenceCheck,
   type Resolved,
   writeTargetLike,
 } from '../resolve.js';
 import {
-  type DocusaurusSite,
-  docusaurusStaticTarget,
-  type JekyllSite,
-  jekyllTarget,
-  readDocusaurusSites,
-  readJekyllSites,
-  readVitePressSites,
-  type VitePressSite,
-  vitePressTarget,
-} from '../site-roots.js';
+  isGitHubTemplate,
+  readOnGitHub,
+  readSites,
+  SITE_MODELS,
+  type Site,
+  type SiteDocs,
+  type SiteFiles,
+  type SiteVerdict,
+  siteOf,
+  siteView,
+  templateView,
+} from '../site/index.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
 import type { SignalModule } from './types.js';
@@ -56,38 +58,23 @@ function codePathEvidence(
 export const brokenReference: SignalModule = {
   name: 'broken_reference',
   description:
-    'a reference whose path or fragment does not resolve, with a suggested target when one is known',
+    'a reference whose path or fragment does not resolve where it is read (GitHub, the site), with a suggested target when one is known',
   needs: ['renames'],
   async collect({ facts, history }, emit) {
     const { tree } = facts;
-    const unresolved: {
-      doc: string;
-      ref: DocRef;
-      check: { status: 'missing-path' | 'missing-fragment'; resolved: Resolved };
-    }[] = [];
-    const fallbacks = readLocaleFallbacks(tree.root, tree.files);
-    const vitePress = readVitePressSites(tree.root, tree.files);
-    const docusaurus = readDocusaurusSites(tree.root, tree.files);
-    const jekyll = readJekyllSites(tree.root, tree.files);
-    const idsOf = new Map<string, Set<string>>();
-    for (const doc of facts.docs.values())
+    const views = readViews(facts);
+    const unresolved: Judged[] = [];
+    const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
+    for (const doc of facts.docs.values()) {
+      const reader = views.readerOf(doc.path);
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
-        const check = checkResolved(r, facts.anchorsOf, tree);
-        if (check.status !== 'missing-path' && check.status !== 'missing-fragment') continue;
-        if (
-          resolvesOnTheSite(
-            facts,
-            fallbacks,
-            { vitePress, docusaurus, jekyll },
-            idsOf,
-            doc.path,
-            ref,
-            check.resolved,
-          )
-        )
-          continue;
-        unresolved.push({ doc: doc.path, ref, check: { status: check.status, resolved: check.resolved } });
+        const judged = judgeReference(facts, views, reader, ref, r);
+        if (judged === undefined) continue;
+        if ('reason' in judged)
+          unverifiable.push({ doc: doc.path, ref, site: judged.site, reason: judged.reason });
+        else unresolved.push(judged);
       }
+    }
     // A target git ignores is a build output (a generated reference page, say): it is
     // missing until the build runs, and no check of the tree can say whether it will be there.
     const ignored = await ignoredByGit(tree.root, [
@@ -103,102 +90,240 @@ export const brokenReference: SignalModule = {
     // Emitted once the moves are checked: a move is proved only for a reference written
     // before it (written-when.ts).
     const found: MovedSignal[] = [];
-    for (const { doc, ref, check } of unresolved) {
-      if (check.status === 'missing-fragment') {
-        found.push({
-          doc,
-          signal: {
-            line: ref.line,
-            detail: `fragment "#${check.resolved.fragment}" matches no heading in "${fragmentTarget(check.resolved, tree)}"`,
-            data: { target: ref.target, kind: 'fragment' },
-          },
-        });
-        continue;
-      }
-      const resolved = check.resolved;
-      if (ignored.has(resolved.path)) continue;
-      const evidence = ref.kind === 'code-path' ? codePathEvidence(facts, history, doc, ref) : undefined;
-      if (ref.kind === 'code-path' && evidence === undefined) continue;
-      const data: Record<string, unknown> = { target: ref.target, kind: ref.kind };
-      if (evidence !== undefined) data['evidence'] = evidence;
-      // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
-      if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
-      const suggestion = suggest(doc, ref, resolved);
-      if (suggestion !== undefined) Object.assign(data, suggestion.data);
-      found.push({
-        doc,
-        signal: {
-          line: ref.line,
-          detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${
-            suggestion !== undefined ? `; moved to "${suggestion.path}"?` : ''
-          }`,
-          data,
-        },
-        ...(data['suggested_by'] === 'rename-history'
-          ? { moved: movedReference(history, doc, ref, resolved.path) }
-          : {}),
-      });
+    for (const judged of unresolved) {
+      const { check } = judged;
+      if (check.status === 'missing-path' && ignored.has(check.resolved.path)) continue;
+      const signal = brokenSignal(facts, history, views, judged, suggest);
+      if (signal !== undefined) found.push(signal);
     }
     await markMoveEvidence(tree.root, facts, found);
     for (const { doc, signal } of found) emit(doc, signal);
+    for (const { doc, ref, site, reason } of unverifiable)
+      emit(doc, {
+        line: ref.line,
+        detail: `${ref.kind} target "${ref.target}" cannot be checked on the ${siteName(site)} site: ${reason}`,
+        data: { target: ref.target, kind: ref.kind, unverifiable: reason, site: site.generator },
+      });
     await collectCodeReferences({ facts, history }, emit);
   },
 };
 
+/** A reference broken in at least one view it is read in. */
+interface Judged {
+  doc: string;
+  ref: DocRef;
+  /** The tree's check (what GitHub reads; a fix is found from it). */
+  check: { status: Exclude<ReferenceCheck['status'], 'not-checked'>; resolved: Resolved };
+  brokenOn: ('github' | 'site')[];
+  site?: Site;
+  /** How the site read it, where it builds the doc. */
+  onSite?: SiteVerdict;
+  /** An issue or pull-request template, read from github.com's URL space. */
+  template?: boolean;
+}
+
+/** How the scan reads each doc: its site, whether GitHub reads it, whether it is a template. */
+interface Views {
+  sites: readonly Site[];
+  files: SiteFiles;
+  docs: SiteDocs;
+  readerOf(doc: string): Reader;
+  /** A site that cannot settle any `/`-rooted link in a doc beside its config (DocFX). */
+  rootedBeside(doc: string): Site | undefined;
+  /** Why a `/`-rooted or static-asset link fix cannot be proved anywhere in the repository. */
+  unsettled: string | undefined;
+}
+
+interface Reader {
+  doc: string;
+  site: Site | undefined;
+  onGitHub: boolean;
+  template: boolean;
+}
+
+function readViews(facts: ScanFacts): Views {
+  const { tree } = facts;
+  const sites = readSites(tree.root, tree.files);
+  const files: SiteFiles = {
+    files: tree.files,
+    isFile: (p) => tree.isFile(p),
+    frontmatter: (p) => facts.docs.get(p)?.parsed.frontmatter.data,
+  };
+  const docs: SiteDocs = { anchorsOf: facts.anchorsOf, linesOf: (p) => facts.docs.get(p)?.lines };
+  const doubt = sites.find((s) => s.unreadable !== undefined || s.unsettled !== undefined);
+  return {
+    sites,
+    files,
+    docs,
+    unsettled:
+      doubt === undefined
+        ? undefined
+        : `the ${siteName(doubt)} site's routing is not settled (${doubt.unreadable ?? doubt.unsettled})`,
+    rootedBeside: (doc) =>
+      sites.find(
+        (s) =>
+          s.rootedBeside !== undefined && (dirOf(s.config) === '' || doc.startsWith(`${dirOf(s.config)}/`)),
+      ),
+    readerOf: (doc) => {
+      const site = sites.length > 0 ? siteOf(sites, files, doc) : undefined;
+      return {
+        doc,
+        site,
+        onGitHub: readOnGitHub(site, doc, facts.agentContext.has(doc)),
+        template: isGitHubTemplate(doc),
+      };
+    },
+  };
+}
+
+const siteName = (site: Site): string =>
+  SITE_MODELS.find((m) => m.id === site.generator)?.name ?? site.generator;
+
 /**
- * Whether a site generator resolves the reference though the tree does not: a translated
- * page's link that mkdocs-static-i18n looks up in the default language (locale-fallback.ts).
- * The site takes the first file it finds, so a fragment is checked in that file only (its
- * headings' `{#id}` too, where `attr_list` is on): a translation's own page that lacks the
- * anchor is broken there too, whatever the default language's page has. Or a link written
- * with a leading `/` in a VitePress site's page, read from its source folder or served from
- * its public folder, or in a Docusaurus site's doc served from its `static/` folder
- * (site-roots.ts), or in a Jekyll site's doc read from the site's source folder; its
- * fragment is checked in the file found. A
- * backticked path is not a link the site resolves.
+ * One reference judged where its doc is read: on GitHub (the tree; an issue or pull-request
+ * template from github.com's URL space) and on the site that builds it. Broken in a view →
+ * a `Judged`; not settled by the site and not found in the tree either → unverifiable; else
+ * undefined. A backticked path is the repository's, read as the tree reads it.
  */
-function resolvesOnTheSite(
+function judgeReference(
   facts: ScanFacts,
-  fallbacks: readonly LocaleFallback[],
-  sites: {
-    vitePress: readonly VitePressSite[];
-    docusaurus: readonly DocusaurusSite[];
-    jekyll: readonly JekyllSite[];
-  },
-  /** `attrListIds` of the pages read so far. */
-  idsOf: Map<string, Set<string>>,
-  doc: string,
+  views: Views,
+  reader: Reader,
   ref: DocRef,
-  resolved: Resolved,
-): boolean {
-  if (ref.kind === 'code-path' || resolved.brokenLink !== undefined) return false;
-  const { vitePress, docusaurus, jekyll } = sites;
-  const isFile = (p: string): boolean => facts.tree.isFile(p);
-  // The reference read at the file the site found, fragment and all.
-  const resolvesAt = (found: string): boolean =>
-    checkResolved({ ...resolved, path: found, exists: true }, facts.anchorsOf, facts.tree).status ===
-    'resolves';
-  if (resolved.base === 'root' && (vitePress.length > 0 || docusaurus.length > 0 || jekyll.length > 0)) {
-    const found =
-      vitePressTarget(vitePress, isFile, doc, resolved.path) ??
-      docusaurusStaticTarget(docusaurus, isFile, doc, resolved.path) ??
-      jekyllTarget(jekyll, isFile, doc, resolved.path);
-    if (found !== undefined && resolvesAt(found)) return true;
+  r: Resolved | undefined,
+): Judged | { site: Site; reason: string } | undefined {
+  const { tree } = facts;
+  const check = checkResolved(r, facts.anchorsOf, tree);
+  const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
+  const doc = reader.doc;
+  if (reader.site === undefined && !reader.template && ref.kind !== 'code-path' && missing) {
+    const beside = ref.target.trim().startsWith('/') ? views.rootedBeside(doc) : undefined;
+    if (beside !== undefined) return { site: beside, reason: beside.rootedBeside! };
   }
-  if (fallbacks.length === 0) return false;
-  const site = siteTarget(fallbacks, isFile, doc, resolved);
-  if (site === undefined) return false;
-  const found = site.path;
-  if (resolvesAt(found)) return true;
-  const { fragment } = resolved;
-  const lines = facts.docs.get(found)?.lines;
-  if (!site.fallback.attrList || fragment === undefined || lines === undefined) return false;
-  let ids = idsOf.get(found);
-  if (ids === undefined) {
-    ids = attrListIds(lines);
-    idsOf.set(found, ids);
+  if (ref.kind === 'code-path' || (reader.site === undefined && !reader.template))
+    return missing ? { doc, ref, check: check as Judged['check'], brokenOn: ['github'] } : undefined;
+  if (reader.template) {
+    const view = templateView(
+      (p) => tree.isFile(p),
+      (p) => tree.isDir(p),
+      ref.target,
+    );
+    if (view === undefined || view.verdict === 'resolves')
+      return missing && view === undefined
+        ? { doc, ref, check: check as Judged['check'], brokenOn: ['github'] }
+        : undefined;
+    if (view.verdict === 'unverifiable') return undefined;
+    return { doc, ref, check: asCheck(check, ref), brokenOn: ['github'], template: true };
   }
-  return ids.has(safeDecode(fragment).toLowerCase());
+  const site = reader.site!;
+  const onSite = siteView(site, views.files, views.docs, doc, ref.target, ref.line);
+  const brokenOn: Judged['brokenOn'] = [];
+  if (reader.onGitHub && missing) brokenOn.push('github');
+  if (onSite?.verdict === 'broken') brokenOn.push('site');
+  if (brokenOn.length === 0)
+    return onSite?.verdict === 'unverifiable' && missing ? { site, reason: onSite.reason } : undefined;
+  return {
+    doc,
+    ref,
+    check: asCheck(check, ref),
+    brokenOn,
+    site,
+    ...(onSite !== undefined ? { onSite } : {}),
+  };
+}
+
+/** The tree's check of a reference broken elsewhere (one the tree does not check reads as written). */
+function asCheck(check: ReferenceCheck, ref: DocRef): Judged['check'] {
+  return check.status !== 'not-checked'
+    ? check
+    : { status: 'resolves', resolved: { path: ref.target, fragment: undefined, exists: true, base: 'doc' } };
+}
+
+/** The signal for a broken reference: where it is broken, and a fix only where every view proves it. */
+function brokenSignal(
+  facts: ScanFacts,
+  history: HistoryFacts,
+  views: Views,
+  judged: Judged,
+  suggest: ReturnType<typeof suggester>,
+): MovedSignal | undefined {
+  const { doc, ref, check, brokenOn, site, onSite } = judged;
+  const { tree } = facts;
+  const where =
+    site === undefined && judged.template !== true
+      ? ''
+      : judged.template === true
+        ? ' on github.com (a template is read from an issue or pull request)'
+        : ` on ${brokenOn.map((b) => (b === 'site' ? `the ${siteName(site!)} site` : 'GitHub')).join(' and ')}`;
+  const base = { broken_on: brokenOn, ...(site !== undefined ? { site: site.generator } : {}) };
+  // The site reaches the page and only the anchor is missing there: a fragment to fix by hand.
+  const siteFragment =
+    onSite?.verdict === 'broken' && onSite.fragment !== undefined && !brokenOn.includes('github');
+  if (check.status === 'missing-fragment' || siteFragment) {
+    const onPage = siteFragment && onSite?.verdict === 'broken' ? onSite : undefined;
+    const target = onPage?.path ?? fragmentTarget(check.resolved, tree);
+    const fragment = onPage?.fragment ?? check.resolved.fragment;
+    return {
+      doc,
+      signal: {
+        line: ref.line,
+        detail: `fragment "#${fragment}" matches no heading in "${target}"${where}`,
+        data: { target: ref.target, kind: 'fragment', ...base },
+      },
+    };
+  }
+  const data: Record<string, unknown> = { target: ref.target, kind: ref.kind, ...base };
+  if (check.status !== 'missing-path') {
+    // Broken on the site only: the tree has the file, so there is nothing to point it at.
+    return {
+      doc,
+      signal: { line: ref.line, detail: `${ref.kind} target "${ref.target}" does not resolve${where}`, data },
+    };
+  }
+  const resolved = check.resolved;
+  const evidence = ref.kind === 'code-path' ? codePathEvidence(facts, history, doc, ref) : undefined;
+  if (ref.kind === 'code-path' && evidence === undefined) return undefined;
+  if (evidence !== undefined) data['evidence'] = evidence;
+  // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
+  if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
+  // A template's link is read on github.com: a path in the tree is not what it needs.
+  const suggestion = judged.template === true ? undefined : suggest(doc, ref, resolved);
+  if (suggestion !== undefined) {
+    Object.assign(data, suggestion.data);
+    const doubt = fixDoubt(views, judged, suggestion.path, String(suggestion.data['suggested_target']));
+    if (doubt !== undefined) data['site_doubt'] = doubt;
+  }
+  return {
+    doc,
+    signal: {
+      line: ref.line,
+      detail: `${ref.kind} target "${ref.target}" does not resolve${brokenLinkNote(resolved.brokenLink)}${where}${
+        suggestion !== undefined ? `; moved to "${suggestion.path}"?` : ''
+      }`,
+      data,
+    },
+    ...(data['suggested_by'] === 'rename-history'
+      ? { moved: movedReference(history, doc, ref, resolved.path) }
+      : {}),
+  };
+}
+
+/**
+ * Why a suggested fix is not proved in every view the doc is read in (never auto then); undefined
+ * when it is. The fixed link must resolve on the site that builds the doc, by the same resolver;
+ * a link that already resolves there is never rewritten; in a repository whose site routing is
+ * not settled, a `/`-rooted or static-asset link is never an auto fix.
+ */
+function fixDoubt(views: Views, judged: Judged, path: string, suggested: string): string | undefined {
+  const { site, onSite, doc, ref } = judged;
+  if (site !== undefined && ref.kind !== 'code-path') {
+    if (onSite?.verdict === 'resolves') return `the link already resolves on the ${siteName(site)} site`;
+    const fixed = siteView(site, views.files, views.docs, doc, suggested, ref.line);
+    if (fixed?.verdict !== 'resolves') return `the fixed link does not resolve on the ${siteName(site)} site`;
+  }
+  if (views.unsettled !== undefined && (ref.target.startsWith('/') || !MARKDOWN_EXT.test(path)))
+    return views.unsettled;
+  return undefined;
 }
 
 /**

@@ -27,13 +27,13 @@ describe('broken_reference', () => {
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
-      { line: 3, data: { target: 'gone.md', kind: 'link' } },
-      { line: 3, data: { target: 'img/shot.png', kind: 'image' } },
-      { line: 5, data: { target: 'html-gone.md', kind: 'html' } },
-      { line: 7, data: { target: 'img/missing.png', kind: 'html' } },
-      { line: 11, data: { target: '#nowhere', kind: 'fragment' } },
-      { line: 11, data: { target: 'setup.md#nope', kind: 'fragment' } },
-      { line: 13, data: { target: './ref-gone.md', kind: 'definition' } },
+      { line: 3, data: { target: 'gone.md', kind: 'link', broken_on: ['github'] } },
+      { line: 3, data: { target: 'img/shot.png', kind: 'image', broken_on: ['github'] } },
+      { line: 5, data: { target: 'html-gone.md', kind: 'html', broken_on: ['github'] } },
+      { line: 7, data: { target: 'img/missing.png', kind: 'html', broken_on: ['github'] } },
+      { line: 11, data: { target: '#nowhere', kind: 'fragment', broken_on: ['github'] } },
+      { line: 11, data: { target: 'setup.md#nope', kind: 'fragment', broken_on: ['github'] } },
+      { line: 13, data: { target: './ref-gone.md', kind: 'definition', broken_on: ['github'] } },
     ]);
     assert.equal(artifact.signals['docs/setup.md'], undefined);
   });
@@ -71,6 +71,7 @@ describe('broken_reference', () => {
         data: {
           target: './guide/old-name.md#setup',
           kind: 'link',
+          broken_on: ['github'],
           suggested_target: './manual/new-name.md#setup',
           suggested_path: 'docs/manual/new-name.md',
           suggested_by: 'rename-history',
@@ -102,6 +103,7 @@ describe('broken_reference', () => {
     const artifact = await scanDir(repo.dir);
     const moved = {
       kind: 'link',
+      broken_on: ['github'],
       suggested_target: 'reference/api.md',
       suggested_path: 'docs/reference/api.md',
       suggested_by: 'rename-history',
@@ -109,7 +111,7 @@ describe('broken_reference', () => {
     };
     assert.deepEqual(brief(signalsOf(artifact, 'docs/index.md', 'broken_reference')), [
       { line: 6, data: { target: 'api.md', ...moved } },
-      { line: 10, data: { target: 'api.md', ...moved, kind: 'definition' } },
+      { line: 10, data: { target: 'api.md', ...moved, kind: 'definition', broken_on: ['github'] } },
     ]);
   });
 
@@ -125,6 +127,7 @@ describe('broken_reference', () => {
         data: {
           target: 'api-reference.md',
           kind: 'link',
+          broken_on: ['github'],
           suggested_target: '../reference/api-reference.md',
           suggested_path: 'reference/api-reference.md',
           suggested_by: 'unique-name',
@@ -172,7 +175,7 @@ describe('broken_reference', () => {
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
-      { line: 3, data: { target: 'reference/gone.md', kind: 'link' } },
+      { line: 3, data: { target: 'reference/gone.md', kind: 'link', broken_on: ['github'] } },
     ]);
   });
 
@@ -325,7 +328,12 @@ describe('broken_reference', () => {
     assert.deepEqual(brief(signalsOf(artifact, 'EIPS/eip-1.md', 'broken_reference')), [
       {
         line: 3,
-        data: { target: '../assets/eip-1/image.png', kind: 'code-path', evidence: 'parent-folder' },
+        data: {
+          target: '../assets/eip-1/image.png',
+          kind: 'code-path',
+          broken_on: ['github'],
+          evidence: 'parent-folder',
+        },
       },
     ]);
   });
@@ -340,7 +348,7 @@ describe('broken_reference', () => {
     repo.remove('remove the office hours event', ['events/office-hours.md']);
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'mentoring/meet.md', 'broken_reference')), [
-      { line: 5, data: { target: '/events/office-hours.md', kind: 'definition' } },
+      { line: 5, data: { target: '/events/office-hours.md', kind: 'definition', broken_on: ['github'] } },
     ]);
   });
 
@@ -359,10 +367,18 @@ describe('broken_reference', () => {
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'CLAUDE.md', 'broken_reference')), [
-      { line: 3, data: { target: 'docs/gone.md', kind: 'import' } },
+      { line: 3, data: { target: 'docs/gone.md', kind: 'import', broken_on: ['github'] } },
     ]);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/style.md', 'broken_reference')), [
-      { line: 3, data: { target: 'src/legacy.ts', kind: 'code-path', evidence: 'agent-context' } },
+      {
+        line: 3,
+        data: {
+          target: 'src/legacy.ts',
+          kind: 'code-path',
+          broken_on: ['github'],
+          evidence: 'agent-context',
+        },
+      },
     ]);
     assert.deepEqual(artifact.agent_context, ['CLAUDE.md', 'docs/style.md']);
   });
@@ -377,8 +393,8 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'README.md', 'broken_reference')), [
-      { line: 6, data: { target: 'docs/gone.md', kind: 'definition' } },
-      { line: 7, data: { target: 'docs/also-gone.md', kind: 'definition' } },
+      { line: 6, data: { target: 'docs/gone.md', kind: 'definition', broken_on: ['github'] } },
+      { line: 7, data: { target: 'docs/also-gone.md', kind: 'definition', broken_on: ['github'] } },
     ]);
   });
 
@@ -390,7 +406,9 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     });
     const artifact = await scanDir(repo.dir);
     const signals = signalsOf(artifact, 'README.md', 'broken_reference');
-    assert.deepEqual(brief(signals), [{ line: 3, data: { target: 'sig-x/#chairs', kind: 'fragment' } }]);
+    assert.deepEqual(brief(signals), [
+      { line: 3, data: { target: 'sig-x/#chairs', kind: 'fragment', broken_on: ['github'] } },
+    ]);
     assert.match(signals[0]!.detail, /matches no heading in "sig-x\/README\.md"/);
   });
 
@@ -400,7 +418,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'README.md', 'broken_reference')), [
-      { line: 3, data: { target: 'docs/gone.md', kind: 'link' } },
+      { line: 3, data: { target: 'docs/gone.md', kind: 'link', broken_on: ['github'] } },
     ]);
   });
 
@@ -420,11 +438,30 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     repo.remove('drop the scripts folder', ['scripts/old.sh']);
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(brief(signalsOf(artifact, 'AGENTS.md', 'broken_reference')), [
-      { line: 3, data: { target: 'hack/verify-all.sh', kind: 'code-path', evidence: 'agent-context' } },
+      {
+        line: 3,
+        data: {
+          target: 'hack/verify-all.sh',
+          kind: 'code-path',
+          broken_on: ['github'],
+          evidence: 'agent-context',
+        },
+      },
     ]);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
-      { line: 4, data: { target: 'tools/gone.sh', kind: 'code-path', evidence: 'parent-folder' } },
-      { line: 4, data: { target: 'scripts/old.sh', kind: 'code-path', evidence: 'history' } },
+      {
+        line: 4,
+        data: {
+          target: 'tools/gone.sh',
+          kind: 'code-path',
+          broken_on: ['github'],
+          evidence: 'parent-folder',
+        },
+      },
+      {
+        line: 4,
+        data: { target: 'scripts/old.sh', kind: 'code-path', broken_on: ['github'], evidence: 'history' },
+      },
     ]);
   });
 });

@@ -1,0 +1,190 @@
+/**
+ * Docusaurus (docusaurus.io): `docusaurus.config.{js,ts,…}` in the site's folder. A doc's URL is
+ * the docs route (`routeBasePath`, `docs`) and its folder, then its id: the frontmatter `id:`
+ * or the file's name, number prefixes (`01-`) dropped; `index.md`, `README.md` and a file named
+ * as its folder are the folder's own; a frontmatter `slug:` replaces the name (or, from `/`,
+ * the whole path under the route). `versions.json` names the versions: `versioned_docs/
+ * version-X/` is served under `/docs/X/`, the newest at `/docs/`, the current docs at
+ * `/docs/next/`. A relative link to a file is read from the doc's file (`../b.md` is that doc,
+ * in its version); a link to a route from the page's URL. `static/` is served at the root,
+ * `src/pages/` as routes. Headings' `{#id}` name their anchors. The config is JavaScript: a
+ * setting is read only where it is written once as a plain literal.
+ */
+import { posix } from 'node:path';
+import { baseOf, dirOf, MARKDOWN_EXT } from '../paths.js';
+import { inside, isUnder, literalSetting, pagesByUrl, siteDirOf, unreadableSite } from './read.js';
+import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
+
+const CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
+
+interface DocsRoot {
+  dir: string;
+  /** URL folder, starting and ending with `/`. */
+  route: string;
+}
+
+const NUMBER_PREFIX = /^\d+\s*[-_.]+\s*/;
+const unnumbered = (segment: string): string => segment.replace(NUMBER_PREFIX, '');
+
+function read(file: string, text: string, context: ConfigContext): Site | undefined {
+  const siteDir = siteDirOf(file);
+  const prefix = siteDir === '' ? '' : `${siteDir}/`;
+  const cannot = (why: string) => unreadableSite('docusaurus', file, [siteDir], why);
+  const baseUrl = literalSetting(text, 'baseUrl');
+  if (baseUrl === undefined) return cannot('its baseUrl is not a plain literal');
+  const routes = [...text.matchAll(/\brouteBasePath\s*:\s*(['"])([^'"\n]*)\1/g)].map((m) => m[2]!);
+  const docsRoute = routes.find((r) => !/blog/.test(r)) ?? 'docs';
+  const paths = [...text.matchAll(/\bpath\s*:\s*(['"])([^'"\n]+)\1/g)].map((m) => m[2]!);
+  const hasDocs = (dir: string) => context.files.some((f) => isUnder(f, dir) && MARKDOWN_EXT.test(f));
+  const docsDir =
+    [...paths.filter((p) => !/blog|pages/.test(p)), 'docs']
+      .map((p) => posix.normalize(posix.join(siteDir, p)))
+      .find((d) => !d.startsWith('..') && hasDocs(d)) ?? posix.join(siteDir, 'docs');
+  const computed =
+    /\b(?:path|routeBasePath|staticDirectories|lastVersion|onlyIncludeVersions)\s*:\s*[^'"\s[]/.test(text);
+  const otherDocs = /plugin-content-docs['"]/.test(text) || /\bstaticDirectories\b/.test(text);
+  const unsettled = computed
+    ? 'a docs setting is computed'
+    : otherDocs
+      ? 'another docs instance or static folder is configured'
+      : /\bplugins\s*:\s*\[\s*[^\]\s]/.test(text)
+        ? 'a plugin may serve routes'
+        : undefined;
+  const route = `/${docsRoute.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
+  const roots: DocsRoot[] = [];
+  const versionsText = context.read(`${prefix}versions.json`);
+  let versions: string[] = [];
+  try {
+    const parsed: unknown = versionsText === undefined ? [] : JSON.parse(versionsText);
+    if (Array.isArray(parsed)) versions = parsed.filter((v): v is string => typeof v === 'string');
+  } catch {
+    return cannot('its versions.json does not parse');
+  }
+  const last = literalSetting(text, 'lastVersion');
+  const lastVersion = last === 'unset' || last === undefined ? versions[0] : last;
+  roots.push({
+    dir: docsDir,
+    route: versions.length > 0 && lastVersion !== 'current' ? `${route}next/` : route,
+  });
+  for (const v of versions)
+    roots.push({
+      dir: `${prefix}versioned_docs/version-${v}`,
+      route: v === lastVersion ? route : `${route}${v}/`,
+    });
+  const locales = new Set(
+    context.files.flatMap((f) => {
+      const m = new RegExp(
+        `^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}i18n/([^/]+)/docusaurus-plugin-content-docs/current/`,
+      ).exec(f);
+      return m === null ? [] : [m[1]!];
+    }),
+  );
+  for (const locale of locales)
+    roots.push({
+      dir: `${prefix}i18n/${locale}/docusaurus-plugin-content-docs/current`,
+      route: `/${locale}${roots[0]!.route}`,
+    });
+  const pagesDir = `${prefix}src/pages`;
+  const blogDir = `${prefix}blog`;
+  const staticDir = `${prefix}static`;
+  const trailing =
+    literalSetting(text, 'trailingSlash') === 'true' || /\btrailingSlash\s*:\s*true\b/.test(text);
+  const rootOf = (source: string) => {
+    let best: DocsRoot | undefined;
+    for (const r of roots)
+      if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
+    return best;
+  };
+  const pageUrl = (source: string, files: SiteFiles): string | undefined => {
+    if (!MARKDOWN_EXT.test(source)) return undefined;
+    const slash = (u: string) => (trailing && !u.endsWith('/') ? `${u}/` : u);
+    if (isUnder(source, pagesDir)) {
+      const rel = inside(source, pagesDir).replace(/\.[^.]+$/, '');
+      return slash(`/${rel.replace(/(^|\/)index$/, '')}`.replace(/\/$/, '') || '/');
+    }
+    if (isUnder(source, blogDir)) return blogUrl(inside(source, blogDir), files.frontmatter(source) ?? {});
+    const r = rootOf(source);
+    if (r === undefined) return undefined;
+    const rel = inside(source, r.dir);
+    if (rel.split('/').some((s) => s.startsWith('_'))) return undefined;
+    const fm = files.frontmatter(source) ?? {};
+    const folders = dirOf(rel) === '' ? [] : dirOf(rel).split('/').map(unnumbered);
+    const name = unnumbered(baseOf(rel).replace(/\.[^.]+$/, ''));
+    let path: string;
+    if (typeof fm['slug'] === 'string')
+      path = fm['slug'].startsWith('/') ? fm['slug'].slice(1) : posix.join(...folders, fm['slug']);
+    else {
+      const id = typeof fm['id'] === 'string' ? fm['id'] : name;
+      const own = typeof fm['id'] !== 'string' && /^(?:index|readme)$/i.test(name);
+      const folderOwn = typeof fm['id'] !== 'string' && name === folders[folders.length - 1];
+      path = own || folderOwn ? folders.join('/') : posix.join(...folders, id);
+    }
+    const url = `${r.route}${path}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/');
+    return slash(url === '' ? '/' : url);
+  };
+  const bare = (url: string) => url.replace(/\/$/, '') || '/';
+  const index = pagesByUrl(pageUrl, bare, (urls, files) => {
+    // A route of a React page (`src/pages/x.tsx`).
+    for (const f of files.files)
+      if (isUnder(f, pagesDir) && /\.(?:jsx?|tsx?)$/.test(f)) {
+        const url = bare(
+          `/${inside(f, pagesDir)
+            .replace(/\.[^.]+$/, '')
+            .replace(/(^|\/)index$/, '')}`,
+        );
+        if (!urls.has(url)) urls.set(url, f);
+      }
+  });
+  const serves = (url: string, files: SiteFiles): Served => {
+    const page = index(files).get(url.replace(/\/+$/, '').replace(/\.html$/, '') || '/');
+    if (page !== undefined) return { path: page };
+    const rel = url.replace(/^\/+/, '');
+    if (rel !== '' && files.isFile(posix.join(staticDir, rel))) return { path: posix.join(staticDir, rel) };
+    if (/^\/blog(\/|$)/.test(url))
+      return { unverifiable: 'blog routes other than posts (tags, authors, pages) are not modelled' };
+    if (!isUnder(url.slice(1), route.slice(1, -1)) && unsettled !== undefined)
+      return { unverifiable: unsettled };
+    return undefined;
+  };
+  const base = baseUrl === 'unset' ? '/' : baseUrl.replace(/\/*$/, '/');
+  return {
+    generator: 'docusaurus',
+    config: file,
+    contentRoots: [...roots.map((r) => r.dir), pagesDir, blogDir],
+    ...(unsettled !== undefined ? { unsettled } : {}),
+    explicitIds: true,
+    includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
+    fileLinks: true,
+    pageUrl,
+    serves,
+    // A relative link to an asset is bundled from wherever it lies in the repository.
+    fileTarget: (_from, path, files) =>
+      !MARKDOWN_EXT.test(path) && !path.startsWith('..') && files.isFile(path) ? { path } : undefined,
+    rooted: (path) =>
+      base !== '/' && isUnder(path.slice(1), base.slice(1, -1))
+        ? `/${inside(path.slice(1), base.slice(1, -1))}`
+        : path,
+    alias: (path) => (path.startsWith('@site/') ? posix.join(siteDir, path.slice(6)) : undefined),
+  };
+}
+
+/**
+ * A blog post's URL: `/blog/` and its frontmatter `slug:`, or the date and name its path
+ * writes (`2024-01-02-hello.md`, `2024-01-02-hello/index.md`, `2024/01/02/hello.md`) as
+ * `/blog/2024/01/02/hello`, or its path.
+ */
+function blogUrl(rel: string, fm: Record<string, unknown>): string {
+  if (typeof fm['slug'] === 'string') return `/blog/${fm['slug'].replace(/^\/+/, '')}`;
+  const path = rel.replace(/(?:\/index)?\.mdx?$/i, '');
+  const dated = /^(\d{4})[-/](\d{2})[-/](\d{2})[-/](.+)$/.exec(path);
+  return dated === null ? `/blog/${path}` : `/blog/${dated[1]}/${dated[2]}/${dated[3]}/${dated[4]}`;
+}
+
+export const docusaurus: SiteModel = {
+  id: 'docusaurus',
+  name: 'Docusaurus',
+  isConfig: (file) => CONFIG.test(file),
+  read,
+  source:
+    'docusaurus.io: “Docs introduction” (doc ids, slugs, number prefixes), “Versioning”, “Static assets”, “Markdown links”',
+};

@@ -1,0 +1,306 @@
+/**
+ * Hugo (gohugo.io): `hugo.{toml,yaml,json}` or `config.{toml,yaml,json}` at the site's root,
+ * and/or the files of `config/_default/` (`hugo.toml`, and one file per root key:
+ * `module.yaml`, `languages.toml`, …). A page's URL is its path under a content folder, one
+ * folder deeper than its file (`docs/foo.md` is `/docs/foo/`), `_index.md` and `index.md` the
+ * folder's own, lowercased, with frontmatter `slug:` or `url:` and a language prefix for a
+ * language other than the default. Module mounts (`module.mounts`) replace the default
+ * `content/` and `static/` of their target with folders of the repository, a submodule or
+ * another module; a page's files (`content/…/x.svg`) and `static/` are served as they lie, a
+ * translation's missing file from the default language's content. Frontmatter `aliases:` and
+ * `redirects:` keep old URLs. Headings' `{#id}` name their anchors.
+ */
+import { posix } from 'node:path';
+import { baseOf, dirOf } from '../paths.js';
+import {
+  folderFrom,
+  inside,
+  isMapping,
+  isUnder,
+  type Mapping,
+  parseConfig,
+  perListing,
+  stringList,
+  unreadableSite,
+} from './read.js';
+import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
+
+const MAIN = /(^|\/)(?:hugo|config)\.(?:toml|ya?ml|json)$/;
+const SPLIT = /(^|\/)config\/_default\/[^/]+\.(?:toml|ya?ml|json)$/;
+
+interface Root {
+  dir: string;
+  /** The URL folder it is served under ('' for the root). */
+  prefix: string;
+  lang?: string;
+}
+
+/** The site root each Hugo config file belongs to, and the one file that stands for the site. */
+const chosen = new WeakMap<ReadonlySet<string>, Map<string, string>>();
+
+function siteConfigs(listed: ReadonlySet<string>): Map<string, string> {
+  let out = chosen.get(listed);
+  if (out !== undefined) return out;
+  out = new Map();
+  const rank = (file: string) => (/hugo\.[^/]+$/.test(file) ? 0 : SPLIT.test(file) ? 2 : 1);
+  const folders = new Set<string>();
+  for (const f of listed) folders.add(dirOf(f).split('/')[0] ?? '');
+  for (const file of [...listed].sort()) {
+    const split = SPLIT.test(file);
+    if (!split && !MAIN.test(file)) continue;
+    const root = split ? dirOf(dirOf(dirOf(file))) : dirOf(file);
+    // `config.toml` is a common name: a Hugo site has its content, layouts or archetypes beside it.
+    if (!/hugo\.[^/]+$/.test(file) && !hasHugoFolders(listed, root)) continue;
+    const had = out.get(root);
+    if (had === undefined || rank(file) < rank(had)) out.set(root, file);
+  }
+  chosen.set(listed, out);
+  return out;
+}
+
+const hugoFolders = new WeakMap<ReadonlySet<string>, Set<string>>();
+
+function hasHugoFolders(listed: ReadonlySet<string>, root: string): boolean {
+  let tops = hugoFolders.get(listed);
+  if (tops === undefined) {
+    tops = new Set();
+    for (const f of listed) {
+      const m = /^(.*?)(?:^|\/)(?:content|layouts|archetypes)\//.exec(f);
+      if (m !== null) tops.add(m[1]!.replace(/\/$/, ''));
+    }
+    hugoFolders.set(listed, tops);
+  }
+  return tops.has(root);
+}
+
+/** The site's settings: the main file, then `config/_default/*` (`hugo.*`/`config.*` at the top, others under their name). */
+function mergedConfig(root: string, context: ConfigContext): Mapping | string {
+  const prefix = root === '' ? '' : `${root}/`;
+  const files = context.files.filter(
+    (f) =>
+      (dirOf(f) === root && MAIN.test(f)) ||
+      (dirOf(f) === `${prefix}config/_default` && /\.(?:toml|ya?ml|json)$/.test(f)),
+  );
+  const config: Mapping = {};
+  for (const file of files.sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
+    const text = context.read(file);
+    const parsed = text === undefined ? undefined : parseConfig(file, text);
+    if (parsed === undefined) return `the Hugo config ${file} does not parse`;
+    const name = baseOf(file).replace(/\.[^.]+$/, '');
+    if (dirOf(file) === root || name === 'hugo' || name === 'config') Object.assign(config, parsed);
+    else config[name] = { ...(isMapping(config[name]) ? config[name] : {}), ...parsed };
+  }
+  return config;
+}
+
+function read(file: string, _text: string, context: ConfigContext): Site | undefined {
+  const root = SPLIT.test(file) ? dirOf(dirOf(dirOf(file))) : dirOf(file);
+  const config = mergedConfig(root, context);
+  if (typeof config === 'string') return unreadableSite('hugo', file, [root], config);
+  return hugoSite(file, root, config, context);
+}
+
+function hugoSite(file: string, root: string, config: Mapping, context: ConfigContext): Site {
+  const unreadable = (why: string) => unreadableSite('hugo', file, [root], why);
+  const defaultLang =
+    typeof config['defaultContentLanguage'] === 'string' ? config['defaultContentLanguage'] : 'en';
+  const inSubdir = config['defaultContentLanguageInSubdir'] === true;
+  const languages = isMapping(config['languages']) ? config['languages'] : {};
+  const langs = new Set([defaultLang, ...Object.keys(languages)]);
+  const contentDir = typeof config['contentDir'] === 'string' ? config['contentDir'] : 'content';
+  const content: Root[] = [];
+  const statics: Root[] = [];
+  /** URL folders served from where the model cannot look: why, by URL prefix. */
+  const blind: { prefix: string; why: string }[] = [];
+  const module = isMapping(config['module']) ? config['module'] : {};
+  const mounts = Array.isArray(module['mounts']) ? module['mounts'].filter(isMapping) : [];
+  const hasFiles = (dir: string) => context.files.some((f) => isUnder(f, dir) && f !== dir);
+  // A submodule not checked out: `.gitmodules` names it (a mounted file or a missing folder is not one).
+  const submodules = [...(context.read('.gitmodules') ?? '').matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)].map(
+    (m) => m[1]!,
+  );
+  const notCheckedOut = (dir: string) => submodules.some((path) => isUnder(dir, path) || isUnder(path, dir));
+  for (const mount of mounts) {
+    const source = mount['source'];
+    const target = mount['target'];
+    if (typeof source !== 'string' || typeof target !== 'string')
+      return unreadable('a module mount is not plain');
+    const kind = target.split('/')[0];
+    if (kind !== 'content' && kind !== 'static') continue;
+    const prefix = target.split('/').slice(1).join('/');
+    const dir = folderFrom(root, source);
+    const lang = typeof mount['lang'] === 'string' ? mount['lang'] : undefined;
+    const at = { prefix, ...(lang !== undefined ? { lang } : {}) };
+    if (dir === undefined)
+      blind.push({ prefix: `${kind}:${prefix}`, why: `mounted from ${source}, outside the repository` });
+    else if (!hasFiles(dir) && notCheckedOut(dir))
+      blind.push({
+        prefix: `${kind}:${prefix}`,
+        why: `mounted from ${dir}, which is not checked out (a submodule?)`,
+      });
+    else (kind === 'content' ? content : statics).push({ dir, ...at });
+  }
+  // A mount replaces its target's default folder.
+  if (!mounts.some((m) => typeof m['target'] === 'string' && m['target'].split('/')[0] === 'content')) {
+    const perLang = Object.entries(languages).filter(
+      ([, v]) => isMapping(v) && typeof v['contentDir'] === 'string',
+    );
+    for (const [lang, v] of perLang) {
+      const dir = folderFrom(root, (v as Mapping)['contentDir'] as string);
+      if (dir !== undefined) content.push({ dir, prefix: '', lang });
+    }
+    const dir = folderFrom(root, contentDir);
+    if (dir !== undefined && !perLang.some(([lang]) => lang === defaultLang))
+      content.push({ dir, prefix: '' });
+  }
+  if (!mounts.some((m) => typeof m['target'] === 'string' && m['target'].split('/')[0] === 'static')) {
+    for (const s of stringList(config['staticDir']) ?? ['static']) {
+      const dir = folderFrom(root, s);
+      if (dir !== undefined) statics.push({ dir, prefix: '' });
+    }
+  }
+  const themed =
+    config['theme'] !== undefined || (Array.isArray(module['imports']) && module['imports'].length > 0)
+      ? `the theme or module ${JSON.stringify(config['theme'] ?? (module['imports'] as Mapping[])[0]?.['path'] ?? '')} may serve it`
+      : undefined;
+  const lower = config['disablePathToLower'] !== true;
+  const linkHook = context.files.find(
+    (f) => isUnder(f, root) && /(^|\/)layouts\/(?:.*\/)?_markup\/render-(?:link|image)/.test(f),
+  );
+  const hookDoubt = linkHook === undefined ? undefined : `the render hook ${linkHook} may rewrite the link`;
+  const unsettled =
+    hookDoubt ??
+    themed ??
+    (config['permalinks'] !== undefined || config['uglyURLs'] === true
+      ? 'permalinks or uglyURLs change the routes'
+      : undefined) ??
+    blind[0]?.why;
+  const markup = isMapping(config['markup']) ? config['markup'] : {};
+  const hooks =
+    themed !== undefined || langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true');
+  const langOf = (r: Root, rel: string): string => {
+    if (r.lang !== undefined) return r.lang;
+    const m = /\.([\w-]+)\.(?:md|markdown|html?)$/.exec(rel);
+    return m !== null && langs.has(m[1]!) ? m[1]! : defaultLang;
+  };
+  const rootOf = (source: string): Root | undefined => {
+    let best: Root | undefined;
+    for (const r of content)
+      if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
+    return best;
+  };
+  const pageUrl = (source: string, files: SiteFiles): string | undefined => {
+    const r = rootOf(source);
+    if (r === undefined || !/\.(?:md|markdown|html?)$/i.test(source)) return undefined;
+    const rel = posix.join(r.prefix, inside(source, r.dir));
+    const fm = files.frontmatter(source) ?? {};
+    if (fm['headless'] === true || (isMapping(fm['build']) && fm['build']['render'] === 'never'))
+      return undefined;
+    const lang = langOf(r, rel);
+    const langPrefix = lang !== defaultLang || inSubdir ? `/${lang}` : '';
+    if (typeof fm['url'] === 'string' && fm['url'].startsWith('/')) return withSlash(fm['url']);
+    const name = baseOf(rel).replace(/(?:\.[\w-]+)?\.(?:md|markdown|html?)$/i, '');
+    const bundle = name === 'index' || name === '_index';
+    const slug = !bundle && typeof fm['slug'] === 'string' ? fm['slug'] : name;
+    const path = bundle ? dirOf(rel) : posix.join(dirOf(rel), slug);
+    const url = withSlash(`${langPrefix}/${path}`);
+    return lower ? url.toLowerCase() : url;
+  };
+  const index = perListing((files) => {
+    const urls = new Map<string, string>();
+    for (const f of files.files) {
+      const url = pageUrl(f, files);
+      if (url === undefined) continue;
+      if (!urls.has(url)) urls.set(url, f);
+      const fm = files.frontmatter(f) ?? {};
+      for (const alias of [...(stringList(fm['aliases']) ?? []), ...(stringList(fm['redirects']) ?? [])]) {
+        const at = withSlash(
+          alias.startsWith('/') ? alias : posix.join(dirOf(url.replace(/\/$/, '')), alias),
+        );
+        if (!urls.has(lower ? at.toLowerCase() : at)) urls.set(lower ? at.toLowerCase() : at, f);
+      }
+    }
+    return urls;
+  });
+  const serves = (url: string, files: SiteFiles): Served => {
+    const bare = url.replace(/\/index\.html$/, '/');
+    const page = index(files).get(withSlash(lower ? bare.toLowerCase() : bare));
+    if (page !== undefined && !/\.[a-z0-9]+$/i.test(bare.replace(/\/$/, ''))) return { path: page };
+    const parts = url.split('/').filter((p) => p !== '');
+    const lang =
+      parts.length > 0 && langs.has(parts[0]!) && (parts[0] !== defaultLang || inSubdir)
+        ? parts[0]!
+        : defaultLang;
+    const rest = lang === (parts[0] ?? '') ? parts.slice(1).join('/') : parts.join('/');
+    // A page's file, in its language's content and then the default language's.
+    const order = [
+      ...content.filter((r) => r.lang === undefined || r.lang === lang),
+      ...(lang !== defaultLang ? content.filter((r) => r.lang === defaultLang) : []),
+    ];
+    for (const r of order) {
+      const at =
+        r.prefix === ''
+          ? rest
+          : rest.startsWith(`${r.prefix}/`)
+            ? rest.slice(r.prefix.length + 1)
+            : undefined;
+      if (at === undefined || at === '' || /\.(?:md|markdown)$/i.test(at)) continue;
+      const file = posix.join(r.dir, at);
+      if (files.isFile(file)) return { path: file };
+    }
+    for (const s of statics) {
+      const at =
+        s.prefix === ''
+          ? parts.join('/')
+          : parts.join('/').startsWith(`${s.prefix}/`)
+            ? parts.join('/').slice(s.prefix.length + 1)
+            : undefined;
+      if (at !== undefined && at !== '' && files.isFile(posix.join(s.dir, at)))
+        return { path: posix.join(s.dir, at) };
+    }
+    const path = parts.join('/');
+    for (const b of blind) {
+      const [kind, prefix] = b.prefix.split(':') as [string, string];
+      if (
+        prefix === '' ||
+        path === prefix ||
+        path.startsWith(`${prefix}/`) ||
+        (kind === 'content' && rest.startsWith(`${prefix}/`))
+      )
+        return { unverifiable: b.why };
+    }
+    if (hookDoubt !== undefined) return { unverifiable: hookDoubt };
+    if (/\.(?:md|markdown)$/i.test(path) && hooks)
+      return { unverifiable: 'a link render hook may rewrite links to Markdown sources' };
+    if (themed !== undefined && /\.[a-z0-9]+$/i.test(path) && !/\.html?$/i.test(path))
+      return { unverifiable: themed };
+    return undefined;
+  };
+  return {
+    generator: 'hugo',
+    config: file,
+    contentRoots: content.map((r) => r.dir),
+    ...(unsettled !== undefined ? { unsettled } : {}),
+    explicitIds: true,
+    includes: /\{\{[<%]/,
+    fileLinks: false,
+    pageUrl,
+    serves,
+    doubt: (written) => (written.includes('{{') ? 'a Hugo shortcode computes the link' : undefined),
+  };
+}
+
+const withSlash = (url: string): string => {
+  const u = posix.normalize(url.startsWith('/') ? url : `/${url}`);
+  return u.endsWith('/') ? u : `${u}/`;
+};
+
+export const hugo: SiteModel = {
+  id: 'hugo',
+  name: 'Hugo',
+  isConfig: (file, listed) =>
+    (MAIN.test(file) || SPLIT.test(file)) && [...siteConfigs(listed).values()].includes(file),
+  read,
+  source:
+    'gohugo.io: “Configure Hugo”, “Module configuration” (mounts), “URL management”, “Page bundles”, “Multilingual mode”',
+};

@@ -1,0 +1,355 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ScanArtifact } from '../../../src/hygiene/types.js';
+import { fixtureRepo, scanDir, signalsOf } from './helpers.js';
+
+/** Each broken_reference on `path`: target, where it is broken (or why it is unverifiable), and the site. */
+function views(artifact: ScanArtifact, path: string): [string, string, string | undefined][] {
+  return signalsOf(artifact, path, 'broken_reference').map((s) => [
+    String(s.data?.['target']),
+    Array.isArray(s.data?.['broken_on'])
+      ? (s.data['broken_on'] as string[]).join('+')
+      : `unverifiable: ${String(s.data?.['unverifiable'])}`,
+    s.data?.['site'] as string | undefined,
+  ]);
+}
+
+describe('site models: every link judged where it is read', () => {
+  it('Hugo: routes one folder deeper than the file, bundles, aliases, module mounts, a translation falling back, {#id}', async () => {
+    const repo = fixtureRepo({
+      'hugo.yaml': [
+        'baseURL: https://example.org/',
+        'defaultContentLanguage: en',
+        'languages:',
+        '  en:',
+        '    contentDir: content/en',
+        '  ja:',
+        '    contentDir: content/ja',
+        'module:',
+        '  mounts:',
+        '    - source: static',
+        '      target: static',
+        '    - source: icons/32x32',
+        '      target: static/img/logos/32x32',
+        '    - source: themes/brand/static',
+        '      target: static/brand',
+        '',
+      ].join('\n'),
+      'content/en/_index.md': '# Home\n',
+      'content/en/docs/_index.md': '# Docs\n',
+      'content/en/docs/concepts/_index.md': '# Concepts\n',
+      'content/en/docs/concepts/pods/index.md':
+        '---\ntitle: Pods\naliases: [/docs/old-pods/]\n---\n# Pods\n\n## Requests {#resource-requests}\n',
+      'content/en/docs/concepts/img/diagram.svg': '<svg/>',
+      'content/en/docs/concepts/img/tree.png': 'png',
+      'content/en/docs/concepts/resources.md': [
+        '# Resources', // 1
+        '', // 2
+        'Works on the site: [pods](/docs/concepts/pods/#resource-requests), [old](/docs/old-pods/),', // 3
+        '<img src="/img/logos/32x32/x.svg"> and ![diagram](../img/diagram.svg).', // 4
+        '', // 5
+        'Broken on the site: [gone](/docs/concepts/gone/).', // 6
+        '', // 7
+        'Works only on GitHub: ![tree](img/tree.png).', // 8
+        '', // 9
+        'Cannot be settled: <img src="/brand/logo.svg">.', // 10
+        '',
+      ].join('\n'),
+      'content/ja/docs/concepts/resources.md': '# リソース\n\n![図](../img/diagram.svg)\n',
+      'icons/32x32/x.svg': '<svg/>',
+      'static/favicon.ico': 'ico',
+      '.gitmodules': '[submodule "brand"]\n\tpath = themes/brand\n\turl = https://example.org/brand.git\n',
+      'README.md': '# Site\n\nSee [the docs](content/en/docs/_index.md) and [gone](docs/missing.md).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'content/en/docs/concepts/resources.md'), [
+      ['/docs/concepts/gone/', 'site', 'hugo'],
+      ['img/tree.png', 'site', 'hugo'],
+      [
+        '/brand/logo.svg',
+        'unverifiable: mounted from themes/brand/static, which is not checked out (a submodule?)',
+        'hugo',
+      ],
+    ]);
+    // The translation's image falls back to the default language's content.
+    assert.deepEqual(views(artifact, 'content/ja/docs/concepts/resources.md'), []);
+    // A README is read on GitHub only: no site builds it.
+    assert.deepEqual(views(artifact, 'README.md'), [['docs/missing.md', 'github', undefined]]);
+  });
+
+  it('Hugo: a custom link render hook leaves a link it may rewrite unverifiable, and a page of shortcodes its anchors', async () => {
+    const repo = fixtureRepo({
+      'config.toml': 'baseURL = "https://example.org/"\n',
+      'layouts/_markup/render-link.html': '{{ .Destination }}',
+      'content/docs/glossary.md': '# Glossary\n\n{{% glossary-terms %}}\n',
+      'content/docs/page.md':
+        '# Page\n\n[term](g) and [term in glossary](/docs/glossary/#publish) and [page](/docs/page/).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'content/docs/page.md'), [
+      ['g', 'unverifiable: the render hook layouts/_markup/render-link.html may rewrite the link', 'hugo'],
+      [
+        '/docs/glossary/#publish',
+        'unverifiable: the page includes text (a shortcode, an include) that may set the anchor',
+        'hugo',
+      ],
+    ]);
+  });
+
+  it('mdBook: chapters from SUMMARY.md, .html links to .md sources, {#id}, links out of the book', async () => {
+    const repo = fixtureRepo({
+      'book.toml': '[book]\ntitle = "Book"\nsrc = "src"\n',
+      'src/SUMMARY.md':
+        '# Summary\n\n[Intro](README.md)\n\n- [Guide](guide/index.md)\n- [Config](reference/config.md)\n',
+      'src/README.md': '# Intro\n\nStart with [the guide](guide/index.md).\n',
+      'src/reference/config.md': '# Config\n\n## `rustc-cfg` {#rustc-cfg}\n',
+      'src/guide/unlisted.md': '# Not in SUMMARY.md\n',
+      'src/guide/index.md': [
+        '# Guide', // 1
+        '', // 2
+        'Works on the site: [cfg](../reference/config.html#rustc-cfg), [intro](../index.html), [md](../reference/config.md#rustc-cfg).', // 3
+        '', // 4
+        'Broken on the site: [gone](../reference/gone.html).', // 5
+        '', // 6
+        'Works only on GitHub: [unlisted](unlisted.md).', // 7
+        '', // 8
+        'Cannot be settled: [the reference](../../reference/index.html).', // 9
+        '',
+      ].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'src/guide/index.md'), [
+      ['../reference/gone.html', 'site', 'mdbook'],
+      ['unlisted.md', 'site', 'mdbook'],
+      [
+        '../../reference/index.html',
+        'unverifiable: the link leaves the site (another published site may serve it)',
+        'mdbook',
+      ],
+    ]);
+    // A chapter's README is also shown on GitHub: its link works in both.
+    assert.deepEqual(views(artifact, 'src/README.md'), []);
+  });
+
+  it('Docusaurus: doc ids, slugs, versioned docs, static/, blog routes', async () => {
+    const repo = fixtureRepo({
+      'docusaurus.config.js': "module.exports = {\n  title: 'Site',\n  baseUrl: '/',\n};\n",
+      'versions.json': '["1.0"]\n',
+      'static/img/logo.png': 'png',
+      'docs/Configuration.md':
+        '---\nid: configuration\n---\n# Configuration\n\n## Some option {#some-option}\n',
+      'docs/guides/01-intro.md': '---\nslug: /start\n---\n# Intro\n',
+      'docs/new-feature.md': '# New\n',
+      'docs/Plugins.md': [
+        '# Plugins', // 1
+        '', // 2
+        'Works on the site: [option](configuration#some-option), [start](/docs/next/start), ![logo](/img/logo.png).', // 3
+        '', // 4
+        'Broken on the site: [gone](gone.md).', // 5
+        '', // 6
+        'Works only on GitHub: [readme](../README.md).', // 7
+        '', // 8
+        'Cannot be settled: [tag](/blog/tags/release).', // 9
+        '',
+      ].join('\n'),
+      'versioned_docs/version-1.0/Configuration.md': '# Configuration\n',
+      'versioned_docs/version-1.0/Plugins.md':
+        '# Plugins\n\n[conf](Configuration.md) and [latest conf](/docs/Configuration) and [new](new-feature.md).\n',
+      'blog/2024-01-02-hello.md': '# Hello\n\n[plugins](/docs/next/Plugins) and [gone](/docs/gone).\n',
+      'README.md': '# Project\n\nRead [the post](/blog/2024/01/02/hello).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    // A blog post is a page of the site, at its date and name.
+    assert.deepEqual(views(artifact, 'blog/2024-01-02-hello.md'), [['/docs/gone', 'site', 'docusaurus']]);
+    assert.deepEqual(views(artifact, 'docs/Plugins.md'), [
+      ['gone.md', 'site', 'docusaurus'],
+      ['../README.md', 'site', 'docusaurus'],
+      [
+        '/blog/tags/release',
+        'unverifiable: blog routes other than posts (tags, authors, pages) are not modelled',
+        'docusaurus',
+      ],
+    ]);
+    // A version's page links within its version.
+    assert.deepEqual(views(artifact, 'versioned_docs/version-1.0/Plugins.md'), [
+      ['new-feature.md', 'site', 'docusaurus'],
+    ]);
+  });
+
+  it('MkDocs: attr_list ids, links leaving docs_dir, site_url path', async () => {
+    const repo = fixtureRepo({
+      'mkdocs.yml':
+        'site_name: Demo\nsite_url: https://example.org/proj/\nmarkdown_extensions:\n  - attr_list\n',
+      'docs/index.md':
+        '# Home\n\n## Install {#setup}\n\n## Caret, Mark & Tilde\n\n## Config { #config.theme }\n',
+      'docs/img/a.png': 'png',
+      'docs/guide.md': [
+        '# Guide', // 1
+        '', // 2
+        'Works on the site: [setup](index.md#setup), [tilde](index.md#caret-mark-tilde), [theme](index.md#config.theme), ![a](/proj/img/a.png).', // 3
+        '', // 4
+        'Broken on the site: [gone](gone.md).', // 5
+        '', // 6
+        'Works only on GitHub: [readme](../README.md).', // 7
+        '', // 8
+        'Cannot be settled: [other](/other/page/).', // 9
+        '',
+      ].join('\n'),
+      'README.md': '# Project\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/guide.md'), [
+      ['gone.md', 'site', 'mkdocs'],
+      ['../README.md', 'site', 'mkdocs'],
+      ['/other/page/', 'unverifiable: a /-rooted link outside the site_url path /proj/', 'mkdocs'],
+    ]);
+  });
+
+  it('VitePress and Jekyll: the models of before, in the same shape; a config with rewrites is not modelled', async () => {
+    const repo = fixtureRepo({
+      'docs/.vitepress/config.ts': "export default { title: 'Site' }\n",
+      'docs/guide/index.md': '# Guide\n\n## Setup\n',
+      'docs/public/logo.png': 'png',
+      'docs/guide/build.md':
+        '# Build\n\n[setup](/guide/#setup) ![logo](/logo.png) [gone](/guide/gone) [out](../../README.md)\n',
+      'split/.vitepress/config/index.ts': "import { shared } from './shared'\nexport default { ...shared }\n",
+      'split/.vitepress/config/shared.ts': "export const shared = { srcDir: 'src' }\n",
+      'split/src/guide.md': '# Guide\n\n[home](/) and [gone](/gone)\n',
+      'split/src/index.md': '# Home\n',
+      'other/.vitepress/config.mts': "export default { rewrites: { 'a/:p.md': ':p.md' } }\n",
+      'other/page.md': '# Page\n\n[somewhere](/elsewhere)\n',
+      'site/_config.yml':
+        'theme: just-the-docs\ncollections:\n  docs:\n    permalink: /:collection/:path/\n    output: true\n',
+      'site/_docs/start/install.md':
+        '# Install\n\n[upgrade](../../upgrade/) and [gone](../gone/) and [home](/)\n',
+      'site/_docs/upgrade.md': '# Upgrade\n',
+      'site/index.md': '# Home\n',
+      'site/CNAME': 'docs.example.com\n',
+      'site/_layouts/default.html': '<html></html>',
+      'site/assets/a.svg': '<svg/>',
+      'site/_posts/2024-01-02-hello.md':
+        '# Hello\n\n![a](/assets/a.svg) ![b](/assets/b.svg) [install](/docs/install/) [liquid]({{site.baseurl}}/x/)\n',
+      'site/guides/install.md': '---\npermalink: /docs/install/\n---\n# Install\n',
+      'README.md': '# Project\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/guide/build.md'), [
+      ['/guide/gone', 'site', 'vitepress'],
+      ['../../README.md', 'site', 'vitepress'],
+    ]);
+    // A config split over .vitepress/config/*.ts is read as one: its srcDir is `src`.
+    assert.deepEqual(views(artifact, 'split/src/guide.md'), [['/gone', 'site', 'vitepress']]);
+    assert.deepEqual(views(artifact, 'other/page.md'), [
+      ['/elsewhere', 'unverifiable: its rewrites serve pages at other paths', 'vitepress'],
+    ]);
+    // A collection's document is served at its permalink: its links are read from there.
+    assert.deepEqual(views(artifact, 'site/_docs/start/install.md'), [
+      ['../gone/', 'unverifiable: collections (docs) have permalinks of their own', 'jekyll'],
+    ]);
+    assert.deepEqual(views(artifact, 'site/_posts/2024-01-02-hello.md'), [
+      ['/assets/b.svg', 'site', 'jekyll'],
+      ['{{site.baseurl}}/x/', 'unverifiable: a Liquid expression computes the link', 'jekyll'],
+    ]);
+  });
+
+  it('Starlight: routes without extension from src/content/docs, public/, plugins', async () => {
+    const repo = fixtureRepo({
+      'astro.config.mjs':
+        "import starlight from '@astrojs/starlight';\nexport default {\n  integrations: [\n    starlight({\n      sidebar: [{ autogenerate: { base: 'guides' } }],\n    }),\n  ],\n};\n",
+      'src/content/docs/index.mdx': '# Home\n',
+      // A second site whose config redirects old routes: a miss there is not settled.
+      'old/astro.config.mjs':
+        "import starlight from '@astrojs/starlight';\nexport default {\n  redirects: { '/legacy/': '/' },\n  integrations: [starlight({})],\n};\n",
+      'old/src/content/docs/index.md': '# Old\n\n[legacy](/legacy/)\n',
+      'src/content/docs/guides/Getting Started.md': '# Getting started\n\n## First steps\n',
+      'src/assets/shot.png': 'png',
+      'public/favicon.svg': '<svg/>',
+      'src/content/docs/reference/api.md': [
+        '# API', // 1
+        '', // 2
+        'Works on the site: [start](/guides/getting-started/#first-steps), [up](../../guides/getting-started/), ![icon](/favicon.svg), ![shot](../../../assets/shot.png).', // 3
+        '', // 4
+        'Broken on the site: [gone](/guides/gone/).', // 5
+        '', // 6
+        'Works only on GitHub: [start](../guides/Getting%20Started.md).', // 7
+        '',
+      ].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'src/content/docs/reference/api.md'), [
+      ['/guides/gone/', 'site', 'starlight'],
+      ['../guides/Getting%20Started.md', 'site', 'starlight'],
+    ]);
+    assert.deepEqual(views(artifact, 'old/src/content/docs/index.md'), [
+      ['/legacy/', "unverifiable: the config's redirects may serve it", 'starlight'],
+    ]);
+  });
+
+  it('DocFX: docfx.json content, case-insensitive routes, ~/ links, site-rooted links into other doc sets', async () => {
+    const repo = fixtureRepo({
+      // dotnet/docfx's own docfx.json starts with a byte-order mark.
+      'docs/docfx.json': `\uFEFF${JSON.stringify({
+        build: {
+          content: [{ files: ['**/*.md', '**/*.yml'], exclude: ['includes/**', 'cmdlets/**'] }],
+          resource: [{ files: ['media/**'] }],
+        },
+      })}`,
+      'docs/media/shot.png': 'png',
+      'docs/api/Overview.md': '# Overview\n\n## Usage\n',
+      'docs/includes/snippet.md': 'Snippet\n',
+      'docs/guide/start.md': [
+        '# Start', // 1
+        '', // 2
+        'Works on the site: [overview](../API/overview.md#usage), [rooted](~/api/Overview.md), ![shot](../media/shot.png).', // 3
+        '', // 4
+        'Broken on the site: [gone](gone.md).', // 5
+        '', // 6
+        'Works only on GitHub: [snippet](../includes/snippet.md).', // 7
+        '', // 8
+        'Cannot be settled: [dotnet](/dotnet/core/introduction).', // 9
+        '', // 10
+        '[!INCLUDE [note](../includes/snippet.md)]', // 11
+        '', // 12
+        '# [Windows](#tab/windows)', // 13
+        '',
+      ].join('\n'),
+      // Reference pages a build step converts: not content, but beside the config.
+      'docs/cmdlets/Get-Thing.md': '# Get-Thing\n\n[about](/powershell/module/about_thing)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/guide/start.md'), [
+      ['gone.md', 'site', 'docfx'],
+      ['../includes/snippet.md', 'site', 'docfx'],
+      ['/dotnet/core/introduction', 'unverifiable: a site-rooted link into another doc set', 'docfx'],
+    ]);
+    assert.deepEqual(views(artifact, 'docs/cmdlets/Get-Thing.md'), [
+      ['/powershell/module/about_thing', 'unverifiable: a site-rooted link into another doc set', 'docfx'],
+    ]);
+  });
+
+  it('issue and pull-request templates are read from github.com, not the file tree', async () => {
+    const repo = fixtureRepo({
+      'CONTRIBUTING.md': '# Contributing\n',
+      'docs/guide.md': '# Guide\n',
+      '.github/pull_request_template.md': [
+        '# PR', // 1
+        '', // 2
+        'Read [contributing](/acme/widgets/blob/main/CONTRIBUTING.md) and [guide](../blob/main/docs/guide.md).', // 3
+        '', // 4
+        'Not on github.com: [guide](docs/guide.md) and [gone](/acme/widgets/blob/main/GONE.md).', // 5
+        '',
+      ].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    const signals = signalsOf(artifact, '.github/pull_request_template.md', 'broken_reference');
+    // GONE.md may be another repository's (acme/widgets is not known to be this one): not checked.
+    assert.deepEqual(views(artifact, '.github/pull_request_template.md'), [
+      ['docs/guide.md', 'github', undefined],
+    ]);
+    // A template's link gets no suggestion: a path in the tree is not a github.com URL.
+    assert.equal(
+      signals.every((s) => s.data?.['suggested_target'] === undefined),
+      true,
+    );
+  });
+});
