@@ -15,12 +15,7 @@ import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
 import { globsMatcher } from './scan/lifecycle-glob.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
 import { ARCHIVE_SEGMENTS, dirOf, toPosix } from './scan/paths.js';
-import {
-  checkReference,
-  type PathLookup,
-  type ReferenceCheck,
-  resolveReference,
-} from './scan/resolve.js';
+import { checkReference, type PathLookup, type ReferenceCheck, resolveReference } from './scan/resolve.js';
 import { readOnGitHub, readSites, type Site, type SiteFiles, siteOf, siteView } from './scan/site/index.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type HygieneConfig } from './types.js';
 
