@@ -7,7 +7,6 @@
  */
 import { readlinkSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
 import type { Deadline } from '../core/deadline.js';
 import { discoverRepo } from '../core/git.js';
 import { applyEditsToText, sha256Hex } from './apply/text-edits.js';

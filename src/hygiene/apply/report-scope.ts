@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore from 'ignore';
-import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { ignoredByGit } from '../../core/git.js';
 import { loadConfig } from '../config.js';
