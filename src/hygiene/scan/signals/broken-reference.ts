@@ -55,6 +55,7 @@ function codePathEvidence(
  */
 export const brokenReference: SignalModule = {
   name: 'broken_reference',
+  scope: 'docs',
   description:
     'a reference whose path or fragment does not resolve, with a suggested target when one is known',
   needs: ['renames'],
