@@ -26,14 +26,9 @@ import {
   readView,
   unexpectedChanges,
 } from './effects-jj.js';
-import {
-  type ActionJournalState,
-  discardTornTail,
-  type JournalRecord,
-  loadJournal,
-  openJournal,
-  tornTailRecord,
-} from './journal.js';
+import { discardTornTail, openJournal, tornTailRecord } from './engine/journal.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
+import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
 import {
   type JjCallContext,
   type JjObservation,
@@ -59,8 +54,6 @@ export const TIDY_APPLY_JJ_LIMITATIONS: readonly string[] = [
   'recovery bookmarks are kept after success; review them before removing any',
 ];
 
-const JOURNAL_MAX_BYTES = 4 * 1_048_576;
-const INSPECTION_GRACE_MS = 10_000;
 /**
  * An action starts only with at least this much of the deadline left, or twice the longest
  * action of the run so far if more: one the deadline stops inside, after its recovery

@@ -27,16 +27,10 @@ import {
   readRefOidsChunked,
   restoreCommand,
 } from './effects-git.js';
-import {
-  type ActionJournalState,
-  ApplyLock,
-  discardTornTail,
-  type JournalRecord,
-  journalPath,
-  loadJournal,
-  openJournal,
-  tornTailRecord,
-} from './journal.js';
+import { discardTornTail, journalPath, openJournal, tornTailRecord } from './engine/journal.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
+import { ApplyLock } from './engine/lock.js';
+import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
 import { checkTextBound, type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
@@ -162,14 +156,6 @@ export const TIDY_APPLY_LIMITATIONS: readonly string[] = [
   'recovery refs are kept after success; review them before removing any',
   'checks are samples, not a repository lock: a change after revalidation is stopped by the compare-and-swap, but ABA races cannot all be ruled out',
 ];
-
-/** The journal is read whole; 1024 actions × 3 records fit well inside this, with room for retries. */
-const JOURNAL_MAX_BYTES = 4 * 1_048_576;
-/**
- * After a transaction ran (or was killed), learning what it did is worth a short
- * overrun of the deadline: a result that does not know what happened helps nobody.
- */
-const INSPECTION_GRACE_MS = 10_000;
 
 /** Echoed ids are bounded so that a hostile --plan cannot inflate the result. */
 const ECHO_ID_LIMIT = 128;

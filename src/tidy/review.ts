@@ -11,7 +11,7 @@ import { RefusalError } from '../core/errors.js';
 import { readJournal } from '../core/fs-atomic.js';
 import { isFullOid } from '../core/git.js';
 import { restoreCommand } from './effects-git.js';
-import { journalPath } from './journal.js';
+import { journalPath } from './engine/journal.js';
 import { discoverGitLayout, type GitCallContext, observeGitOk } from './observe-git.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDirPrivate, readPlanRecord } from './store.js';

@@ -18,6 +18,7 @@ import { isJjTask, type LoadedJjTask, loadTask } from '../../task/store.js';
 import { bindingMismatch } from '../binding-git.js';
 import { shellQuote } from '../effects-git.js';
 import { createRecoveryBookmark, type JjView, readView, unexpectedChanges } from '../effects-jj.js';
+import { INSPECTION_GRACE_MS } from '../engine/limits.js';
 import {
   type JjCallContext,
   jjOk,
@@ -48,8 +49,6 @@ import { manifestDifference, type RemovalReport, removeManifest, sameManifest } 
 import { observeJjRetirement } from './observe-jj.js';
 import { checkOwnership } from './plan.js';
 import type { RetirementEffect, RetirementRecord, TidyPlanV2 } from './types.js';
-
-const INSPECTION_GRACE_MS = 10_000;
 
 /** What retirement apply on jj cannot promise, stated with every jj result. */
 export const JJ_RETIREMENT_APPLY_LIMITATIONS: readonly string[] = [

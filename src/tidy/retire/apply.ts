@@ -17,7 +17,9 @@ import { toolVersion } from '../../core/package.js';
 import { type LoadedGitTask, loadGitTask } from '../../task/store.js';
 import { bindingMismatch, readGitBinding } from '../binding-git.js';
 import { restoreCommand } from '../effects-git.js';
-import { ApplyLock, discardTornTail, journalPath, openJournal, tornTailRecord } from '../journal.js';
+import { discardTornTail, journalPath, openJournal, tornTailRecord } from '../engine/journal.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../engine/limits.js';
+import { ApplyLock } from '../engine/lock.js';
 import type { GitCallContext } from '../observe-git.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../store.js';
@@ -140,9 +142,6 @@ export const RETIREMENT_APPLY_LIMITATIONS: readonly string[] = [
   'recovery refs stay after success; review them before removing any',
   'checks are samples, not a lock on the filesystem: each entry is verified just before removal, but ABA races cannot all be ruled out',
 ];
-
-const JOURNAL_MAX_BYTES = 1_048_576;
-const INSPECTION_GRACE_MS = 10_000;
 
 function emptyResult(planId: string, startedAt: string): RetirementApplyResult {
   return {
