@@ -33,6 +33,7 @@ import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
 import { ApplyLock } from './engine/lock.js';
 import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
 import { checkTextBound, type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
+import { PIN_NOTE_MAX_BYTES, pinNoteBytes } from './pin-note.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
 import {
@@ -720,13 +721,17 @@ class ApplyRun {
    * The next batch of fresh actions starting at `index` (never started, or found by an
    * earlier run to have had no effect), in plan order; empty when the action at `index`
    * has journal history to resolve first. The batch doubles after each batch that fully
-   * succeeds, up to MAX_BATCH, and drops back to one action after any failure: a surprise
+   * succeeds, up to MAX_BATCH (and PIN_NOTE_MAX_BYTES of branch names), and drops back to one action after any failure: a surprise
    * costs little, and a clean run approaches one transaction's cost per batch.
    */
   private freshBatchAt(index: number): (DeleteEffect & { action_id: number })[] {
     const batch: (DeleteEffect & { action_id: number })[] = [];
+    let noteBytes = 0;
     for (const effect of this.effects.slice(index)) {
       if (batch.length >= this.batchSize || !isFresh(this.ledger.states.get(effect.action_id))) break;
+      // The pins' shared reflog message stays bounded (pin-note.ts).
+      noteBytes += pinNoteBytes(effect);
+      if (batch.length > 0 && noteBytes > PIN_NOTE_MAX_BYTES) break;
       batch.push(effect);
     }
     return batch;

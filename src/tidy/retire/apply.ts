@@ -799,7 +799,7 @@ class GitRetirementProtocol implements RetirementProtocol {
     let removal: Awaited<ReturnType<typeof removeManifest>> | undefined;
     switch (effect.type) {
       case 'pin-recovery-ref':
-        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, ctx);
+        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, this.record.target.branch, ctx);
         break;
       case 'remove-files':
         removal = await removeManifest(this.record.target.destination, this.record.manifest.entries, {
