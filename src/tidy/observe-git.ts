@@ -21,6 +21,7 @@ import {
   type ObserveRequest,
   type PlanWorktreeOperation,
   type TidyBackend,
+  type TidyBounds,
 } from './types.js';
 
 export interface GitLayout {
@@ -912,6 +913,20 @@ function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[
 // ---------------------------------------------------------------------------
 // The whole observation
 
+/** The request's own bounds and form, before any git call: text sizes, explicit names, entry count. */
+function checkRequest(request: ObserveRequest, bounds: TidyBounds): void {
+  checkTextBound('PATH', request.path, bounds.maxTextBytes);
+  checkTextBound('--base', request.baseSelector, bounds.maxTextBytes);
+  for (const ref of request.refs ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
+  if (request.refs === undefined) return;
+  checkExplicitRefs(request.refs);
+  if (request.refs.length > bounds.maxEntries)
+    throw new RefusalError(
+      'bound-exceeded',
+      `${request.refs.length} refs selected; the bound is ${bounds.maxEntries} entries`,
+    );
+}
+
 /**
  * Observes a Git repository for a tidy plan. Throws RefusalError for selection
  * problems (unknown/duplicate/short/non-branch refs, unresolved base, bounds) and
@@ -928,17 +943,7 @@ export async function observeGit(
 ): Promise<GitObservation> {
   const partial = ctx.partial ?? {};
   const { bounds } = ctx;
-  checkTextBound('PATH', request.path, bounds.maxTextBytes);
-  checkTextBound('--base', request.baseSelector, bounds.maxTextBytes);
-  for (const ref of request.refs ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
-  if (request.refs !== undefined) {
-    checkExplicitRefs(request.refs);
-    if (request.refs.length > bounds.maxEntries)
-      throw new RefusalError(
-        'bound-exceeded',
-        `${request.refs.length} refs selected; the bound is ${bounds.maxEntries} entries`,
-      );
-  }
+  checkRequest(request, bounds);
 
   const counter = ctx.counter ?? { calls: 0 };
   counter.calls += 1; // discoverRepo
