@@ -17,8 +17,8 @@ import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
 import { selectBackend } from '../tidy/backend.js';
 import { readGitBinding } from '../tidy/binding-git.js';
+import { checkTextBound } from '../tidy/bounded.js';
 import {
-  checkTextBound,
   discoverGitLayout,
   type GitCallContext,
   isValidFullRefName,

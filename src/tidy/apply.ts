@@ -15,6 +15,7 @@ import { toolVersion } from '../core/package.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
 import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './apply-jj.js';
 import { bindingMismatch, readGitBinding } from './binding-git.js';
+import { checkTextBound } from './bounded.js';
 import { decideBranch, planWorktrees } from './decide.js';
 import {
   type BaseGuard,
@@ -32,7 +33,7 @@ import { ActionLedger, stopCause } from './engine/ledger.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
 import { ApplyLock } from './engine/lock.js';
 import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
-import { checkTextBound, type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
+import { type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
 import { PIN_NOTE_MAX_BYTES, pinNoteBytes } from './pin-note.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';

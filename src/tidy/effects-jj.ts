@@ -7,8 +7,8 @@
  * runs `jj git` sync.
  */
 import { jjExact } from '../core/jj.js';
+import { settleAll } from './bounded.js';
 import { shellQuote } from './effects-git.js';
-import { settleAll } from './observe-git.js';
 import { GIT_PSEUDO_REMOTE, type JjCallContext, jjOk, readBookmarks, readWorkspaces } from './observe-jj.js';
 import type { JjBookmarks, JjWorkspace } from './observe-jj-parse.js';
 

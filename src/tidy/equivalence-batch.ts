@@ -35,7 +35,8 @@
  * was not evaluated) — sends the branch to the per-branch route, with the same answers.
  */
 import { isFullOid } from '../core/git.js';
-import { type GitCallContext, observeGitOk, observeGitRaw, settleAll } from './observe-git.js';
+import { settleAll } from './bounded.js';
+import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
 import {
   gitAtLeast,
   MAX_PATH_LISTING_BYTES,

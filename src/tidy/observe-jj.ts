@@ -8,7 +8,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { jj, jjExact } from '../core/jj.js';
-import { chunkByCost, settleAll, utf8Bytes } from './observe-git.js';
+import { chunkByCost, settleAll, utf8Bytes } from './bounded.js';
 import {
   type JjBookmarks,
   type JjWorkspace,

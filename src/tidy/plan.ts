@@ -9,9 +9,10 @@ import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
 import { selectBackend } from './backend.js';
+import { checkTextBound } from './bounded.js';
 import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
 import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './equivalence-git.js';
-import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { observeGit, type PartialGitObservation } from './observe-git.js';
 import {
   type BackendName,
   DEFAULT_PLAN_BOUNDS,
