@@ -13,10 +13,8 @@ import type { Journal } from '../core/fs-atomic.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
-import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './apply-jj.js';
-import { bindingMismatch, readGitBinding } from './binding-git.js';
-import { checkTextBound } from './bounded.js';
-import { decideBranch, planWorktrees } from './decide.js';
+import { bindingMismatch, readGitBinding } from './backends/git/binding.js';
+import { decideBranch, planWorktrees } from './backends/git/decide.js';
 import {
   type BaseGuard,
   classifyEffect,
@@ -27,13 +25,16 @@ import {
   pinAndDeleteAll,
   readRefOidsChunked,
   restoreCommand,
-} from './effects-git.js';
+} from './backends/git/effects.js';
+import { type GitObservation, observeGit, readWorktreeFingerprint } from './backends/git/observe.js';
+import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './backends/jj/apply.js';
+import { backendInfo } from './backends/registry.js';
+import { checkTextBound } from './bounded.js';
 import { discardTornTail, journalPath, openJournal, tornTailRecord } from './engine/journal.js';
 import { ActionLedger, stopCause } from './engine/ledger.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
 import { ApplyLock } from './engine/lock.js';
 import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
-import { type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
 import { PIN_NOTE_MAX_BYTES, pinNoteBytes } from './pin-note.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
@@ -43,8 +44,6 @@ import {
   type PlanEffect,
   type PlanWorktree,
   type RepositoryBinding,
-  recoveryBookmarkFor,
-  recoveryRefFor,
   type TidyBounds,
   type TidyPlanV1,
 } from './types.js';
@@ -203,9 +202,10 @@ function tampered(planId: string, why: string): RefusalError {
 function checkPlanEffects(plan: TidyPlanV1): void {
   if (plan.repository === null || plan.base.oid === null)
     throw tampered(plan.plan_id, 'has no repository or base');
-  if (plan.backend.name === 'jj' && plan.jj === undefined)
-    throw tampered(plan.plan_id, 'is a jj plan without its observed operation');
-  const recoveryName = plan.backend.name === 'jj' ? recoveryBookmarkFor : recoveryRefFor;
+  const backend = backendInfo(plan.backend.name);
+  if (backend.plansAtOperation && plan.jj === undefined)
+    throw tampered(plan.plan_id, `is a ${backend.name} plan without its observed operation`);
+  const recoveryName = backend.recoveryName;
   const deletable = new Map(plan.targets.filter((t) => t.decision === 'delete').map((t) => [t.ref, t.oid]));
   if (plan.effects.length !== deletable.size)
     throw tampered(plan.plan_id, 'has effects that do not match its targets');

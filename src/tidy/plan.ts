@@ -8,11 +8,11 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
-import { selectBackend } from './backend.js';
+import { decideGitTargets, effectsFor, planWorktrees } from './backends/git/decide.js';
+import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './backends/git/equivalence.js';
+import { observeGit, type PartialGitObservation } from './backends/git/observe.js';
+import { selectBackend } from './backends/registry.js';
 import { checkTextBound } from './bounded.js';
-import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
-import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './equivalence-git.js';
-import { observeGit, type PartialGitObservation } from './observe-git.js';
 import {
   type BackendName,
   DEFAULT_PLAN_BOUNDS,
@@ -188,7 +188,7 @@ async function planGit(plan: TidyPlanV1, inputs: GitPlanInputs): Promise<string 
   checkRecordSize(plan, bounds);
   if (storing === undefined || plan.status !== 'complete') return null;
   const { loadOrCreatePlanKey, planKeyPath } = await import('./plan-key.js');
-  const { readGitBinding } = await import('./binding-git.js');
+  const { readGitBinding } = await import('./backends/git/binding.js');
   const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), storing.dir);
   const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
     deadline,
@@ -253,7 +253,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
 
     const path = resolve(cwd, options.path);
     if (selectBackend(path, options.backend) === 'jj') {
-      const { planJj } = await import('./plan-jj.js');
+      const { planJj } = await import('./backends/jj/plan.js');
       const storeJj = await planJj(
         plan,
         {

@@ -15,12 +15,12 @@ import { isStwError, OperationalError, RefusalError, StwError } from '../../core
 import type { Journal } from '../../core/fs-atomic.js';
 import { toolVersion } from '../../core/package.js';
 import { type LoadedGitTask, loadGitTask } from '../../task/store.js';
-import { bindingMismatch, readGitBinding } from '../binding-git.js';
-import { restoreCommand } from '../effects-git.js';
+import { bindingMismatch, readGitBinding } from '../backends/git/binding.js';
+import { restoreCommand } from '../backends/git/effects.js';
+import type { GitCallContext } from '../backends/git/observe.js';
 import { discardTornTail, journalPath, openJournal, tornTailRecord } from '../engine/journal.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../engine/limits.js';
 import { ApplyLock } from '../engine/lock.js';
-import type { GitCallContext } from '../observe-git.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../store.js';
 import {

@@ -10,7 +10,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, parseWorktreeList } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
-import { pinNoteArgs, readRefOids } from '../effects-git.js';
+import { pinNoteArgs, readRefOids } from '../backends/git/effects.js';
 import type { NativeInspection, RetirementBackend, RetirementNativeContext } from '../types.js';
 
 async function readLock(adminDir: string, limit: number): Promise<string | null | { problem: string }> {

@@ -10,12 +10,22 @@
  * never abandoned; nothing is pushed or fetched.
  */
 import { performance } from 'node:perf_hooks';
-import { Deadline } from '../core/deadline.js';
-import { OperationalError, RefusalError, StwError } from '../core/errors.js';
-import type { Journal } from '../core/fs-atomic.js';
-import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from './apply.js';
-import { bindingMismatch } from './binding-git.js';
-import { decideBookmark } from './decide-jj.js';
+import { Deadline } from '../../../core/deadline.js';
+import { OperationalError, RefusalError, StwError } from '../../../core/errors.js';
+import type { Journal } from '../../../core/fs-atomic.js';
+import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from '../../apply.js';
+import { discardTornTail, openJournal, tornTailRecord } from '../../engine/journal.js';
+import { ActionLedger, type StopCause, stopCause } from '../../engine/ledger.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../../engine/limits.js';
+import { type ActionJournalState, type JournalRecord, loadJournal } from '../../journal.js';
+import {
+  IncompleteObservationError,
+  type RepositoryBinding,
+  type TidyBounds,
+  type TidyPlanV1,
+} from '../../types.js';
+import { bindingMismatch } from '../git/binding.js';
+import { decideBookmark } from './decide.js';
 import {
   classifyJjAction,
   createRecoveryBookmark,
@@ -25,25 +35,15 @@ import {
   jjRestoreCommand,
   readView,
   unexpectedChanges,
-} from './effects-jj.js';
-import { discardTornTail, openJournal, tornTailRecord } from './engine/journal.js';
-import { ActionLedger, type StopCause, stopCause } from './engine/ledger.js';
-import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
-import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
+} from './effects.js';
 import {
   type JjCallContext,
   type JjObservation,
   observeJj,
   readCurrentOperation,
   readOperationParents,
-} from './observe-jj.js';
-import { readJjBinding, requireSupportedJj } from './plan-jj.js';
-import {
-  IncompleteObservationError,
-  type RepositoryBinding,
-  type TidyBounds,
-  type TidyPlanV1,
-} from './types.js';
+} from './observe.js';
+import { readJjBinding, requireSupportedJj } from './plan.js';
 
 /** What apply on jj never does, stated with every jj result. */
 export const TIDY_APPLY_JJ_LIMITATIONS: readonly string[] = [

@@ -1,8 +1,8 @@
-import type { Deadline } from '../core/deadline.js';
-import { OperationalError } from '../core/errors.js';
-import { git } from '../core/git.js';
-import { describeOutcome, type RunResult } from '../core/run.js';
-import { type PinNoteEntry, pinNoteMessage } from './pin-note.js';
+import type { Deadline } from '../../../core/deadline.js';
+import { OperationalError } from '../../../core/errors.js';
+import { git } from '../../../core/git.js';
+import { describeOutcome, type RunResult } from '../../../core/run.js';
+import { type PinNoteEntry, pinNoteMessage } from '../../pin-note.js';
 
 /**
  * The only Git writes tidy apply makes: one `update-ref --stdin` transaction per batch of

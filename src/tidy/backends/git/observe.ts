@@ -10,10 +10,10 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { RefusalError } from '../core/errors.js';
-import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../core/git.js';
-import { describeOutcome, type RunResult } from '../core/run.js';
-import { checkTextBound, chunkByCost, settleAll, utf8Bytes } from './bounded.js';
+import { RefusalError } from '../../../core/errors.js';
+import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../../../core/git.js';
+import { describeOutcome, type RunResult } from '../../../core/run.js';
+import { checkTextBound, chunkByCost, settleAll, utf8Bytes } from '../../bounded.js';
 import {
   IncompleteObservationError,
   incompleteCall,
@@ -23,7 +23,7 @@ import {
   type PlanWorktreeOperation,
   type TidyBackend,
   type TidyBounds,
-} from './types.js';
+} from '../../types.js';
 
 // retire/observe-git.ts still imports settleAll from here (it is being changed on another
 // branch); new code imports it from bounded.ts.
