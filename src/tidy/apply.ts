@@ -30,7 +30,7 @@ import { type GitObservation, observeGit, readWorktreeFingerprint } from './back
 import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './backends/jj/apply.js';
 import { backendInfo } from './backends/registry.js';
 import { checkTextBound } from './bounded.js';
-import { discardTornTail, journalPath, openJournal, tornTailRecord } from './engine/journal.js';
+import { isIoError, journalPath, journalRefusal, openJournal, settleTornTail } from './engine/journal.js';
 import { ActionLedger, stopCause } from './engine/ledger.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
 import { ApplyLock } from './engine/lock.js';
@@ -455,14 +455,6 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
   return result;
 }
 
-function isIoError(error: unknown): error is NodeJS.ErrnoException {
-  return (
-    error instanceof Error &&
-    typeof (error as NodeJS.ErrnoException).code === 'string' &&
-    !(error instanceof StwError)
-  );
-}
-
 function ioRefusal(error: NodeJS.ErrnoException, stateDir: string): RefusalError {
   return new RefusalError(
     'state-dir-unreadable',
@@ -533,18 +525,10 @@ class ApplyRun {
     try {
       loaded = await loadJournal(path, this.effects, JOURNAL_MAX_BYTES);
       this.ledger.states = loaded.states;
-      if (loaded.tornTail !== undefined) {
-        // The torn line's append never returned, so nothing was done on its strength; its
-        // action is still open or settled by the complete records and is re-established
-        // by inspection below. Keep the text as evidence, then drop it.
-        await discardTornTail(path, loaded.tornTail);
-        await this.append(tornTailRecord(loaded.tornTail, this.now()));
-      }
+      // Its action is still open or settled by the complete records: inspected below.
+      await settleTornTail(path, loaded.tornTail, this.now(), (record) => this.append(record));
     } catch (error) {
-      const refusal = isIoError(error)
-        ? new RefusalError('journal-unreadable', `journal ${path}: ${error.message}`)
-        : error;
-      if (!(refusal instanceof RefusalError)) throw refusal;
+      const refusal = journalRefusal(error, path);
       this.ledger.refusePlan(refusal.code, refusal.message, 0);
       this.result.status = 'refused';
       return;

@@ -9,7 +9,7 @@
  */
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RefusalError } from '../../core/errors.js';
+import { RefusalError, StwError } from '../../core/errors.js';
 import { ensureDir, Journal, readJournal } from '../../core/fs-atomic.js';
 import { TORN_TEXT_LIMIT } from './limits.js';
 
@@ -121,4 +121,38 @@ export function tornTailRecord(tornTail: string, at: string): TornTailRecord {
 export async function openJournal(stateDir: string, planId: string): Promise<Journal> {
   await realJournalDir(stateDir);
   return Journal.open(journalPath(stateDir, planId));
+}
+
+/** A filesystem error (not one of the tool's own): the journal could not be read or written. */
+export function isIoError(error: unknown): error is NodeJS.ErrnoException {
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === 'string' &&
+    !(error instanceof StwError)
+  );
+}
+
+/** What a run reports when its journal cannot be loaded: the refusal, an I/O error as `journal-unreadable`; anything else is rethrown. */
+export function journalRefusal(error: unknown, path: string): RefusalError {
+  const refusal = isIoError(error)
+    ? new RefusalError('journal-unreadable', `journal ${path}: ${error.message}`)
+    : error;
+  if (!(refusal instanceof RefusalError)) throw refusal;
+  return refusal;
+}
+
+/**
+ * A torn final line at load: its append never returned, so nothing was done on its
+ * strength; whatever it announced is re-established by inspection. Its text is kept as
+ * evidence (`append`, which writes after the line is dropped), then dropped.
+ */
+export async function settleTornTail(
+  path: string,
+  tornTail: string | undefined,
+  at: string,
+  append: (record: TornTailRecord) => Promise<void>,
+): Promise<void> {
+  if (tornTail === undefined) return;
+  await discardTornTail(path, tornTail);
+  await append(tornTailRecord(tornTail, at));
 }

@@ -18,7 +18,7 @@ import { type LoadedGitTask, loadGitTask } from '../../task/store.js';
 import { bindingMismatch, readGitBinding } from '../backends/git/binding.js';
 import { restoreCommand } from '../backends/git/effects.js';
 import type { GitCallContext } from '../backends/git/observe.js';
-import { discardTornTail, journalPath, openJournal, tornTailRecord } from '../engine/journal.js';
+import { journalPath, openJournal, settleTornTail } from '../engine/journal.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../engine/limits.js';
 import { ApplyLock } from '../engine/lock.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
@@ -440,10 +440,7 @@ class RetirementRun {
       const loaded = await loadRetirementJournal(path, this.record.effects, JOURNAL_MAX_BYTES);
       this.states = loaded.states;
       this.protocol.resume?.(loaded.states);
-      if (loaded.tornTail !== undefined) {
-        await discardTornTail(path, loaded.tornTail);
-        await this.append(tornTailRecord(loaded.tornTail, this.now()) as RetirementJournalRecord);
-      }
+      await settleTornTail(path, loaded.tornTail, this.now(), (record) => this.append(record));
     } catch (error) {
       if (!isStwError(error)) throw error;
       this.result.refusal = { code: error.code, message: error.message };

@@ -14,7 +14,7 @@ import { Deadline } from '../../../core/deadline.js';
 import { OperationalError, RefusalError, StwError } from '../../../core/errors.js';
 import type { Journal } from '../../../core/fs-atomic.js';
 import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from '../../apply.js';
-import { discardTornTail, openJournal, tornTailRecord } from '../../engine/journal.js';
+import { isIoError, journalRefusal, openJournal, settleTornTail } from '../../engine/journal.js';
 import { ActionLedger, type StopCause, stopCause } from '../../engine/ledger.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../../engine/limits.js';
 import { type ActionJournalState, type JournalRecord, loadJournal } from '../../journal.js';
@@ -80,14 +80,6 @@ export interface JjApplyInputs {
   options: TidyApplyOptions;
   now: () => string;
   env: NodeJS.ProcessEnv;
-}
-
-function isIoError(error: unknown): error is NodeJS.ErrnoException {
-  return (
-    error instanceof Error &&
-    typeof (error as NodeJS.ErrnoException).code === 'string' &&
-    !(error instanceof StwError)
-  );
 }
 
 /** One apply run of a jj plan. */
@@ -217,10 +209,7 @@ export class JjApplyRun {
     try {
       const loaded = await loadJournal(journalPath, this.actions, JOURNAL_MAX_BYTES);
       this.ledger.states = loaded.states;
-      if (loaded.tornTail !== undefined) {
-        await discardTornTail(journalPath, loaded.tornTail);
-        await this.append(tornTailRecord(loaded.tornTail, now()));
-      }
+      await settleTornTail(journalPath, loaded.tornTail, now(), (record) => this.append(record));
       // The last operation an earlier run of this plan made and verified is where the
       // repository should be now; before any, the plan's own.
       for (const record of loaded.records) {
@@ -230,10 +219,7 @@ export class JjApplyRun {
           this.openIntents.set(record.action_id, record.operation);
       }
     } catch (error) {
-      const refusal = isIoError(error)
-        ? new RefusalError('journal-unreadable', `journal ${journalPath}: ${error.message}`)
-        : error;
-      if (!(refusal instanceof RefusalError)) throw refusal;
+      const refusal = journalRefusal(error, journalPath);
       this.ledger.refusePlan(refusal.code, refusal.message, 0);
       return false;
     }
