@@ -19,6 +19,7 @@ import { bindingMismatch, readGitBinding } from '../backends/git/binding.js';
 import { restoreCommand } from '../backends/git/effects.js';
 import type { GitCallContext } from '../backends/git/observe.js';
 import { journalPath, openJournal, settleTornTail } from '../engine/journal.js';
+import { type StopCause, stopCause } from '../engine/ledger.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../engine/limits.js';
 import { ApplyLock } from '../engine/lock.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
@@ -429,10 +430,8 @@ class RetirementRun {
     this.options.onProgress?.({ effect_id: effect.effect_id, type: effect.type, outcome: effect.outcome });
   }
 
-  private stopped(): 'deadline' | 'signal' | undefined {
-    if (this.options.signal?.aborted) return 'signal';
-    if (this.deadline.isExpired) return 'deadline';
-    return undefined;
+  private stopped(): StopCause | undefined {
+    return stopCause(this.deadline, this.options.signal);
   }
 
   async execute(path: string): Promise<void> {
