@@ -139,7 +139,7 @@ function cpuMs(commands, env, cwd) {
  * all three alike; medians of PLAN_ROUNDS rounds, wall and CPU time.
  */
 /**
- * The git processes `stw tidy plan` runs on this repository (src/tidy/observe-git.ts), in its
+ * The git processes `stw tidy plan` runs on this repository (src/tidy/backends/git/observe.ts), in its
  * four rounds, from a bare node script with none of stw's code: what the plan would cost if
  * every line of its own JavaScript (module loading, decisions, output) were free.
  */

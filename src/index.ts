@@ -96,8 +96,8 @@ export {
   type TidyApplyResult,
   type TidyApplyStatus,
 } from './tidy/apply.js';
-export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/decide.js';
-export { type GitObservation, gitBackend, observeGit } from './tidy/observe-git.js';
+export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/backends/git/decide.js';
+export { type GitObservation, gitBackend, observeGit } from './tidy/backends/git/observe.js';
 export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';
 export {
   applyRetirement,

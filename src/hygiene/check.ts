@@ -258,8 +258,8 @@ function markShallowDeclines(
     }
 }
 
-/** Runs a whole check and writes the report pair; returns the report and where it went. */
-export async function runCheck(options: CheckOptions): Promise<CheckResult> {
+/** Usage errors that need no scan: an unknown category, --proposals with a model classifier. */
+function checkUsage(options: CheckOptions): void {
   const category = options.category ?? null;
   if (category !== null && parseCategoryFilter(category) === undefined) {
     throw new UsageError(
@@ -272,6 +272,76 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     (options.classifier !== undefined || options.model !== undefined)
   )
     throw new UsageError('--proposals cannot be combined with --classifier or --model');
+}
+
+interface ClassifyInputs {
+  artifact: ScanArtifact;
+  config: Awaited<ReturnType<typeof loadConfig>>;
+  supplied: Proposal[] | undefined;
+  settings: ReturnType<typeof resolveModelSettings> | undefined;
+  readText: (path: string) => string | undefined;
+  exists: (path: string) => boolean;
+  onDeclined: (path: string, signal: Signal, reason: string) => void;
+  documents: ScannedDocuments | undefined;
+}
+
+/** The proposals: a --proposals file as given, else the rules classifier, else a model. */
+async function classifyCandidates(
+  options: CheckOptions,
+  inputs: ClassifyInputs,
+): Promise<{ classified: Proposal[]; model: CheckResult['model'] }> {
+  const { artifact, config, supplied, settings, readText, exists, onDeclined, documents } = inputs;
+  if (supplied !== undefined) return { classified: supplied, model: undefined };
+  if (settings === undefined)
+    return {
+      classified: classifyWithRules(artifact, config, readText, exists, {
+        ...(await gatherClassifierFacts(artifact, readText, options.deadline, documents?.docs)),
+        onDeclined,
+      }),
+      model: undefined,
+    };
+  const candidates = modelCandidates(artifact, readText);
+  options.onNotice?.(describeRequests(candidates, settings));
+  const answered = await classifyWithModel({
+    artifact,
+    candidates,
+    budgetTokens: config.context.budget_tokens,
+    settings,
+    runner: runnerFor(settings, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.modelRetry ? { retry: options.modelRetry } : {}),
+      ...(options.modelSleep ? { sleep: options.modelSleep } : {}),
+    }),
+    ...(options.onProgress
+      ? {
+          onProgress: (done: number, total: number) =>
+            options.onProgress?.(`classified ${done}/${total} files`),
+        }
+      : {}),
+  });
+  return {
+    classified: answered.proposals,
+    model: { ...answered.usage, dropped_proposals: answered.dropped },
+  };
+}
+
+/** The scan's lifecycle deletions added to the proposals, whoever classified the docs. */
+function withLifecycleDeletions(classified: Proposal[], artifact: ScanArtifact): Proposal[] {
+  // Lifecycle deletions are proved by the scan, whoever classified the docs.
+  const named = new Set(classified.filter((p) => p.exact_edit?.kind === 'delete-path').map((p) => p.path));
+  const deletions = proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path));
+  // A file its lifecycle rule deletes gets no edit as well: the two could never share it.
+  const deleted = new Set([...named, ...deletions.map((p) => p.path)]);
+  return [
+    ...classified.filter((p) => p.exact_edit?.kind === 'delete-path' || !deleted.has(p.path)),
+    ...deletions,
+  ];
+}
+
+/** Runs a whole check and writes the report pair; returns the report and where it went. */
+export async function runCheck(options: CheckOptions): Promise<CheckResult> {
+  const category = options.category ?? null;
+  checkUsage(options);
   // A bad proposals file is rejected before any scan.
   const supplied =
     options.proposalsFile === undefined ? undefined : await readProposalsFile(options.proposalsFile);
@@ -333,46 +403,17 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     list.push({ signal, reason });
     declined[path] = list;
   };
-  let model: CheckResult['model'];
-  let classified: Proposal[];
-  if (supplied !== undefined) classified = supplied;
-  else if (settings === undefined)
-    classified = classifyWithRules(artifact, config, readText, exists, {
-      ...(await gatherClassifierFacts(artifact, readText, options.deadline, scanned.documents?.docs)),
-      onDeclined,
-    });
-  else {
-    const candidates = modelCandidates(artifact, readText);
-    options.onNotice?.(describeRequests(candidates, settings));
-    const answered = await classifyWithModel({
-      artifact,
-      candidates,
-      budgetTokens: config.context.budget_tokens,
-      settings,
-      runner: runnerFor(settings, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.modelRetry ? { retry: options.modelRetry } : {}),
-        ...(options.modelSleep ? { sleep: options.modelSleep } : {}),
-      }),
-      ...(options.onProgress
-        ? {
-            onProgress: (done: number, total: number) =>
-              options.onProgress?.(`classified ${done}/${total} files`),
-          }
-        : {}),
-    });
-    classified = answered.proposals;
-    model = { ...answered.usage, dropped_proposals: answered.dropped };
-  }
-  // Lifecycle deletions are proved by the scan, whoever classified the docs.
-  const named = new Set(classified.filter((p) => p.exact_edit?.kind === 'delete-path').map((p) => p.path));
-  const deletions = proposeLifecycleDeletions(artifact).filter((proposal) => !named.has(proposal.path));
-  // A file its lifecycle rule deletes gets no edit as well: the two could never share it.
-  const deleted = new Set([...named, ...deletions.map((p) => p.path)]);
-  const withDeletions = [
-    ...classified.filter((p) => p.exact_edit?.kind === 'delete-path' || !deleted.has(p.path)),
-    ...deletions,
-  ];
+  const { classified, model } = await classifyCandidates(options, {
+    artifact,
+    config,
+    supplied,
+    settings,
+    readText,
+    exists,
+    onDeclined,
+    documents: scanned.documents,
+  });
+  const withDeletions = withLifecycleDeletions(classified, artifact);
   // Every link fix, whoever proposed it (rules, a proposals file, a model), is proved —
   // applied in memory and re-resolved — before it can be an auto entry — against the docs
   // the scan read, as it read them.

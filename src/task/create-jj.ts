@@ -23,8 +23,8 @@ import {
   readRepositoryAtCurrentOperation,
   readWorkspaces,
   resolveJjBase,
-} from '../tidy/observe-jj.js';
-import { requireSupportedJj } from '../tidy/plan-jj.js';
+} from '../tidy/backends/jj/observe.js';
+import { requireSupportedJj } from '../tidy/backends/jj/plan.js';
 import { loadOrCreatePlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDir } from '../tidy/store.js';
 import type { ObserveContext, RepositoryBinding } from '../tidy/types.js';

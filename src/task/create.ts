@@ -15,10 +15,8 @@ import { isStwError, RefusalError, type StwError } from '../core/errors.js';
 import { git } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome } from '../core/run.js';
-import { selectBackend } from '../tidy/backend.js';
-import { readGitBinding } from '../tidy/binding-git.js';
+import { readGitBinding } from '../tidy/backends/git/binding.js';
 import {
-  checkTextBound,
   discoverGitLayout,
   type GitCallContext,
   isValidFullRefName,
@@ -26,7 +24,9 @@ import {
   readGitVersion,
   readWorktrees,
   resolveBase,
-} from '../tidy/observe-git.js';
+} from '../tidy/backends/git/observe.js';
+import { backendInfo, selectBackend } from '../tidy/backends/registry.js';
+import { checkTextBound } from '../tidy/bounded.js';
 import { loadOrCreatePlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../tidy/store.js';
 import { type BackendName, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../tidy/types.js';
@@ -372,7 +372,7 @@ export async function runCreation<F extends AnyTaskCreatedFacts>(
     } catch (error) {
       fail(
         'post-creation-check-failed',
-        `the new ${task.backend === 'jj' ? 'workspace' : 'worktree'} does not look as created: ${(error as Error).message}`,
+        `the new ${backendInfo(task.backend).checkoutNoun} does not look as created: ${(error as Error).message}`,
       );
       return;
     }

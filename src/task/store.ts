@@ -5,11 +5,13 @@
  * (the creation journal, one fsynced JSON line per step). Read strictly: a record that
  * fails its checks refuses, it is never repaired or guessed at.
  */
+
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { Journal, readJournal, writeFileExclusive } from '../core/fs-atomic.js';
+import { isBackendName } from '../tidy/backends/registry.js';
 import { authenticate, isAuthentic } from '../tidy/plan-key.js';
 import type { RepositoryBinding } from '../tidy/types.js';
 import {
@@ -125,7 +127,7 @@ function checkTaskShape(task: unknown, taskId: string): asserts task is TaskCrea
   const bad = (why: string) => new RefusalError('tampered-task', `task record ${taskId} ${why}`);
   if (!isObject(task)) throw bad('has no task');
   const backend = task['backend'];
-  if (backend !== 'git' && backend !== 'jj') throw bad('names no known backend');
+  if (!isBackendName(backend)) throw bad('names no known backend');
   const own = backend === 'git' ? ['branch', 'lock_reason'] : ['workspace'];
   for (const key of ['task_id', 'owner', 'created_at', 'start_oid', 'destination', ...own])
     if (typeof task[key] !== 'string') throw bad(`lacks ${key}`);

@@ -13,9 +13,8 @@ import type { Journal } from '../core/fs-atomic.js';
 import type { WorktreeRecord } from '../core/git.js';
 import { toolVersion } from '../core/package.js';
 import { describeOutcome, type RunResult } from '../core/run.js';
-import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './apply-jj.js';
-import { bindingMismatch, readGitBinding } from './binding-git.js';
-import { decideBranch, planWorktrees } from './decide.js';
+import { bindingMismatch, readGitBinding } from './backends/git/binding.js';
+import { decideBranch, planWorktrees } from './backends/git/decide.js';
 import {
   type BaseGuard,
   classifyEffect,
@@ -26,18 +25,17 @@ import {
   pinAndDeleteAll,
   readRefOidsChunked,
   restoreCommand,
-} from './effects-git.js';
-import {
-  type ActionJournalState,
-  ApplyLock,
-  discardTornTail,
-  type JournalRecord,
-  journalPath,
-  loadJournal,
-  openJournal,
-  tornTailRecord,
-} from './journal.js';
-import { checkTextBound, type GitObservation, observeGit, readWorktreeFingerprint } from './observe-git.js';
+} from './backends/git/effects.js';
+import { type GitObservation, observeGit, readWorktreeFingerprint } from './backends/git/observe.js';
+import { JjApplyRun, TIDY_APPLY_JJ_LIMITATIONS } from './backends/jj/apply.js';
+import { backendInfo } from './backends/registry.js';
+import { checkTextBound } from './bounded.js';
+import { isIoError, journalPath, journalRefusal, openJournal, settleTornTail } from './engine/journal.js';
+import { ActionLedger, stopCause } from './engine/ledger.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from './engine/limits.js';
+import { ApplyLock } from './engine/lock.js';
+import { type ActionJournalState, type JournalRecord, loadJournal } from './journal.js';
+import { PIN_NOTE_MAX_BYTES, pinNoteBytes } from './pin-note.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
 import {
@@ -46,8 +44,6 @@ import {
   type PlanEffect,
   type PlanWorktree,
   type RepositoryBinding,
-  recoveryBookmarkFor,
-  recoveryRefFor,
   type TidyBounds,
   type TidyPlanV1,
 } from './types.js';
@@ -163,14 +159,6 @@ export const TIDY_APPLY_LIMITATIONS: readonly string[] = [
   'checks are samples, not a repository lock: a change after revalidation is stopped by the compare-and-swap, but ABA races cannot all be ruled out',
 ];
 
-/** The journal is read whole; 1024 actions × 3 records fit well inside this, with room for retries. */
-const JOURNAL_MAX_BYTES = 4 * 1_048_576;
-/**
- * After a transaction ran (or was killed), learning what it did is worth a short
- * overrun of the deadline: a result that does not know what happened helps nobody.
- */
-const INSPECTION_GRACE_MS = 10_000;
-
 /** Echoed ids are bounded so that a hostile --plan cannot inflate the result. */
 const ECHO_ID_LIMIT = 128;
 
@@ -214,9 +202,10 @@ function tampered(planId: string, why: string): RefusalError {
 function checkPlanEffects(plan: TidyPlanV1): void {
   if (plan.repository === null || plan.base.oid === null)
     throw tampered(plan.plan_id, 'has no repository or base');
-  if (plan.backend.name === 'jj' && plan.jj === undefined)
-    throw tampered(plan.plan_id, 'is a jj plan without its observed operation');
-  const recoveryName = plan.backend.name === 'jj' ? recoveryBookmarkFor : recoveryRefFor;
+  const backend = backendInfo(plan.backend.name);
+  if (backend.plansAtOperation && plan.jj === undefined)
+    throw tampered(plan.plan_id, `is a ${backend.name} plan without its observed operation`);
+  const recoveryName = backend.recoveryName;
   const deletable = new Map(plan.targets.filter((t) => t.decision === 'delete').map((t) => [t.ref, t.oid]));
   if (plan.effects.length !== deletable.size)
     throw tampered(plan.plan_id, 'has effects that do not match its targets');
@@ -352,12 +341,6 @@ function describeInspection(inspection: EffectInspection): string {
   return `target ${target}, recovery ref ${pin}`;
 }
 
-function stoppedBy(deadline: Deadline, signal: AbortSignal | undefined): 'deadline' | 'signal' | undefined {
-  if (signal?.aborted) return 'signal';
-  if (deadline.isExpired) return 'deadline';
-  return undefined;
-}
-
 export function finalStatus(result: TidyApplyResult, deletedThisRun: number): TidyApplyStatus {
   const outcomes = result.actions.map((a) => a.outcome);
   const done = outcomes.filter((o) => o === 'deleted' || o === 'already-done').length;
@@ -472,14 +455,6 @@ export async function applyTidyPlan(options: TidyApplyOptions): Promise<TidyAppl
   return result;
 }
 
-function isIoError(error: unknown): error is NodeJS.ErrnoException {
-  return (
-    error instanceof Error &&
-    typeof (error as NodeJS.ErrnoException).code === 'string' &&
-    !(error instanceof StwError)
-  );
-}
-
 function ioRefusal(error: NodeJS.ErrnoException, stateDir: string): RefusalError {
   return new RefusalError(
     'state-dir-unreadable',
@@ -490,10 +465,7 @@ function ioRefusal(error: NodeJS.ErrnoException, stateDir: string): RefusalError
 /** One apply run over the plan's actions, in order. */
 class ApplyRun {
   journal: Journal | undefined;
-  private deletedThisRun = 0;
-  private readonly pins = new Map<number, string>();
-  /** Journal state per action, as loaded at the start of the run. */
-  private states = new Map<number, ActionJournalState>();
+  private readonly ledger: ActionLedger;
   /** Inspections of the actions an earlier run completed, read at once. */
   private readonly prefetched = new Map<number, EffectInspection>();
   /** The run's full observation, and the worktree fingerprint read just before it. */
@@ -513,7 +485,12 @@ class ApplyRun {
     private readonly deadline: Deadline,
     private readonly options: TidyApplyOptions,
     private readonly now: () => string,
-  ) {}
+  ) {
+    this.ledger = new ActionLedger(result, {
+      onProgress: options.onProgress,
+      deadlineMessage: 'the deadline passed before this action',
+    });
+  }
 
   private get cwd(): string {
     return this.plan.repository!.path;
@@ -543,47 +520,33 @@ class ApplyRun {
     });
   }
 
-  private settle(index: number, fields: Partial<TidyApplyAction>): void {
-    const action = this.result.actions[index]!;
-    Object.assign(action, fields);
-    if ((action.outcome === 'deleted' || action.outcome === 'already-done') && action.verified)
-      this.pins.set(action.action_id, action.old_oid);
-    this.options.onProgress?.({ action_id: action.action_id, ref: action.ref, outcome: action.outcome });
-  }
-
   async execute(path: string): Promise<void> {
     let loaded: Awaited<ReturnType<typeof loadJournal>>;
     try {
       loaded = await loadJournal(path, this.effects, JOURNAL_MAX_BYTES);
-      this.states = loaded.states;
-      if (loaded.tornTail !== undefined) {
-        // The torn line's append never returned, so nothing was done on its strength; its
-        // action is still open or settled by the complete records and is re-established
-        // by inspection below. Keep the text as evidence, then drop it.
-        await discardTornTail(path, loaded.tornTail);
-        await this.append(tornTailRecord(loaded.tornTail, this.now()));
-      }
+      this.ledger.states = loaded.states;
+      // Its action is still open or settled by the complete records: inspected below.
+      await settleTornTail(path, loaded.tornTail, this.now(), (record) => this.append(record));
     } catch (error) {
-      const refusal = isIoError(error)
-        ? new RefusalError('journal-unreadable', `journal ${path}: ${error.message}`)
-        : error;
-      if (!(refusal instanceof RefusalError)) throw refusal;
-      this.refusePlan(refusal.code, refusal.message, 0);
+      const refusal = journalRefusal(error, path);
+      this.ledger.refusePlan(refusal.code, refusal.message, 0);
       this.result.status = 'refused';
       return;
     }
 
     if ((await this.checkBinding()) === 'stop') {
-      this.result.status = finalStatus(this.result, this.deletedThisRun);
+      this.result.status = finalStatus(this.result, this.ledger.deletedThisRun);
+      // Actions an earlier run completed keep their pins in the result, as after any stop.
+      this.result.recovery = this.ledger.recovery(restoreCommand);
       return;
     }
     await this.prefetchVerified();
     let index = 0;
     while (index < this.effects.length) {
       const effect = this.effects[index]!;
-      const cause = stoppedBy(this.deadline, this.options.signal);
+      const cause = stopCause(this.deadline, this.options.signal);
       if (cause !== undefined) {
-        this.interrupt(cause, effect.action_id, index);
+        this.ledger.interrupt(cause, index);
         break;
       }
       const batch = this.freshBatchAt(index);
@@ -591,7 +554,7 @@ class ApplyRun {
         const step =
           batch.length > 0
             ? await this.runFresh(index, batch)
-            : await this.runAction(index, effect, this.states.get(effect.action_id)!);
+            : await this.runAction(index, effect, this.ledger.states.get(effect.action_id)!);
         if (step === 'stop') break;
       } catch (error) {
         // git or the filesystem failed under us: what these actions did is unknown to this
@@ -602,28 +565,21 @@ class ApplyRun {
         const span = Math.max(1, batch.length);
         for (let i = index; i < index + span; i += 1)
           if (this.result.actions[i]!.outcome === 'not-attempted')
-            this.settle(i, { outcome: 'failed', reason: 'operational-error', message });
-        this.markRemaining(index + span, 'run-failed', 'not attempted after an operational failure');
+            this.ledger.settle(i, { outcome: 'failed', reason: 'operational-error', message });
+        this.ledger.markRemaining(index + span, 'run-failed', 'not attempted after an operational failure');
         break;
       }
       index += Math.max(1, batch.length);
     }
-    this.result.status = finalStatus(this.result, this.deletedThisRun);
-    this.result.recovery = this.result.actions
-      .filter((action) => this.pins.get(action.action_id) === action.old_oid)
-      .map((action) => ({
-        ref: action.ref,
-        recovery_ref: action.recovery_ref,
-        oid: action.old_oid,
-        restore_command: restoreCommand(action.ref, action.recovery_ref),
-      }));
+    this.result.status = finalStatus(this.result, this.ledger.deletedThisRun);
+    this.result.recovery = this.ledger.recovery(restoreCommand);
   }
 
   /** The repository at the plan's path must be the one the plan was made for. */
   private async checkBinding(): Promise<'go' | 'stop'> {
-    const cause = stoppedBy(this.deadline, this.options.signal);
+    const cause = stopCause(this.deadline, this.options.signal);
     if (cause !== undefined) {
-      this.interrupt(cause, this.effects[0]!.action_id, 0);
+      this.ledger.interrupt(cause, 0);
       return 'stop';
     }
     const repo = this.plan.repository!;
@@ -636,55 +592,18 @@ class ApplyRun {
       });
       const mismatch = bindingMismatch(this.binding, now);
       if (mismatch === null) return 'go';
-      this.refusePlan('repository-changed', `the repository at ${JSON.stringify(repo.path)}: ${mismatch}`, 0);
+      this.ledger.refusePlan(
+        'repository-changed',
+        `the repository at ${JSON.stringify(repo.path)}: ${mismatch}`,
+        0,
+      );
     } catch (error) {
       if (!(error instanceof IncompleteObservationError)) throw error;
       if (error.code === 'cancelled' || error.code === 'deadline')
-        this.interrupt(error.code === 'cancelled' ? 'signal' : 'deadline', this.effects[0]!.action_id, 0);
-      else this.refusePlan('evidence-incomplete', error.message, 0);
+        this.ledger.interrupt(error.code === 'cancelled' ? 'signal' : 'deadline', 0);
+      else this.ledger.refusePlan('evidence-incomplete', error.message, 0);
     }
     return 'stop';
-  }
-
-  private interrupt(cause: 'deadline' | 'signal', actionId: number, fromIndex: number): void {
-    this.result.interruption = { cause, before_action_id: actionId };
-    this.markRemaining(
-      fromIndex,
-      cause === 'signal' ? 'cancelled' : 'deadline',
-      cause === 'signal'
-        ? 'stopped by a signal before this action'
-        : 'the deadline passed before this action',
-    );
-  }
-
-  private refusePlan(code: string, message: string, fromIndex: number): void {
-    this.result.refusal = { code, message };
-    this.markRemaining(fromIndex, 'plan-refused', message);
-  }
-
-  /**
-   * Actions the run stopped before. Those an earlier run completed are still reported
-   * from the journal — as done, with their recovery refs — but marked unverified, since
-   * this run did not look at them again.
-   */
-  private markRemaining(fromIndex: number, reason: string, message: string): void {
-    for (const action of this.result.actions.slice(fromIndex)) {
-      if (action.outcome !== 'not-attempted') continue;
-      const state = this.states.get(action.action_id);
-      if (state?.phase === 'verified') {
-        action.outcome = 'already-done';
-        action.verified = false;
-        action.message = `done and verified by an earlier run; not re-checked in this run (${reason})`;
-        this.pins.set(action.action_id, action.old_oid);
-      } else if (state?.phase === 'settled' && state.lastOutcome?.result === 'deleted') {
-        action.reason = 'verification-pending';
-        action.message = `deleted by an earlier run and not yet verified; ${message}`;
-        this.pins.set(action.action_id, action.old_oid);
-      } else {
-        action.reason = reason;
-        action.message = message;
-      }
-    }
   }
 
   /** Returns 'stop' when the remaining actions must not run. */
@@ -699,11 +618,11 @@ class ApplyRun {
     if (state.phase === 'verified') {
       const now = this.prefetched.get(id) ?? (await this.inspect(effect));
       if (now.state === 'committed') {
-        this.settle(index, { outcome: 'already-done', verified: true });
+        this.ledger.settle(index, { outcome: 'already-done', verified: true });
         return 'next';
       }
       this.notePin(effect, now);
-      this.settle(index, {
+      this.ledger.settle(index, {
         outcome: 'failed',
         reason: 'postcondition-changed',
         message: `recorded as done, but now ${describeInspection(now)}`,
@@ -739,7 +658,7 @@ class ApplyRun {
       }
       if (found.state !== 'not-happened') {
         this.notePin(effect, found);
-        this.settle(index, {
+        this.ledger.settle(index, {
           outcome: 'refused',
           reason: 'manual-review-required',
           message: `an earlier run was interrupted after its intent and now ${describeInspection(found)}`,
@@ -766,8 +685,8 @@ class ApplyRun {
    * pins (chunked to the output bound) rather than one git call each.
    */
   private async prefetchVerified(): Promise<void> {
-    const done = this.effects.filter((e) => this.states.get(e.action_id)?.phase === 'verified');
-    if (done.length === 0 || stoppedBy(this.deadline, this.options.signal) !== undefined) return;
+    const done = this.effects.filter((e) => this.ledger.states.get(e.action_id)?.phase === 'verified');
+    if (done.length === 0 || stopCause(this.deadline, this.options.signal) !== undefined) return;
     const oids = await readRefOidsChunked(
       done.flatMap((e) => [e.ref, e.recovery_ref]),
       this.gitOptions(),
@@ -787,13 +706,17 @@ class ApplyRun {
    * The next batch of fresh actions starting at `index` (never started, or found by an
    * earlier run to have had no effect), in plan order; empty when the action at `index`
    * has journal history to resolve first. The batch doubles after each batch that fully
-   * succeeds, up to MAX_BATCH, and drops back to one action after any failure: a surprise
+   * succeeds, up to MAX_BATCH (and PIN_NOTE_MAX_BYTES of branch names), and drops back to one action after any failure: a surprise
    * costs little, and a clean run approaches one transaction's cost per batch.
    */
   private freshBatchAt(index: number): (DeleteEffect & { action_id: number })[] {
     const batch: (DeleteEffect & { action_id: number })[] = [];
+    let noteBytes = 0;
     for (const effect of this.effects.slice(index)) {
-      if (batch.length >= this.batchSize || !isFresh(this.states.get(effect.action_id))) break;
+      if (batch.length >= this.batchSize || !isFresh(this.ledger.states.get(effect.action_id))) break;
+      // The pins' shared reflog message stays bounded (pin-note.ts).
+      noteBytes += pinNoteBytes(effect);
+      if (batch.length > 0 && noteBytes > PIN_NOTE_MAX_BYTES) break;
       batch.push(effect);
     }
     return batch;
@@ -856,14 +779,14 @@ class ApplyRun {
     const check = await this.revalidate(index, batch);
     switch (check.kind) {
       case 'interrupted':
-        this.interrupt(check.cause, batch[0]!.action_id, index);
+        this.ledger.interrupt(check.cause, index);
         return 'stop';
       case 'plan-stale':
-        this.refusePlan(check.code, check.message, index);
+        this.ledger.refusePlan(check.code, check.message, index);
         return 'stop';
       case 'incomplete':
         // Evidence that could not be read completely never licenses a deletion.
-        this.refusePlan('evidence-incomplete', check.message, index);
+        this.ledger.refusePlan('evidence-incomplete', check.message, index);
         return 'stop';
       case 'action-stale':
         return 'next'; // not produced for batches
@@ -881,10 +804,10 @@ class ApplyRun {
       const message = check.stale.get(effect.action_id);
       const pin = pins.get(effect.recovery_ref);
       if (message !== undefined)
-        this.settle(index + offset, { outcome: 'refused', reason: 'stale-proof', message });
+        this.ledger.settle(index + offset, { outcome: 'refused', reason: 'stale-proof', message });
       else if (pin !== undefined) {
-        if (pin === effect.old_oid) this.pins.set(effect.action_id, effect.old_oid);
-        this.settle(index + offset, {
+        if (pin === effect.old_oid) this.ledger.pin(effect.action_id);
+        this.ledger.settle(index + offset, {
           outcome: 'refused',
           reason: 'manual-review-required',
           message: `recovery ref ${effect.recovery_ref} already exists (at ${pin})`,
@@ -942,15 +865,15 @@ class ApplyRun {
         const inspection = classifyEffect(effect, verified);
         if (inspection.state !== 'committed') {
           this.notePin(effect, inspection);
-          this.settle(at(effect), {
+          this.ledger.settle(at(effect), {
             outcome: 'failed',
             reason: 'postcondition-failed',
             message: `expected the target absent and the recovery ref at ${effect.old_oid}; found ${describeInspection(inspection)}`,
           });
           continue;
         }
-        this.deletedThisRun += 1;
-        this.settle(at(effect), { outcome: 'deleted', verified: true });
+        this.ledger.deletedThisRun += 1;
+        this.ledger.settle(at(effect), { outcome: 'deleted', verified: true });
         await this.checkpoint('after-verified', effect.action_id);
       }
     }
@@ -983,7 +906,7 @@ class ApplyRun {
       const index = this.indexOf(effect.action_id);
       if (inspection.pin_oid !== null) {
         this.notePin(effect, inspection);
-        this.settle(index, {
+        this.ledger.settle(index, {
           outcome: 'failed',
           reason: 'manual-review-required',
           message: `after the transaction: ${describeInspection(inspection)}`,
@@ -1002,7 +925,7 @@ class ApplyRun {
           reason: 'stale-proof',
           at: this.now(),
         });
-        this.settle(index, { outcome: 'refused', reason: 'stale-proof', message });
+        this.ledger.settle(index, { outcome: 'refused', reason: 'stale-proof', message });
       } else if (single !== undefined) {
         records.push({
           type: 'outcome',
@@ -1011,7 +934,7 @@ class ApplyRun {
           reason: 'transaction-failed',
           at: this.now(),
         });
-        this.settle(index, {
+        this.ledger.settle(index, {
           outcome: 'failed',
           reason: 'transaction-failed',
           message: describeOutcome(single, 'git update-ref'),
@@ -1028,10 +951,14 @@ class ApplyRun {
       }
     }
     await this.appendAll(records);
-    for (const effect of retry) this.states.get(effect.action_id)!.phase = 'settled';
+    for (const effect of retry) this.ledger.states.get(effect.action_id)!.phase = 'settled';
     if (baseMoved) {
       const nowAt = after.get(base!.ref) ?? 'nowhere';
-      this.refusePlan('base-moved', `base ${this.plan.base.selector} moved to ${nowAt} during apply`, 0);
+      this.ledger.refusePlan(
+        'base-moved',
+        `base ${this.plan.base.selector} moved to ${nowAt} during apply`,
+        0,
+      );
       return 'stop';
     }
     for (const effect of retry) {
@@ -1054,7 +981,7 @@ class ApplyRun {
     const check = await this.inspect(effect, true);
     if (check.state !== 'committed') {
       this.notePin(effect, check);
-      this.settle(index, {
+      this.ledger.settle(index, {
         outcome: 'failed',
         reason: 'postcondition-failed',
         message: `expected the target absent and the recovery ref at ${effect.old_oid}; found ${describeInspection(check)}`,
@@ -1063,14 +990,14 @@ class ApplyRun {
       return 'next';
     }
     await this.append({ type: 'verified', action_id: effect.action_id, at: this.now() });
-    this.deletedThisRun += 1;
-    this.settle(index, { outcome: 'deleted', verified: true, recovered });
+    this.ledger.deletedThisRun += 1;
+    this.ledger.settle(index, { outcome: 'deleted', verified: true, recovered });
     await this.checkpoint('after-verified', effect.action_id);
     return 'next';
   }
 
   /** A pin found at the old OID is a recovery root even when the action did not complete. */
   private notePin(effect: DeleteEffect & { action_id: number }, inspection: EffectInspection): void {
-    if (inspection.pin_oid === effect.old_oid) this.pins.set(effect.action_id, effect.old_oid);
+    if (inspection.pin_oid === effect.old_oid) this.ledger.pin(effect.action_id);
   }
 }

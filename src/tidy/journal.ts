@@ -1,23 +1,8 @@
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { lstat, open, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { RefusalError } from '../core/errors.js';
-import { ensureDir, fsyncDir, Journal, readJournal } from '../core/fs-atomic.js';
+import { journalCorrupt as corrupt, readJournalBounded, type TornTailRecord } from './engine/journal.js';
 
 /**
- * The apply journal: `DIR/journals/<plan_id>.jsonl`, one JSON record per line, each
- * fsynced before the step it announces is taken. It is the only durable memory of what an
- * interrupted apply may have done, so it is read strictly: a record that does not fit
- * the plan or the protocol refuses rather than being guessed at.
+ * The branch-deletion protocol's records in the engine's journal (`engine/journal.ts`:
+ * `DIR/journals/<plan_id>.jsonl`, read strictly, bounded, torn tail discarded).
  *
  * Protocol per delete action: `intent` (before the transaction) → `outcome` (after it,
  * from an inspection of the repository) → `verified` (after the postcondition check).
@@ -59,14 +44,7 @@ export interface VerifiedRecord {
   at: string;
 }
 
-/** Evidence kept when a torn final line (a write cut by a crash) is removed before appending. */
-export interface TornTailRecord {
-  type: 'torn-tail-discarded';
-  bytes: number;
-  /** The torn text, at most TORN_TEXT_LIMIT characters of it. */
-  text: string;
-  at: string;
-}
+export type { TornTailRecord };
 
 export type JournalRecord = IntentRecord | OutcomeRecord | VerifiedRecord | TornTailRecord;
 
@@ -101,24 +79,6 @@ export interface LoadedJournal {
   states: Map<number, ActionJournalState>;
   /** A final line without its newline: never trusted, only reported and discarded on append. */
   tornTail: string | undefined;
-}
-
-const TORN_TEXT_LIMIT = 512;
-
-export function journalDir(stateDir: string): string {
-  return join(stateDir, 'journals');
-}
-
-export function journalPath(stateDir: string, planId: string): string {
-  return join(journalDir(stateDir), `${planId}.jsonl`);
-}
-
-function corrupt(path: string, line: number, why: string): RefusalError {
-  return new RefusalError(
-    'journal-corrupt',
-    `journal ${path} line ${line}: ${why}; review it manually, it is never repaired automatically`,
-    { journal: path, line },
-  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -228,147 +188,7 @@ export async function loadJournal(
   actions: readonly JournalAction[],
   maxBytes: number,
 ): Promise<LoadedJournal> {
-  let size = 0;
-  try {
-    const info = await lstat(path);
-    if (!info.isFile())
-      throw new RefusalError('journal-corrupt', `journal ${path} is not a regular file`, { journal: path });
-    size = info.size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  if (size > maxBytes)
-    throw new RefusalError('bound-exceeded', `journal ${path} is larger than ${maxBytes} bytes`, {
-      journal: path,
-    });
-  let contents: Awaited<ReturnType<typeof readJournal>>;
-  try {
-    contents = await readJournal(path);
-  } catch (error) {
-    const match = /line (\d+)/.exec((error as Error).message);
-    throw corrupt(path, match ? Number(match[1]) : 0, 'not valid JSON');
-  }
+  const contents = await readJournalBounded(path, maxBytes);
   const records = contents.records.map((raw, index) => checkRecord(raw, path, index + 1));
   return { path, records, states: foldJournal(path, records, actions), tornTail: contents.tornTail };
-}
-
-/**
- * Removes a torn final line so the next record starts on a line of its own, and returns
- * the torn text for the journal's `torn-tail-discarded` record. Dropping it loses nothing
- * the protocol relies on: `append` never returned for that record, so no step was taken
- * on the strength of it; whatever it announced is re-established by inspection.
- */
-export async function discardTornTail(path: string, tornTail: string): Promise<void> {
-  const handle = await open(path, 'r+');
-  try {
-    const { size } = await handle.stat();
-    const tornBytes = Buffer.byteLength(tornTail, 'utf8');
-    // Re-check under the open handle: the file must still end with exactly that text.
-    const tail = Buffer.alloc(Math.min(tornBytes + 1, size));
-    await handle.read(tail, 0, tail.length, size - tail.length);
-    const expected = Buffer.from(tornTail, 'utf8');
-    const endsWithTorn =
-      tail.subarray(tail.length - expected.length).equals(expected) &&
-      (tail.length === expected.length || tail[0] === 0x0a);
-    if (!endsWithTorn)
-      throw new RefusalError('journal-corrupt', `journal ${path} changed while it was being read`, {
-        journal: path,
-      });
-    await handle.truncate(size - tornBytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-export function tornTailRecord(tornTail: string, at: string): TornTailRecord {
-  return {
-    type: 'torn-tail-discarded',
-    bytes: Buffer.byteLength(tornTail, 'utf8'),
-    text: tornTail.slice(0, TORN_TEXT_LIMIT),
-    at,
-  };
-}
-
-/** Opens the plan's journal for appending, creating `journals/` (mode 0700) when needed. */
-export async function openJournal(stateDir: string, planId: string): Promise<Journal> {
-  const dir = journalDir(stateDir);
-  await ensureDir(dir, 0o700);
-  const info = await lstat(dir);
-  if (!info.isDirectory() || info.isSymbolicLink())
-    throw new RefusalError('state-dir-symlink', `${dir} is not a real directory`, { path: dir });
-  return Journal.open(journalPath(stateDir, planId));
-}
-
-/**
- * One apply at a time per plan: `journals/<plan_id>.lock`, created exclusively and holding
- * the owner's pid. A lock whose pid no longer exists was left by a killed run and is taken
- * over; a live one refuses. (A recycled pid can make a dead owner look alive: the refusal
- * then names the lock file to remove by hand.)
- */
-export class ApplyLock {
-  private constructor(readonly path: string) {}
-
-  static async acquire(stateDir: string, planId: string): Promise<ApplyLock> {
-    const dir = journalDir(stateDir);
-    await ensureDir(dir, 0o700);
-    const info = await lstat(dir);
-    if (!info.isDirectory() || info.isSymbolicLink())
-      throw new RefusalError('state-dir-symlink', `${dir} is not a real directory`, { path: dir });
-    const path = join(dir, `${planId}.lock`);
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      try {
-        const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-        try {
-          writeSync(fd, `${process.pid}\n`);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        await fsyncDir(dir);
-        return new ApplyLock(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const owner = readLockOwner(path);
-      if (owner !== undefined && isAlive(owner))
-        throw new RefusalError(
-          'apply-in-progress',
-          `another apply of this plan is running (pid ${owner}); if it is not, remove ${path}`,
-          { lock: path, pid: owner },
-        );
-      // The owner is gone (or the file is unreadable): take the stale lock over once.
-      await unlink(path).catch(() => {});
-    }
-    throw new RefusalError('apply-in-progress', `could not take the apply lock ${path}`, { lock: path });
-  }
-
-  release(): void {
-    try {
-      const owner = readLockOwner(this.path);
-      if (owner === process.pid) unlinkSync(this.path);
-    } catch {
-      // Already gone: nothing to release.
-    }
-  }
-}
-
-function readLockOwner(path: string): number | undefined {
-  try {
-    if (statSync(path).size > 64) return undefined;
-    const pid = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -8,10 +8,11 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
-import { selectBackend } from './backend.js';
-import { decideGitTargets, effectsFor, planWorktrees } from './decide.js';
-import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './equivalence-git.js';
-import { checkTextBound, observeGit, type PartialGitObservation } from './observe-git.js';
+import { decideGitTargets, effectsFor, planWorktrees } from './backends/git/decide.js';
+import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './backends/git/equivalence.js';
+import { observeGit, type PartialGitObservation } from './backends/git/observe.js';
+import { selectBackend } from './backends/registry.js';
+import { checkTextBound } from './bounded.js';
 import {
   type BackendName,
   DEFAULT_PLAN_BOUNDS,
@@ -102,6 +103,103 @@ async function openStore(stateDir: string | undefined) {
   return { dir: stateDir, store };
 }
 
+interface GitPlanInputs {
+  options: PlanOptions;
+  path: string;
+  explicit: string[] | undefined;
+  storing: Awaited<ReturnType<typeof openStore>>;
+  deadline: Deadline;
+  bounds: TidyBounds;
+  counter: { calls: number };
+  partial: PartialGitObservation;
+}
+
+/**
+ * The Git plan: observe, decide, read the equivalence evidence, and store a complete plan
+ * when asked to. Fills `plan`; returns the stored record's path (null when nothing is stored).
+ */
+async function planGit(plan: TidyPlanV1, inputs: GitPlanInputs): Promise<string | null> {
+  const { options, path, explicit, storing, deadline, bounds, counter, partial } = inputs;
+  const maxChecks = options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS;
+  const observation = await observeGit(
+    // More branches than checks: the evidence checks the newest tips, by their times.
+    {
+      path,
+      baseSelector: options.base,
+      refs: explicit,
+      ...(maxChecks > 0 ? { tipTimesAbove: maxChecks } : {}),
+    },
+    { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
+  );
+  const { layout } = observation;
+  if (storing !== undefined)
+    await storing.store.checkStateDir(storing.dir, [
+      layout.toplevel ?? '',
+      layout.gitDir,
+      layout.commonDir,
+      ...observation.worktrees.map((worktree) => worktree.path),
+    ]);
+
+  plan.backend.version = observation.gitVersion;
+  plan.repository = repositoryFrom(partial);
+  plan.base = { selector: observation.base.selector, ref: observation.base.ref, oid: observation.base.oid };
+  plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
+  plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
+  plan.targets = decideGitTargets(observation);
+  options.beforeEvidence?.();
+  // Evidence only, after the decisions: it never changes one.
+  const equivalence = await readEquivalence(
+    plan.targets,
+    {
+      commonDir: layout.commonDir,
+      objectFormat: layout.objectFormat,
+      baseOid: observation.base.oid,
+      gitVersion: observation.gitVersion,
+      maxChecks,
+      tipTimes: observation.tipTimes,
+    },
+    { deadline, bounds, signal: options.signal, cwd: layout.path, counter },
+  );
+  // Interrupted while the evidence was read: the plan is not complete (nothing is stored).
+  if (options.signal?.aborted)
+    throw new IncompleteObservationError(
+      'cancelled',
+      'the plan was interrupted during the equivalence checks',
+    );
+  for (const target of plan.targets) {
+    const found = equivalence.get(target.ref);
+    if (found !== undefined) target.evidence.equivalence = found;
+  }
+  plan.status = 'complete';
+  if (observation.baseChanged || observation.worktreesChanged) {
+    // Every decision rests on the base and the worktree list: all targets are retained.
+    plan.status = 'incomplete';
+    plan.refusal = {
+      code: 'changed-during-observation',
+      message: observation.baseChanged
+        ? 'the base changed during observation; every target is retained as uncertain'
+        : "the worktree list or a worktree's rebase/bisect state changed during observation; every target is retained as uncertain",
+    };
+  }
+  const planId = storing !== undefined && plan.status === 'complete' ? storing.store.newPlanId() : '';
+  plan.plan_id = planId;
+  plan.effects = effectsFor(plan.targets, planId);
+
+  checkRecordSize(plan, bounds);
+  if (storing === undefined || plan.status !== 'complete') return null;
+  const { loadOrCreatePlanKey, planKeyPath } = await import('./plan-key.js');
+  const { readGitBinding } = await import('./backends/git/binding.js');
+  const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), storing.dir);
+  const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
+    deadline,
+    bounds,
+    signal: options.signal,
+    cwd: layout.path,
+    counter,
+  });
+  return storing.store.writePlanRecord(storing.dir, plan, { key, binding }, bounds.maxRecordBytes);
+}
+
 /** Plans tidy for a Git or jj repository. */
 export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
@@ -155,7 +253,7 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
 
     const path = resolve(cwd, options.path);
     if (selectBackend(path, options.backend) === 'jj') {
-      const { planJj } = await import('./plan-jj.js');
+      const { planJj } = await import('./backends/jj/plan.js');
       const storeJj = await planJj(
         plan,
         {
@@ -174,90 +272,16 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
       return { plan, exitCode: 0, recordPath, gitCalls: counter.calls };
     }
 
-    const maxChecks = options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS;
-    const observation = await observeGit(
-      // More branches than checks: the evidence checks the newest tips, by their times.
-      {
-        path,
-        baseSelector: options.base,
-        refs: explicit,
-        ...(maxChecks > 0 ? { tipTimesAbove: maxChecks } : {}),
-      },
-      { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
-    );
-    const { layout } = observation;
-    if (storing !== undefined)
-      await storing.store.checkStateDir(storing.dir, [
-        layout.toplevel ?? '',
-        layout.gitDir,
-        layout.commonDir,
-        ...observation.worktrees.map((worktree) => worktree.path),
-      ]);
-
-    plan.backend.version = observation.gitVersion;
-    plan.repository = repositoryFrom(partial);
-    plan.base = { selector: observation.base.selector, ref: observation.base.ref, oid: observation.base.oid };
-    plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
-    plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
-    plan.targets = decideGitTargets(observation);
-    options.beforeEvidence?.();
-    // Evidence only, after the decisions: it never changes one.
-    const equivalence = await readEquivalence(
-      plan.targets,
-      {
-        commonDir: layout.commonDir,
-        objectFormat: layout.objectFormat,
-        baseOid: observation.base.oid,
-        gitVersion: observation.gitVersion,
-        maxChecks,
-        tipTimes: observation.tipTimes,
-      },
-      { deadline, bounds, signal: options.signal, cwd: layout.path, counter },
-    );
-    // Interrupted while the evidence was read: the plan is not complete (nothing is stored).
-    if (options.signal?.aborted)
-      throw new IncompleteObservationError(
-        'cancelled',
-        'the plan was interrupted during the equivalence checks',
-      );
-    for (const target of plan.targets) {
-      const found = equivalence.get(target.ref);
-      if (found !== undefined) target.evidence.equivalence = found;
-    }
-    plan.status = 'complete';
-    if (observation.baseChanged || observation.worktreesChanged) {
-      // Every decision rests on the base and the worktree list: all targets are retained.
-      plan.status = 'incomplete';
-      plan.refusal = {
-        code: 'changed-during-observation',
-        message: observation.baseChanged
-          ? 'the base changed during observation; every target is retained as uncertain'
-          : "the worktree list or a worktree's rebase/bisect state changed during observation; every target is retained as uncertain",
-      };
-    }
-    const planId = storing !== undefined && plan.status === 'complete' ? storing.store.newPlanId() : '';
-    plan.plan_id = planId;
-    plan.effects = effectsFor(plan.targets, planId);
-
-    checkRecordSize(plan, bounds);
-    if (storing !== undefined && plan.status === 'complete') {
-      const { loadOrCreatePlanKey, planKeyPath } = await import('./plan-key.js');
-      const { readGitBinding } = await import('./binding-git.js');
-      const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), storing.dir);
-      const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
-        deadline,
-        bounds,
-        signal: options.signal,
-        cwd: layout.path,
-        counter,
-      });
-      recordPath = await storing.store.writePlanRecord(
-        storing.dir,
-        plan,
-        { key, binding },
-        bounds.maxRecordBytes,
-      );
-    }
+    recordPath = await planGit(plan, {
+      options,
+      path,
+      explicit,
+      storing,
+      deadline,
+      bounds,
+      counter,
+      partial,
+    });
   } catch (error) {
     recordPath = null;
     if (error instanceof RefusalError) fail('refused', error.code, error.message, error.details);

@@ -3,16 +3,18 @@
  * (`stw tidy show`), and the recovery pins in a repository (`stw tidy pins`) with the
  * plan, branch and time behind each and the command that restores it. See docs/tidy.md.
  */
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { RefusalError } from '../core/errors.js';
 import { readJournal } from '../core/fs-atomic.js';
 import { isFullOid } from '../core/git.js';
-import { restoreCommand } from './effects-git.js';
-import { journalPath } from './journal.js';
-import { discoverGitLayout, type GitCallContext, observeGitOk } from './observe-git.js';
+import { restoreCommand } from './backends/git/effects.js';
+import { discoverGitLayout, type GitCallContext, observeGitOk } from './backends/git/observe.js';
+import { journalPath } from './engine/journal.js';
+import { branchFromPinNote } from './pin-note.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDirPrivate, readPlanRecord } from './store.js';
 import { DEFAULT_PLAN_BOUNDS, PLAN_ID_PATTERN, RECOVERY_REF_PREFIX, type TidyPlanV1 } from './types.js';
@@ -38,9 +40,9 @@ export interface RecoveryPin {
   plan_id: string | null;
   action_id: number | null;
   oid: string;
-  /** The branch it preserves, from the stored plan (null without --state-dir or plan). */
+  /** The branch it preserves: from the stored plan, else from the pin's reflog (pin-note.ts); null when neither says. */
   branch: string | null;
-  /** When apply journaled the pinning transaction, else the loose ref file's time; null when unknown. */
+  /** When apply journaled the pinning transaction, else the pin's reflog time, else the loose ref file's; null when unknown. */
   pinned_at: string | null;
   age_seconds: number | null;
   /** The command that restores the branch (null when the branch is unknown). */
@@ -102,8 +104,9 @@ export async function listRecoveryPins(options: PinsOptions): Promise<PinsListin
     }
     const effect = facts?.plan.effects.find((e) => e.action_id === actionId && e.recovery_ref === ref);
     const journaled = facts?.pinnedAt.get(actionId) ?? null;
-    const pinnedAt = journaled ?? (await looseRefTime(layout.commonDir, ref));
-    const branch = effect?.ref ?? null;
+    const note = named ? await readPinNote(layout.commonDir, ref) : null;
+    const pinnedAt = journaled ?? note?.at ?? (await looseRefTime(layout.commonDir, ref));
+    const branch = effect?.ref ?? note?.branch ?? null;
     pins.push({
       recovery_ref: ref,
       plan_id: named ? planId : null,
@@ -149,6 +152,40 @@ async function readPlanFacts(
       if (!Number.isNaN(at.getTime())) pinnedAt.set(record.action_id, at);
     }
   return { plan, pinnedAt };
+}
+
+/** A reflog is read up to this many bytes: its first entry is the pin's creation. */
+const PIN_REFLOG_BYTES = 65_536;
+
+/**
+ * The branch and time a pin's reflog records (its first entry: the transaction that made
+ * it, pin-note.ts); null without a reflog (a pin made before pins described themselves, or
+ * a ref backend without reflog files) or without a note in it.
+ */
+async function readPinNote(commonDir: string, ref: string): Promise<{ branch: string; at: Date } | null> {
+  let text: string;
+  try {
+    const handle = await open(
+      join(commonDir, 'logs', ...ref.split('/')),
+      constants.O_RDONLY | constants.O_NOFOLLOW,
+    );
+    try {
+      const buffer = Buffer.alloc(PIN_REFLOG_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+  const newline = text.indexOf('\n');
+  if (newline < 0) return null;
+  // <old> SP <new> SP <name> <<email>> SP <seconds> SP <tz> TAB <message>
+  const entry = /^[0-9a-f]+ [0-9a-f]+ [^\n]*> (\d+) [+-]\d{4}\t(.*)$/.exec(text.slice(0, newline));
+  if (entry === null) return null;
+  const branch = branchFromPinNote(entry[2]!, ref);
+  return branch === null ? null : { branch, at: new Date(Number(entry[1]) * 1000) };
 }
 
 /** The modification time of a loose ref file; null when the ref is packed. */

@@ -505,8 +505,11 @@ export interface RetirementBackend {
    * The effects return null when the native command reported success, else one line of
    * what it reported; either way the caller inspects afterwards to learn what happened.
    */
-  /** Pins the task's commit at the recovery name; creation only, never moves an existing pin. */
-  pin(name: string, oid: string, ctx: RetirementNativeContext): Promise<string | null>;
+  /**
+   * Pins the task's commit at the recovery name; creation only, never moves an existing pin.
+   * `branch`: the task branch it preserves (git records it in the pin's reflog; null on jj).
+   */
+  pin(name: string, oid: string, branch: string | null, ctx: RetirementNativeContext): Promise<string | null>;
   inspectPin(name: string, oid: string, ctx: RetirementNativeContext): Promise<NativeInspection>;
   /** Removes the lock the tool created, only when its text is exactly `lock` (git; jj has none). */
   removeOwnLock(

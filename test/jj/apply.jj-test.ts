@@ -274,6 +274,27 @@ describe('tidy apply on jj', () => {
     assert.deepEqual(locals(f.repo), before, 'nothing deleted, no recovery bookmark');
   });
 
+  it('an action deleted by a killed run but not yet verified keeps its pin and says verification is pending when the next run stops before it', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    const crashed = await crash(f, p.plan_id, 'after-outcome:1');
+    assert.equal(crashed.code, null, `killed (stderr: ${crashed.stderr})`);
+    // Too little of the deadline left to start an action: the run stops before action 1,
+    // whose deletion the journal records but no run verified (the same as on Git).
+    const result = await applyHere(f, p.plan_id, { deadline: controlledDeadline(() => 1_500) });
+    assert.deepEqual(result.interruption, { cause: 'deadline', before_action_id: 1 });
+    assert.equal(result.actions[0]?.outcome, 'not-attempted');
+    assert.equal(result.actions[0]?.reason, 'verification-pending');
+    assert.match(result.actions[0]?.message ?? '', /^deleted by an earlier run and not yet verified; /);
+    assert.equal(result.actions[1]?.reason, 'deadline');
+    assert.deepEqual(
+      result.recovery.map((r) => [r.ref, r.recovery_ref]),
+      [['done', `stw-recovery/${p.plan_id}/1`]],
+    );
+    assert.equal(locals(f.repo).get(`stw-recovery/${p.plan_id}/1`), JSON.stringify([f.commits['done']]));
+    assertNothingLost(f, p);
+  });
+
   for (const step of [
     'after-intent',
     'after-pin',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { readBookmarks } from '../../src/tidy/observe-jj.js';
+import { readBookmarks } from '../../src/tidy/backends/jj/observe.js';
 import { IncompleteObservationError } from '../../src/tidy/types.js';
 import { runCliJson } from '../helpers/cli.js';
 import { checkedPlan, STW_NOW } from '../tidy/helpers.js';

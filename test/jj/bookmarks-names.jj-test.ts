@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { readBookmarks } from '../../src/tidy/observe-jj.js';
+import { readBookmarks } from '../../src/tidy/backends/jj/observe.js';
 import { runCliJson } from '../helpers/cli.js';
 import { testEnv } from '../helpers/git-repo.js';
 import { checkedPlan, STW_NOW } from '../tidy/helpers.js';
@@ -63,7 +63,7 @@ describe('jj bookmarks read by name: no jj process outlives a failed view read',
   after(() => repo.cleanup());
 
   it('readView settles its bookmark chunks before it throws', async () => {
-    const { readView } = await import('../../src/tidy/effects-jj.js');
+    const { readView } = await import('../../src/tidy/backends/jj/effects.js');
     const op = repo.op();
     // 700 bytes: the workspace list (four workspaces) is over it at once; the bookmark
     // listing is over it too and goes on to its names and chunks.

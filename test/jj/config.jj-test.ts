@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readCommitState, readCurrentOperation } from '../../src/tidy/observe-jj.js';
+import { readCommitState, readCurrentOperation } from '../../src/tidy/backends/jj/observe.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCliJson } from '../helpers/cli.js';
 import { checkedPlan, STW_NOW } from '../tidy/helpers.js';

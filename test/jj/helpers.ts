@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Deadline } from '../../src/core/deadline.js';
-import type { JjCallContext } from '../../src/tidy/observe-jj.js';
+import type { JjCallContext } from '../../src/tidy/backends/jj/observe.js';
 import { DEFAULT_PLAN_BOUNDS } from '../../src/tidy/types.js';
 import { makeTempDir, testEnv } from '../helpers/git-repo.js';
 

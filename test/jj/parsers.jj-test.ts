@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { COMMIT_STATE_TEMPLATE } from '../../src/tidy/observe-jj.js';
+import { COMMIT_STATE_TEMPLATE } from '../../src/tidy/backends/jj/observe.js';
 import {
   parseBookmarkList,
   parseCommitState,
   parseOperationId,
   parseWorkspaceList,
-} from '../../src/tidy/observe-jj-parse.js';
+} from '../../src/tidy/backends/jj/observe-parse.js';
 import { IncompleteObservationError } from '../../src/tidy/types.js';
 import { type JjRepo, makeJjRepo } from './helpers.js';
 

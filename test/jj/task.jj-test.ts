@@ -20,7 +20,7 @@ import type { TaskCreateResult } from '../../src/task/create.js';
 import type { TaskListResult } from '../../src/task/list.js';
 import { isJjTask, loadTask } from '../../src/task/store.js';
 import type { JjTaskCreatedFacts, JjTaskCreationPlan } from '../../src/task/types.js';
-import { readCommitState, visibleCommitRevset } from '../../src/tidy/observe-jj.js';
+import { readCommitState, visibleCommitRevset } from '../../src/tidy/backends/jj/observe.js';
 import { loadPlanKey, planKeyPath } from '../../src/tidy/plan-key.js';
 import { applyRetirement, type RetirementApplyResult } from '../../src/tidy/retire/apply.js';
 import { jjRetirementBlockers } from '../../src/tidy/retire/decide-jj.js';

@@ -14,7 +14,7 @@ import {
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { TidyApplyResult } from '../../src/tidy/apply.js';
-import { ApplyLock } from '../../src/tidy/journal.js';
+import { ApplyLock } from '../../src/tidy/engine/lock.js';
 import { loadPlanKey, planKeyPath } from '../../src/tidy/plan-key.js';
 import { planIntegrity } from '../../src/tidy/store.js';
 import type { RepositoryBinding, TidyPlanV1 } from '../../src/tidy/types.js';

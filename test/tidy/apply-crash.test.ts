@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
+import { Deadline } from '../../src/core/deadline.js';
+import { applyTidyPlan } from '../../src/tidy/apply.js';
 import {
   apply,
   assertNothingLost,
@@ -56,6 +58,34 @@ describe('stw tidy apply: crash injection and retry', () => {
       );
     });
   }
+
+  it('an action deleted by a killed run but not yet verified keeps its pin and says verification is pending when the next run stops before it', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    const crashed = await crashRun(f, p.plan_id, 'after-outcome:1');
+    assert.equal(crashed.code, null, `the process was killed (stderr: ${crashed.stderr})`);
+    const result = await applyTidyPlan({
+      planId: p.plan_id,
+      stateDir: f.stateDir,
+      authorize: true,
+      deadline: Deadline.after(0),
+    });
+    assert.equal(result.status, 'cancelled', JSON.stringify(result));
+    assert.deepEqual(result.interruption, { cause: 'deadline', before_action_id: 1 });
+    assert.deepEqual(
+      result.actions.map((a) => [a.outcome, a.reason]),
+      [
+        ['not-attempted', 'verification-pending'],
+        ['not-attempted', 'deadline'],
+      ],
+    );
+    assert.match(result.actions[0]!.message ?? '', /^deleted by an earlier run and not yet verified; /);
+    assert.deepEqual(
+      result.recovery.map((r) => [r.ref, r.recovery_ref]),
+      [['refs/heads/done', `refs/stw-recovery/${p.plan_id}/1`]],
+    );
+    assertNothingLost(f, p);
+  });
 
   it('killed after the transaction with a torn journal tail: the tail is kept as evidence and the run completes', async () => {
     const f = fixture();

@@ -11,7 +11,7 @@ import {
   readRefOids,
   restoreCommand,
   shellQuote,
-} from '../../src/tidy/effects-git.js';
+} from '../../src/tidy/backends/git/effects.js';
 import { makeRepo, makeTempDir, type TestRepo, testEnv } from '../helpers/git-repo.js';
 
 const PLAN = 'fedcba9876543210fedcba9876543210';

@@ -3,15 +3,9 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, write
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { RefusalError } from '../../src/core/errors.js';
-import {
-  ApplyLock,
-  discardTornTail,
-  type JournalAction,
-  journalPath,
-  loadJournal,
-  openJournal,
-  tornTailRecord,
-} from '../../src/tidy/journal.js';
+import { discardTornTail, journalPath, openJournal, tornTailRecord } from '../../src/tidy/engine/journal.js';
+import { ApplyLock } from '../../src/tidy/engine/lock.js';
+import { type JournalAction, loadJournal } from '../../src/tidy/journal.js';
 import { makeTempDir } from '../helpers/git-repo.js';
 
 const PLAN = '0123456789abcdef0123456789abcdef';

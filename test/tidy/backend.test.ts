@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isSupportedJjVersion, parseJjVersion } from '../../src/core/jj.js';
-import { selectBackend } from '../../src/tidy/backend.js';
+import { selectBackend } from '../../src/tidy/backends/registry.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 import { REPO_ROOT } from '../helpers/paths.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
 import { Deadline } from '../../src/core/deadline.js';
-import { readEquivalence } from '../../src/tidy/equivalence-git.js';
+import { readEquivalence } from '../../src/tidy/backends/git/equivalence.js';
 import { planTidy } from '../../src/tidy/plan.js';
 import { DEFAULT_PLAN_BOUNDS, type PlanEquivalence, type TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCliJson } from '../helpers/cli.js';

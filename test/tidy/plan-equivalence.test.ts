@@ -3,7 +3,7 @@ import { chmodSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
-import { MAX_PATCH_ID_COMMITS } from '../../src/tidy/equivalence-git.js';
+import { MAX_PATCH_ID_COMMITS } from '../../src/tidy/backends/git/equivalence.js';
 import { planTidy } from '../../src/tidy/plan.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';

@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/core/clock.js';
 import type { TaskRegistration } from '../../src/task/types.js';
 import { applyRetirement } from '../../src/tidy/retire/apply.js';
+import type { PinsListing } from '../../src/tidy/review.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import {
   applyRetire,
@@ -58,6 +59,12 @@ describe('stw tidy apply: retiring a clean integrated task', () => {
       present: true,
       restore_command: `git update-ref refs/heads/stw/task/task-1 refs/stw-recovery/${plan.plan_id}/1 ''`,
     });
+    // The pin describes itself: tidy pins names the task branch without the state directory.
+    const pins = await runCliJson<PinsListing>(['tidy', 'pins', f.repo.dir], { cwd: f.parent });
+    assert.deepEqual(
+      pins.json.pins.map((pin) => [pin.recovery_ref, pin.branch, pin.restore_command]),
+      [[json.recovery?.ref, f.branch, json.recovery?.restore_command]],
+    );
     assert.deepEqual(journalTypes(f, plan.plan_id), [
       'intent:1',
       'outcome:1:done',

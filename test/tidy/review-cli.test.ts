@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { branchFromPinNote, pinNoteMessage } from '../../src/tidy/pin-note.js';
 import type { PinsListing } from '../../src/tidy/review.js';
 import type { TidyPlanV1 } from '../../src/tidy/types.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -96,16 +97,60 @@ describe('stw tidy pins', () => {
     assert.ok(human.stdout.includes(`git update-ref refs/heads/done2 refs/stw-recovery/${p.plan_id}/2 ''`));
   });
 
-  it('without --state-dir the branch is unknown and said to be', async () => {
+  it('without --state-dir each pin describes itself from its reflog: branch, time and restore command', async () => {
+    const f = fixture();
+    const p = await plan(f);
+    await apply(f, p.plan_id);
+    const listed = await runCliJson<PinsListing>(['tidy', 'pins'], { cwd: f.repo.dir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.json.state_dir, null);
+    assert.deepEqual(
+      listed.json.pins.map((pin) => [pin.branch, pin.plan_id, pin.action_id, pin.oid]),
+      [
+        ['refs/heads/done', p.plan_id, 1, f.oids['done']],
+        ['refs/heads/done2', p.plan_id, 2, f.oids['done2']],
+      ],
+    );
+    // One transaction pinned both: each pin's reflog names its own branch.
+    const reflog = f.repo.git(['reflog', 'show', '--format=%gs', `refs/stw-recovery/${p.plan_id}/2`]);
+    assert.match(reflog, /^stw-recovery \{"plan":"[0-9a-f]{32}","pins":\{/);
+    for (const pin of listed.json.pins) assert.notEqual(pin.pinned_at, null, 'the reflog entry dates it');
+    execFileSync('sh', ['-c', listed.json.pins[1]!.restore_command!], { cwd: f.repo.dir, env: testEnv() });
+    assert.equal(refMap(f.repo).get('refs/heads/done2'), f.oids['done2']);
+    const human = await runCli(['tidy', 'pins'], { cwd: f.repo.dir });
+    assert.ok(human.stdout.includes(`branch refs/heads/done, plan ${p.plan_id} action 1`), human.stdout);
+    assert.doesNotMatch(human.stdout, /give --state-dir DIR/);
+  });
+
+  it('a pin without a note (made by hand or by an older version) has no branch, and says so', async () => {
     const f = fixture();
     const p = await plan(f, ['done']);
     await apply(f, p.plan_id);
+    const other = `refs/stw-recovery/${'f'.repeat(32)}/1`;
+    f.repo.git(['update-ref', other, f.oids['done']!]);
     const listed = await runCliJson<PinsListing>(['tidy', 'pins'], { cwd: f.repo.dir });
     assert.equal(listed.code, 0);
-    assert.equal(listed.json.pins.length, 1);
-    assert.equal(listed.json.pins[0]?.branch, null);
-    assert.equal(listed.json.pins[0]?.restore_command, null);
+    const byRef = new Map(listed.json.pins.map((pin) => [pin.recovery_ref, pin]));
+    assert.equal(byRef.get(`refs/stw-recovery/${p.plan_id}/1`)?.branch, 'refs/heads/done');
+    assert.equal(byRef.get(other)?.branch, null);
+    assert.equal(byRef.get(other)?.restore_command, null);
     const human = await runCli(['tidy', 'pins'], { cwd: f.repo.dir });
     assert.match(human.stdout, /give --state-dir DIR/);
+  });
+});
+
+describe('pin notes', () => {
+  it('name each pin of a batch by plan and action, and nothing else', () => {
+    const plan = 'a'.repeat(32);
+    const message = pinNoteMessage([
+      { ref: 'refs/heads/one', recovery_ref: `refs/stw-recovery/${plan}/1` },
+      { ref: 'refs/heads/\u00e9t\u00e9', recovery_ref: `refs/stw-recovery/${plan}/2` },
+    ]);
+    assert.equal(branchFromPinNote(message, `refs/stw-recovery/${plan}/1`), 'refs/heads/one');
+    assert.equal(branchFromPinNote(message, `refs/stw-recovery/${plan}/2`), 'refs/heads/\u00e9t\u00e9');
+    assert.equal(branchFromPinNote(message, `refs/stw-recovery/${plan}/3`), null);
+    assert.equal(branchFromPinNote(message, `refs/stw-recovery/${'b'.repeat(32)}/1`), null, 'another plan');
+    assert.equal(branchFromPinNote('update-ref: by hand', `refs/stw-recovery/${plan}/1`), null);
+    assert.equal(branchFromPinNote('stw-recovery {torn', `refs/stw-recovery/${plan}/1`), null);
   });
 });

@@ -2,6 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { createTask, type TaskCreateResult } from '../../task/create.js';
+import { BACKEND_NAMES, isBackendName } from '../../tidy/backends/registry.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
@@ -62,8 +63,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   for (const flag of ['base', 'task', 'owner', 'dest', 'state-dir'] as const)
     if (values[flag] === undefined) throw new UsageError(`--${flag} is required`, hint);
   const backend = values.backend;
-  if (backend !== undefined && backend !== 'git' && backend !== 'jj')
-    throw new UsageError(`--backend must be git or jj, not ${quote(backend)}`, hint);
+  if (!(backend === undefined || isBackendName(backend)))
+    throw new UsageError(`--backend must be ${BACKEND_NAMES.join(' or ')}, not ${quote(backend)}`, hint);
   let bounds: ReturnType<typeof boundsFromEnv>;
   try {
     bounds = boundsFromEnv(ctx.env, DEFAULT_APPLY_BOUNDS);

@@ -26,7 +26,7 @@ export function renderPins(listing: PinsListing, style: Style): string {
   if (listing.pins.some((pin) => pin.branch === null))
     out.push(
       listing.state_dir === null
-        ? 'branches and restore commands come from the stored plans: give --state-dir DIR'
+        ? 'a pin without a branch has no note in its reflog (made by an older version): give --state-dir DIR'
         : 'a pin without a branch is not in a plan stored in the state directory',
     );
   out.push('nothing was removed; review a pin before deleting it (git update-ref -d REF OID)');

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { RefusalError, UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
+import { BACKEND_NAMES, backendInfo, isBackendName } from '../../tidy/backends/registry.js';
 import { planTidy } from '../../tidy/plan.js';
 import { parseRefList, refListByteLimit } from '../../tidy/ref-list.js';
 import { boundsFromEnv, type PlanEquivalence, type PlanTarget, type TidyPlanV1 } from '../../tidy/types.js';
@@ -84,14 +85,15 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
       out.push(`  git dir: ${quote(repo.git_dir)}  common dir: ${quote(repo.common_dir)}`);
     }
   }
-  const baseKind = plan.backend.name === 'jj' ? 'bookmark' : 'ref';
+  const info = backendInfo(plan.backend.name);
+  const baseKind = info.selectorNoun;
   out.push(
     `base: ${quote(plan.base.selector)}${plan.base.ref === null ? '' : ` (${baseKind} ${quote(plan.base.ref)})`}${plan.base.oid === null ? ' (unresolved)' : ` at ${plan.base.oid}`}`,
   );
   out.push(
     plan.selection.mode === 'explicit'
-      ? `selection: ${plan.selection.refs.length} explicit ${plan.backend.name === 'jj' ? 'bookmark' : 'ref'}(s)`
-      : `selection: all local ${plan.backend.name === 'jj' ? 'bookmarks' : 'branches'} (${plan.selection.refs.length})`,
+      ? `selection: ${plan.selection.refs.length} explicit ${info.selectorNoun}(s)`
+      : `selection: all local ${info.refNoun.many} (${plan.selection.refs.length})`,
   );
   if (plan.jj !== undefined && plan.jj.workspaces.length > 0) {
     out.push('workspaces:');
@@ -128,7 +130,7 @@ export function renderPlan(plan: TidyPlanV1, style: Style, stateDir: string | un
     out.push('effects apply would perform (after --authorize):');
     for (const effect of plan.effects)
       out.push(
-        `  ${effect.action_id}. delete ${quote(effect.ref)} at ${effect.old_oid}${effect.recovery_ref === null ? '' : `, recovery ${plan.backend.name === 'jj' ? 'bookmark' : 'ref'} ${quote(effect.recovery_ref)} first`}`,
+        `  ${effect.action_id}. delete ${quote(effect.ref)} at ${effect.old_oid}${effect.recovery_ref === null ? '' : `, recovery ${backendInfo(plan.backend.name).pinNoun} ${quote(effect.recovery_ref)} first`}`,
       );
   }
   out.push('limits:');
@@ -221,8 +223,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (values.base === undefined)
     throw new UsageError('--base is required (a full ref name or object id)', hint);
   const backend = values.backend;
-  if (backend !== undefined && backend !== 'git' && backend !== 'jj')
-    throw new UsageError(`--backend must be git or jj, not ${quote(backend)}`, hint);
+  if (!(backend === undefined || isBackendName(backend)))
+    throw new UsageError(`--backend must be ${BACKEND_NAMES.join(' or ')}, not ${quote(backend)}`, hint);
   let bounds: ReturnType<typeof boundsFromEnv>;
   try {
     bounds = boundsFromEnv(ctx.env);

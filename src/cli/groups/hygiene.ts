@@ -1,4 +1,5 @@
 import type { GroupSpec } from '../command.js';
+import { signalHelpLines } from './signal-list.js';
 
 export const hygieneGroup: GroupSpec = {
   name: 'hygiene',
@@ -348,12 +349,7 @@ export const hygieneGroup: GroupSpec = {
         'Scans the Markdown docs and agent-context files (every file some agent reads: see',
         '`stw hygiene context`, and what they @import) of the',
         'project (the git toplevel, else the current directory) and prints, per file, the',
-        'signals a classifier needs: broken_reference, version_skew, edit_recency_vs_churn,',
-        'stale_name_location, archive_to_live_ratio, frontmatter_marker, append_only_growth,',
-        'duplicate_content and context_weight; in agent-context files also near_duplicate,',
-        'session_notes, context_growth, directory_map_drift, context_coverage,',
-        'misnamed_context_file, context_index_drift, tool_specific_wording, repeated_block,',
-        'machine_markers, stale_nested_context and dropped_tool_claim.',
+        ...signalHelpLines(),
         'Git facts come from one history pass.',
         '',
         'A link is judged where it is read: a doc no site builds on GitHub (the file tree);',

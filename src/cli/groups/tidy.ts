@@ -228,11 +228,14 @@ Exit codes: 0 shown, 1 refused (unknown, tampered or older plan, unsafe store or
 const PINS_HELP = `Usage: stw tidy pins [PATH] [--state-dir DIR] [--json]
 
 List the recovery refs (refs/stw-recovery/<plan_id>/<action_id>) in a repository: each
-one's commit, plan and action, and — from the plans and journals stored in DIR — the
-branch it preserves, when it was pinned, and the command that restores the branch.
-Without --state-dir the branch is unknown and the time is the loose ref file's, if any.
-Removes nothing. Git recovery refs only: on jj, recovery pins are bookmarks; list them
-with jj bookmark list 'glob:stw-recovery/*'.
+one's commit, plan and action, the branch it preserves, when it was pinned, and the
+command that restores the branch. Each pin describes itself: its reflog message, written
+by the transaction that made it, names its plan, action and branch, so no state
+directory is needed. With --state-dir the stored plan (authenticated) and its journal
+are read as well: the branch comes from the plan and the time from the journal. A pin
+made before pins described themselves has no branch without --state-dir. Removes
+nothing. Git recovery refs only: on jj, recovery pins are bookmarks; list them with
+jj bookmark list 'glob:stw-recovery/*'.
 
 Arguments:
   PATH              The repository (default: the current directory)

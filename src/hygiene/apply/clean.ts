@@ -657,6 +657,40 @@ async function pendingChanges(
   return { dirty, stagedState };
 }
 
+/** Step 6, stage: what the edits changed, tracked paths only, then the index checked. */
+async function stageApplied(
+  applied: ApplyResult,
+  root: string,
+  env: NodeJS.ProcessEnv | undefined,
+  deadline: Deadline,
+): Promise<void> {
+  // `-u`: only paths git already tracks are staged; a file that is not (however it got
+  // here) stays out of the commit, and the index check below refuses the run.
+  if (applied.stage.length > 0)
+    expectOk(await userGit(['add', '-u', '--', ...applied.stage], root, env, deadline), 'git add -u');
+  await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm]);
+}
+
+/** Step 8, stamp: last_clean is the commit's own time, written only once the commit exists; a failure only warns. */
+async function stampLastClean(
+  result: CleanResult,
+  commit: string,
+  root: string,
+  deadline: Deadline,
+  options: CleanOptions,
+  warnings: string[],
+): Promise<void> {
+  try {
+    await options.faults?.afterCommit?.();
+    const seconds = Number((await readGit(['show', '-s', '--format=%ct', commit], root, deadline)).trim());
+    result.last_clean = formatInstant(new Date(seconds * 1000));
+    await new StateStore(root).stamp('last_clean', result.last_clean);
+  } catch (error) {
+    delete result.last_clean;
+    warnings.push(`the commit was made, but last_clean could not be stamped: ${(error as Error).message}`);
+  }
+}
+
 async function cleanLocked(
   guard: GuardedPlan,
   options: CleanOptions,
@@ -726,11 +760,7 @@ async function cleanLocked(
         `${failed.path}: ${failed.reason}: ${failed.detail ?? ''}`.trim(),
       );
     }
-    // `-u`: only paths git already tracks are staged; a file that is not (however it got
-    // here) stays out of the commit, and the index check below refuses the run.
-    if (applied.stage.length > 0)
-      expectOk(await userGit(['add', '-u', '--', ...applied.stage], root, env, deadline), 'git add -u');
-    await verifyIndex(root, deadline, [...applied.stage, ...applied.staged_by_move, ...applied.staged_by_rm]);
+    await stageApplied(applied, root, env, deadline);
 
     entries = mergeOutcomes(plan.entries, applied, gateOutcome, 'applied');
     counts = countOutcomes(entries);
@@ -784,16 +814,7 @@ async function cleanLocked(
   };
   if (record.wip !== undefined) result.wip_commit = record.wip;
   if (record.staged !== undefined) result.staged_ref = record.staged.ref;
-  try {
-    await options.faults?.afterCommit?.();
-    // Step 8: the stamp is the commit's own time, written only now that the commit exists.
-    const seconds = Number((await readGit(['show', '-s', '--format=%ct', commit], root, deadline)).trim());
-    result.last_clean = formatInstant(new Date(seconds * 1000));
-    await new StateStore(root).stamp('last_clean', result.last_clean);
-  } catch (error) {
-    delete result.last_clean;
-    warnings.push(`the commit was made, but last_clean could not be stamped: ${(error as Error).message}`);
-  }
+  await stampLastClean(result, commit, root, deadline, options, warnings);
   try {
     // The commit exists: what lifecycle deletions held is final (a crash before this is
     // finished by the next run, which finds the commit).

@@ -91,170 +91,22 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
   let weightedSum = 0;
   entries.forEach((entry, index) => {
     if (!isObject(entry)) return;
-    const at = (...segments: (string | number)[]) => formatJsonPath(['entries', index, ...segments]);
-    const add = (path: string, message: string) => violations.push(`${path}: ${message}`);
-
+    const check: EntryCheck = {
+      entry,
+      path: entry['path'],
+      at: (...segments) => formatJsonPath(['entries', index, ...segments]),
+      add: (path, message) => violations.push(`${path}: ${message}`),
+      lineCount,
+    };
     if (typeof entry['id'] === 'string') {
       const first = firstIndexOfId.get(entry['id']);
-      if (first !== undefined) add(at('id'), `duplicate of entries[${first}].id ${show(entry['id'])}`);
+      if (first !== undefined)
+        check.add(check.at('id'), `duplicate of entries[${first}].id ${show(entry['id'])}`);
       else firstIndexOfId.set(entry['id'], index);
     }
-    const path = entry['path'];
-    // A lifecycle deletion names a matched file or folder, not a scanned doc.
-    const isLifecycleDelete = isObject(entry['exact_edit']) && entry['exact_edit']['kind'] === 'delete-path';
-    if (typeof path === 'string' && !shortlist.has(path) && !isLifecycleDelete)
-      add(at('path'), `${show(path)} is not in shortlist`);
-
-    const category = entry['category'];
-    if (isObject(category) && typeof category['subtype'] === 'string') {
-      const allowed: readonly string[] =
-        category['class'] === 'stale' ? STALE_SUBTYPES : category['class'] === 'bloat' ? BLOAT_SUBTYPES : [];
-      if (
-        typeof category['class'] === 'string' &&
-        allowed.length > 0 &&
-        !allowed.includes(category['subtype'])
-      )
-        add(at('category', 'subtype'), `${show(category['subtype'])} is not a ${category['class']} subtype`);
-    }
-
-    const opType = entry['op_type'];
-    const edit = entry['exact_edit'];
-    if (opType === 'deterministic' && edit === undefined)
-      add(at('exact_edit'), 'is required when op_type is "deterministic"');
-    if (opType === 'generative' && edit !== undefined)
-      add(at('exact_edit'), 'must be absent when op_type is "generative"');
-
-    if (entry['file_sha256'] !== undefined && opType !== 'generative')
-      add(
-        at('file_sha256'),
-        'only a generative entry carries a file hash (exact edits carry exact_edit.expected_sha256)',
-      );
-    const range = entry['reducible_range'];
-    if (range !== undefined && opType !== 'generative')
-      add(at('reducible_range'), 'only a generative entry has a reducible range');
-    if (isObject(range) && Number.isInteger(range['start_line']) && Number.isInteger(range['end_line'])) {
-      const start = range['start_line'] as number;
-      const end = range['end_line'] as number;
-      if (start > end) add(at('reducible_range'), `start_line ${start} is after end_line ${end}`);
-      const lines =
-        typeof path === 'string' && lineCount !== undefined && !isAbsolute(path)
-          ? lineCount(path)
-          : undefined;
-      if (lines !== undefined && end > lines)
-        add(at('reducible_range', 'end_line'), `${end} is past the end of ${show(path)} (${lines} lines)`);
-    }
-
-    // The flags the entry must carry: the kind's (deterministic) or GENERATIVE_FLAGS.
-    let expectedFlags:
-      | { isDestructive: boolean; isReversible: boolean | 'runtime'; source: string }
-      | undefined;
-    if (opType === 'generative') expectedFlags = { ...GENERATIVE_FLAGS, source: 'generative op' };
-    if (isObject(edit) && (EDIT_KINDS as readonly unknown[]).includes(edit['kind'])) {
-      const kind = edit['kind'] as EditKind;
-      const info = KIND_TABLE[kind];
-      if (opType === 'deterministic') expectedFlags = { ...info, source: `KIND_TABLE ${show(kind)}` };
-      for (const field of ['anchor', 'expected_sha256']) {
-        if (info.hasAnchor && edit[field] === undefined)
-          add(at('exact_edit', field), `is required for kind ${show(kind)}`);
-        if (!info.hasAnchor && edit[field] !== undefined)
-          add(at('exact_edit', field), `is not allowed for kind ${show(kind)}`);
-      }
-      for (const field of ALL_KIND_FIELDS) {
-        const required = info.fields.includes(field);
-        if (required && edit[field] === undefined)
-          add(at('exact_edit', field), `is required for kind ${show(kind)}`);
-        if (!required && edit[field] !== undefined)
-          add(at('exact_edit', field), `is not allowed for kind ${show(kind)}`);
-      }
-      const anchor = edit['anchor'];
-      if (
-        isObject(anchor) &&
-        Number.isInteger(anchor['start_line']) &&
-        Number.isInteger(anchor['end_line'])
-      ) {
-        const start = anchor['start_line'] as number;
-        const end = anchor['end_line'] as number;
-        if (start > end) add(at('exact_edit', 'anchor'), `start_line ${start} is after end_line ${end}`);
-        const lines =
-          typeof path === 'string' && lineCount !== undefined && !isAbsolute(path)
-            ? lineCount(path)
-            : undefined;
-        if (lines !== undefined && end > lines)
-          add(
-            at('exact_edit', 'anchor', 'end_line'),
-            `${end} is past the end of ${show(path)} (${lines} lines)`,
-          );
-      }
-    }
-
-    const destructive = entry['is_destructive'];
-    const reversible = entry['is_reversible'];
-    // A lifecycle deletion's reversibility is the scan's fact: history holds it only when
-    // every file was tracked and clean (docs/lifecycle.md).
-    if (isObject(edit) && edit['kind'] === 'delete-path') {
-      const block = entry['lifecycle'];
-      if (!isObject(block)) add(at('lifecycle'), 'is required for kind "delete-path"');
-      else if (
-        typeof reversible === 'boolean' &&
-        typeof block['tracked'] === 'boolean' &&
-        typeof block['dirty'] === 'boolean' &&
-        reversible !== (block['tracked'] && !block['dirty'])
-      )
-        add(
-          at('is_reversible'),
-          `expected ${block['tracked'] && !block['dirty']} (lifecycle tracked and clean), found ${reversible}`,
-        );
-    }
-    if (expectedFlags !== undefined) {
-      if (typeof destructive === 'boolean' && destructive !== expectedFlags.isDestructive)
-        add(
-          at('is_destructive'),
-          `expected ${expectedFlags.isDestructive} (${expectedFlags.source}), found ${destructive}`,
-        );
-      if (
-        typeof reversible === 'boolean' &&
-        expectedFlags.isReversible !== 'runtime' &&
-        reversible !== expectedFlags.isReversible
-      )
-        add(
-          at('is_reversible'),
-          `expected ${expectedFlags.isReversible} (${expectedFlags.source}), found ${reversible}`,
-        );
-    }
-
-    if (
-      (opType === 'deterministic' || opType === 'generative') &&
-      typeof destructive === 'boolean' &&
-      typeof reversible === 'boolean' &&
-      typeof entry['safety_tier'] === 'string'
-    ) {
-      const lifecycle = isObject(entry['lifecycle']) ? entry['lifecycle'] : undefined;
-      const evidence = entryEvidence({
-        lifecycle: lifecycle as never,
-        exact_edit: (isObject(edit) ? edit : undefined) as never,
-        signals: (Array.isArray(entry['signals']) ? entry['signals'] : []) as never,
-        ...(isObject(entry['category']) ? { category: entry['category'] as never } : {}),
-      });
-      const derived = deriveSafetyTier(opType as OpType, destructive, reversible, evidence);
-      if (entry['safety_tier'] !== derived)
-        add(at('safety_tier'), `expected ${show(derived)} (derived), found ${show(entry['safety_tier'])}`);
-    }
-
-    const estimate = entry['token_estimate'];
-    if (isObject(estimate)) {
-      const raw = estimate['raw_tokens'];
-      const frequency = estimate['injection_frequency'];
-      const weighted = estimate['weighted_tokens'];
-      if (typeof raw === 'number' && typeof frequency === 'number' && typeof weighted === 'number') {
-        const expected = raw * frequency;
-        if (Math.abs(weighted - expected) > 1e-9)
-          add(
-            at('token_estimate', 'weighted_tokens'),
-            `expected ${expected} (raw_tokens × injection_frequency), found ${weighted}`,
-          );
-        weightedSum += weighted;
-      }
-    }
+    checkEntryShape(check, shortlist);
+    checkFlagsAndTier(check, checkEditKind(check));
+    weightedSum += checkTokenEstimate(check);
   });
 
   const totals = value['totals'];
@@ -267,6 +119,173 @@ export function validateReport(value: unknown, options: ValidateReportOptions = 
   }
   violations.push(...contextViolations(value, shortlist));
   return violations;
+}
+
+/** One report entry under check: where its fields are, and where violations go. */
+interface EntryCheck {
+  entry: Json;
+  path: unknown;
+  at: (...segments: (string | number)[]) => string;
+  add: (path: string, message: string) => void;
+  lineCount: ((path: string) => number | undefined) | undefined;
+}
+
+/** A line range: start before end, and end within the file when its length is known. */
+function checkLineRange(check: EntryCheck, range: unknown, segments: string[]): void {
+  if (!isObject(range) || !Number.isInteger(range['start_line']) || !Number.isInteger(range['end_line']))
+    return;
+  const start = range['start_line'] as number;
+  const end = range['end_line'] as number;
+  if (start > end) check.add(check.at(...segments), `start_line ${start} is after end_line ${end}`);
+  const { path, lineCount } = check;
+  const lines =
+    typeof path === 'string' && lineCount !== undefined && !isAbsolute(path) ? lineCount(path) : undefined;
+  if (lines !== undefined && end > lines)
+    check.add(check.at(...segments, 'end_line'), `${end} is past the end of ${show(path)} (${lines} lines)`);
+}
+
+/** Shortlist membership, the category's subtype, and what op_type requires or forbids. */
+function checkEntryShape(
+  { entry, path, at, add, lineCount }: EntryCheck,
+  shortlist: ReadonlySet<unknown>,
+): void {
+  // A lifecycle deletion names a matched file or folder, not a scanned doc.
+  const isLifecycleDelete = isObject(entry['exact_edit']) && entry['exact_edit']['kind'] === 'delete-path';
+  if (typeof path === 'string' && !shortlist.has(path) && !isLifecycleDelete)
+    add(at('path'), `${show(path)} is not in shortlist`);
+
+  const category = entry['category'];
+  if (isObject(category) && typeof category['subtype'] === 'string') {
+    const allowed: readonly string[] =
+      category['class'] === 'stale' ? STALE_SUBTYPES : category['class'] === 'bloat' ? BLOAT_SUBTYPES : [];
+    if (typeof category['class'] === 'string' && allowed.length > 0 && !allowed.includes(category['subtype']))
+      add(at('category', 'subtype'), `${show(category['subtype'])} is not a ${category['class']} subtype`);
+  }
+
+  const opType = entry['op_type'];
+  const edit = entry['exact_edit'];
+  if (opType === 'deterministic' && edit === undefined)
+    add(at('exact_edit'), 'is required when op_type is "deterministic"');
+  if (opType === 'generative' && edit !== undefined)
+    add(at('exact_edit'), 'must be absent when op_type is "generative"');
+
+  if (entry['file_sha256'] !== undefined && opType !== 'generative')
+    add(
+      at('file_sha256'),
+      'only a generative entry carries a file hash (exact edits carry exact_edit.expected_sha256)',
+    );
+  const range = entry['reducible_range'];
+  if (range !== undefined && opType !== 'generative')
+    add(at('reducible_range'), 'only a generative entry has a reducible range');
+  checkLineRange({ entry, path, at, add, lineCount }, range, ['reducible_range']);
+}
+
+type ExpectedFlags = { isDestructive: boolean; isReversible: boolean | 'runtime'; source: string };
+
+/**
+ * The exact edit's fields for its kind (KIND_TABLE) and its anchor; returns the flags the
+ * entry must carry: the kind's (deterministic) or GENERATIVE_FLAGS.
+ */
+function checkEditKind(check: EntryCheck): ExpectedFlags | undefined {
+  const { entry, at, add } = check;
+  const opType = entry['op_type'];
+  const edit = entry['exact_edit'];
+  let expectedFlags: ExpectedFlags | undefined;
+  if (opType === 'generative') expectedFlags = { ...GENERATIVE_FLAGS, source: 'generative op' };
+  if (!isObject(edit) || !(EDIT_KINDS as readonly unknown[]).includes(edit['kind'])) return expectedFlags;
+  const kind = edit['kind'] as EditKind;
+  const info = KIND_TABLE[kind];
+  if (opType === 'deterministic') expectedFlags = { ...info, source: `KIND_TABLE ${show(kind)}` };
+  for (const field of ['anchor', 'expected_sha256']) {
+    if (info.hasAnchor && edit[field] === undefined)
+      add(at('exact_edit', field), `is required for kind ${show(kind)}`);
+    if (!info.hasAnchor && edit[field] !== undefined)
+      add(at('exact_edit', field), `is not allowed for kind ${show(kind)}`);
+  }
+  for (const field of ALL_KIND_FIELDS) {
+    const required = info.fields.includes(field);
+    if (required && edit[field] === undefined)
+      add(at('exact_edit', field), `is required for kind ${show(kind)}`);
+    if (!required && edit[field] !== undefined)
+      add(at('exact_edit', field), `is not allowed for kind ${show(kind)}`);
+  }
+  checkLineRange(check, edit['anchor'], ['exact_edit', 'anchor']);
+  return expectedFlags;
+}
+
+/** is_destructive / is_reversible against the kind (or the lifecycle facts), and the derived safety_tier. */
+function checkFlagsAndTier({ entry, at, add }: EntryCheck, expectedFlags: ExpectedFlags | undefined): void {
+  const opType = entry['op_type'];
+  const edit = entry['exact_edit'];
+  const destructive = entry['is_destructive'];
+  const reversible = entry['is_reversible'];
+  // A lifecycle deletion's reversibility is the scan's fact: history holds it only when
+  // every file was tracked and clean (docs/lifecycle.md).
+  if (isObject(edit) && edit['kind'] === 'delete-path') {
+    const block = entry['lifecycle'];
+    if (!isObject(block)) add(at('lifecycle'), 'is required for kind "delete-path"');
+    else if (
+      typeof reversible === 'boolean' &&
+      typeof block['tracked'] === 'boolean' &&
+      typeof block['dirty'] === 'boolean' &&
+      reversible !== (block['tracked'] && !block['dirty'])
+    )
+      add(
+        at('is_reversible'),
+        `expected ${block['tracked'] && !block['dirty']} (lifecycle tracked and clean), found ${reversible}`,
+      );
+  }
+  if (expectedFlags !== undefined) {
+    if (typeof destructive === 'boolean' && destructive !== expectedFlags.isDestructive)
+      add(
+        at('is_destructive'),
+        `expected ${expectedFlags.isDestructive} (${expectedFlags.source}), found ${destructive}`,
+      );
+    if (
+      typeof reversible === 'boolean' &&
+      expectedFlags.isReversible !== 'runtime' &&
+      reversible !== expectedFlags.isReversible
+    )
+      add(
+        at('is_reversible'),
+        `expected ${expectedFlags.isReversible} (${expectedFlags.source}), found ${reversible}`,
+      );
+  }
+
+  if (
+    (opType === 'deterministic' || opType === 'generative') &&
+    typeof destructive === 'boolean' &&
+    typeof reversible === 'boolean' &&
+    typeof entry['safety_tier'] === 'string'
+  ) {
+    const lifecycle = isObject(entry['lifecycle']) ? entry['lifecycle'] : undefined;
+    const evidence = entryEvidence({
+      lifecycle: lifecycle as never,
+      exact_edit: (isObject(edit) ? edit : undefined) as never,
+      signals: (Array.isArray(entry['signals']) ? entry['signals'] : []) as never,
+      ...(isObject(entry['category']) ? { category: entry['category'] as never } : {}),
+    });
+    const derived = deriveSafetyTier(opType as OpType, destructive, reversible, evidence);
+    if (entry['safety_tier'] !== derived)
+      add(at('safety_tier'), `expected ${show(derived)} (derived), found ${show(entry['safety_tier'])}`);
+  }
+}
+
+/** weighted_tokens = raw_tokens × injection_frequency; returns the weighted tokens (0 when absent). */
+function checkTokenEstimate({ entry, at, add }: EntryCheck): number {
+  const estimate = entry['token_estimate'];
+  if (!isObject(estimate)) return 0;
+  const raw = estimate['raw_tokens'];
+  const frequency = estimate['injection_frequency'];
+  const weighted = estimate['weighted_tokens'];
+  if (typeof raw !== 'number' || typeof frequency !== 'number' || typeof weighted !== 'number') return 0;
+  const expected = raw * frequency;
+  if (Math.abs(weighted - expected) > 1e-9)
+    add(
+      at('token_estimate', 'weighted_tokens'),
+      `expected ${expected} (raw_tokens × injection_frequency), found ${weighted}`,
+    );
+  return weighted;
 }
 
 /** 1.1: the per-agent totals add up, and unresolved signals are on shortlisted files. */

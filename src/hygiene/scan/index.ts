@@ -181,33 +181,18 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     : [];
 
   progress('computing signals');
-  const wantsManifests = SIGNAL_MODULES.some((m) => m.needs.includes('manifests'));
   const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
-  const input: SignalInput = {
+  const computed = await computeSignals({
     facts,
     history: historyFacts,
-    manifests: wantsManifests ? readVersionFacts(root) : [],
+    growth,
     config,
     agents,
-    whoLoads: new WhoLoads(agents),
+    root,
     inScope,
-  };
-  const signals = new Map<string, Signal[]>();
-  const collect = async (module: SignalModule, from: SignalInput) =>
-    module.collect(from, (path, signal) => {
-      const named: Signal = { name: module.name, ...signal };
-      const list = signals.get(path);
-      if (list) list.push(named);
-      else signals.set(path, [named]);
-    });
-  // The modules that need no growth run while the versions of docs are still being read; the
-  // order of modules does not show in the artifact (`sortSignals`).
-  const needsHistory = (module: SignalModule) => module.needs.includes('history');
-  for (const module of SIGNAL_MODULES) if (!needsHistory(module)) await collect(module, input);
-  historyFacts = { ...historyFacts, ...(await growth) };
-  for (const module of SIGNAL_MODULES)
-    if (needsHistory(module) && historyFacts.complete)
-      await collect(module, { ...input, history: historyFacts });
+  });
+  const signals = computed.signals;
+  historyFacts = computed.history;
 
   const shortlist = [...facts.docs.keys()].sort(cmp);
   progress(`scanned ${shortlist.length} docs`);
@@ -253,6 +238,50 @@ function withUnsafeNames(excluded: ExcludedPath[], unsafe: readonly UnsafeName[]
     .map(({ path, detail }): ExcludedPath => ({ path, reason: 'unsafe-name', detail }));
   if (more.length === 0) return excluded;
   return [...excluded, ...more].sort((a, b) => cmp(a.path, b.path) || cmp(a.reason, b.reason));
+}
+
+/**
+ * Runs every signal module: those that need no growth while the versions of docs are still
+ * being read (`growth`), then the history ones when the history is complete. Returns the
+ * signals by path and the history facts with their growth.
+ */
+async function computeSignals(inputs: {
+  facts: ScanFacts;
+  history: HistoryFacts;
+  growth: Promise<Pick<HistoryFacts, 'growth' | 'incomplete'>>;
+  config: ScanOptions['config'];
+  agents: SignalInput['agents'];
+  root: string;
+  inScope: SignalInput['inScope'];
+}): Promise<{ signals: Map<string, Signal[]>; history: HistoryFacts }> {
+  const { facts, growth, config, agents, root, inScope } = inputs;
+  const wantsManifests = SIGNAL_MODULES.some((m) => m.needs.includes('manifests'));
+  const input: SignalInput = {
+    facts,
+    history: inputs.history,
+    manifests: wantsManifests ? readVersionFacts(root) : [],
+    config,
+    agents,
+    whoLoads: new WhoLoads(agents),
+    inScope,
+  };
+  const signals = new Map<string, Signal[]>();
+  const collect = async (module: SignalModule, from: SignalInput) =>
+    module.collect(from, (path, signal) => {
+      const named: Signal = { name: module.name, ...signal };
+      const list = signals.get(path);
+      if (list) list.push(named);
+      else signals.set(path, [named]);
+    });
+  // The modules that need no growth run while the versions of docs are still being read; the
+  // order of modules does not show in the artifact (`sortSignals`).
+  const needsHistory = (module: SignalModule) => module.needs.includes('history');
+  for (const module of SIGNAL_MODULES) if (!needsHistory(module)) await collect(module, input);
+  const historyFacts: HistoryFacts = { ...inputs.history, ...(await growth) };
+  for (const module of SIGNAL_MODULES)
+    if (needsHistory(module) && historyFacts.complete)
+      await collect(module, { ...input, history: historyFacts });
+  return { signals, history: historyFacts };
 }
 
 /** The artifact's `aliases`: each scanned real file reached by other paths too (none: no key). */

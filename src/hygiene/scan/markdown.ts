@@ -221,25 +221,7 @@ export function parseMarkdown(text: string): ParsedDoc {
   let bodyStatus: ParsedDoc['bodyStatus'];
   const slugger = new GithubSlugger();
 
-  /** Finds `needle` on the block's lines from `from0`; returns the 0-based line or -1. */
-  const findLine = (needle: string, from0: number, end0: number): number => {
-    for (let i = from0; i < end0; i++) if ((lines[i] ?? '').includes(needle)) return i;
-    return -1;
-  };
-  const addHtml = (html: string, start0: number, end0: number) => {
-    let cursor = start0;
-    for (const m of html.matchAll(HTML_ATTR)) {
-      const value = m[2] ?? m[3] ?? m[4] ?? '';
-      const at = findLine(value, cursor, end0);
-      if (at === -1) continue;
-      cursor = at;
-      refs.push({ target: value, kind: 'html', line: at + 1 });
-    }
-    for (const m of html.matchAll(HTML_ANCHOR)) {
-      const value = m[1] ?? m[2];
-      if (value) anchors.add(value.toLowerCase());
-    }
-  };
+  const state: InlineState = { lines, refs, imports, anchors };
 
   let rowMap: [number, number] | null = null;
   for (let i = 0; i < tokens.length; i++) {
@@ -264,7 +246,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     }
     if (token.type === 'html_block' && map) {
       if (token.content.trimStart().startsWith('<!--')) commentBlocks.push([map[0], map[1]]);
-      addHtml(token.content, map[0], map[1]);
+      addHtml(state, token.content, map[0], map[1]);
       continue;
     }
     if (token.type === 'tr_open') rowMap = map;
@@ -272,7 +254,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     if (token.type !== 'inline') continue;
     if (!map) {
       // A table cell's inline token has no map of its own; its row (one source line) does.
-      if (rowMap) scanInline(token.children ?? [], rowMap[0], rowMap[1]);
+      if (rowMap) scanInline(state, token.children ?? [], rowMap[0], rowMap[1]);
       continue;
     }
     const previous = tokens[i - 1];
@@ -295,84 +277,10 @@ export function parseMarkdown(text: string): ParsedDoc {
         if (tasks.firstLine === 0) tasks.firstLine = map[0] + 1;
       }
     }
-    scanInline(token.children ?? [], map[0], map[1]);
+    scanInline(state, token.children ?? [], map[0], map[1]);
   }
 
-  function scanInline(children: Token[], start0: number, end0: number): void {
-    let cursor = start0;
-    /** `label`: how the link text starts, to find the line of its `[` when the link spans lines. */
-    const place = (written: string, kind: RefKind, label: string) => {
-      let target = written;
-      let at = findLine(target, cursor, end0);
-      if (at === -1) {
-        try {
-          target = decodeURI(written);
-          at = target === written ? -1 : findLine(target, cursor, end0);
-        } catch {
-          at = -1;
-        }
-      }
-      // Not on the block's lines: the link came from a reference definition, checked there.
-      if (at === -1) return;
-      const opener = `[${label}`;
-      let open = at;
-      while (open > cursor && !(lines[open] ?? '').includes(opener)) open--;
-      if (!(lines[open] ?? '').includes(opener)) open = at;
-      cursor = at;
-      refs.push({ target, kind, line: open + 1 });
-    };
-    for (let c = 0; c < children.length; c++) {
-      const child = children[c]!;
-      switch (child.type) {
-        case 'link_open': {
-          if (child.markup === 'autolink') break;
-          const href = child.attrGet('href');
-          const next = children[c + 1];
-          if (href) place(href, 'link', next?.type === 'text' ? labelStart(next.content) : '');
-          break;
-        }
-        case 'image': {
-          const src = child.attrGet('src');
-          if (src) place(src, 'image', labelStart(child.content));
-          break;
-        }
-        case 'html_inline':
-          addHtml(child.content, cursor, end0);
-          break;
-        case 'code_inline': {
-          const path = child.content.trim().replace(/(?::\d+)+$|#L\d+(?:-L\d+)?$/, '');
-          if (CODE_PATH.test(path) && !path.includes('://')) {
-            const at = findLine(path, cursor, end0);
-            if (at !== -1) refs.push({ target: path, kind: 'code-path', line: at + 1 });
-          }
-          break;
-        }
-        case 'text': {
-          for (const m of child.content.matchAll(IMPORT)) {
-            const path = (m[1] ?? '').replace(/[.,;:!?]+$/, '');
-            if (path === '' || path.startsWith('~') || !/[/.]/.test(path)) continue;
-            const at = findLine(`@${path}`, cursor, end0);
-            if (at === -1) continue;
-            imports.push({ target: path, kind: 'import', line: at + 1 });
-          }
-          break;
-        }
-      }
-    }
-  }
-
-  for (const def of env.defs ?? []) {
-    let at = -1;
-    let target = def.href;
-    for (const candidate of [def.href, safeDecode(def.href)]) {
-      at = lines.slice(def.line0, def.endLine0).findIndex((line) => line.includes(candidate));
-      if (at !== -1) {
-        target = candidate;
-        break;
-      }
-    }
-    if (at !== -1) refs.push({ target, kind: 'definition', line: def.line0 + at + 1 });
-  }
+  placeDefinitions(env.defs ?? [], lines, refs);
   refs.sort((a, b) => a.line - b.line);
 
   return {
@@ -387,6 +295,118 @@ export function parseMarkdown(text: string): ParsedDoc {
     codeLines,
     commentBlocks,
   };
+}
+
+/** What the inline scan adds to: the document's lines, its references, imports and anchors. */
+interface InlineState {
+  lines: readonly string[];
+  refs: DocRef[];
+  imports: DocRef[];
+  anchors: Set<string>;
+}
+
+/** Finds `needle` on the lines from `from0` to `end0`; returns the 0-based line or -1. */
+function findLineIn(lines: readonly string[], needle: string, from0: number, end0: number): number {
+  for (let i = from0; i < end0; i++) if ((lines[i] ?? '').includes(needle)) return i;
+  return -1;
+}
+
+/** HTML's link attributes (as references) and ids/names (as anchors). */
+function addHtml(state: InlineState, html: string, start0: number, end0: number): void {
+  let cursor = start0;
+  for (const m of html.matchAll(HTML_ATTR)) {
+    const value = m[2] ?? m[3] ?? m[4] ?? '';
+    const at = findLineIn(state.lines, value, cursor, end0);
+    if (at === -1) continue;
+    cursor = at;
+    state.refs.push({ target: value, kind: 'html', line: at + 1 });
+  }
+  for (const m of html.matchAll(HTML_ANCHOR)) {
+    const value = m[1] ?? m[2];
+    if (value) state.anchors.add(value.toLowerCase());
+  }
+}
+
+/** An inline token's links, images, inline HTML, code paths and `@imports`, each on its source line. */
+function scanInline(state: InlineState, children: Token[], start0: number, end0: number): void {
+  const { lines, refs, imports } = state;
+  const findLine = (needle: string, from0: number, end: number) => findLineIn(lines, needle, from0, end);
+  let cursor = start0;
+  /** `label`: how the link text starts, to find the line of its `[` when the link spans lines. */
+  const place = (written: string, kind: RefKind, label: string) => {
+    let target = written;
+    let at = findLine(target, cursor, end0);
+    if (at === -1) {
+      try {
+        target = decodeURI(written);
+        at = target === written ? -1 : findLine(target, cursor, end0);
+      } catch {
+        at = -1;
+      }
+    }
+    // Not on the block's lines: the link came from a reference definition, checked there.
+    if (at === -1) return;
+    const opener = `[${label}`;
+    let open = at;
+    while (open > cursor && !(lines[open] ?? '').includes(opener)) open--;
+    if (!(lines[open] ?? '').includes(opener)) open = at;
+    cursor = at;
+    refs.push({ target, kind, line: open + 1 });
+  };
+  for (let c = 0; c < children.length; c++) {
+    const child = children[c]!;
+    switch (child.type) {
+      case 'link_open': {
+        if (child.markup === 'autolink') break;
+        const href = child.attrGet('href');
+        const next = children[c + 1];
+        if (href) place(href, 'link', next?.type === 'text' ? labelStart(next.content) : '');
+        break;
+      }
+      case 'image': {
+        const src = child.attrGet('src');
+        if (src) place(src, 'image', labelStart(child.content));
+        break;
+      }
+      case 'html_inline':
+        addHtml(state, child.content, cursor, end0);
+        break;
+      case 'code_inline': {
+        const path = child.content.trim().replace(/(?::\d+)+$|#L\d+(?:-L\d+)?$/, '');
+        if (CODE_PATH.test(path) && !path.includes('://')) {
+          const at = findLine(path, cursor, end0);
+          if (at !== -1) refs.push({ target: path, kind: 'code-path', line: at + 1 });
+        }
+        break;
+      }
+      case 'text': {
+        for (const m of child.content.matchAll(IMPORT)) {
+          const path = (m[1] ?? '').replace(/[.,;:!?]+$/, '');
+          if (path === '' || path.startsWith('~') || !/[/.]/.test(path)) continue;
+          const at = findLine(`@${path}`, cursor, end0);
+          if (at === -1) continue;
+          imports.push({ target: path, kind: 'import', line: at + 1 });
+        }
+        break;
+      }
+    }
+  }
+}
+
+/** Each reference definition's target, on the line of the definition that holds it. */
+function placeDefinitions(defs: readonly DefinitionHit[], lines: readonly string[], refs: DocRef[]): void {
+  for (const def of defs) {
+    let at = -1;
+    let target = def.href;
+    for (const candidate of [def.href, safeDecode(def.href)]) {
+      at = lines.slice(def.line0, def.endLine0).findIndex((line) => line.includes(candidate));
+      if (at !== -1) {
+        target = candidate;
+        break;
+      }
+    }
+    if (at !== -1) refs.push({ target, kind: 'definition', line: def.line0 + at + 1 });
+  }
 }
 
 /** The first characters of a link's text, as far as they are written verbatim on its first line. */

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { RefusalError } from '../../core/errors.js';
 import { fsyncDir, Journal, readJournal, unlinkQuiet } from '../../core/fs-atomic.js';
+import { isProcessAlive } from '../../core/liveness.js';
 
 /**
  * One lock per repository for the commands that change a worktree (`clean`, `sweep`,
@@ -68,16 +69,7 @@ export interface InterruptedRun {
   savedIndex: string;
 }
 
-/** Whether a process with this id runs on this machine (EPERM: it does, as another user). */
-export function isProcessAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isProcessAlive };
 
 function isAlive(owner: LockOwner): boolean {
   // Another machine's process (a shared filesystem) cannot be checked: assume it runs.

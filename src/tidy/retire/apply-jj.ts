@@ -15,9 +15,9 @@ import { checkDirectoryChain, sameId } from '../../core/confined-fs.js';
 import { Deadline } from '../../core/deadline.js';
 import { isStwError, RefusalError } from '../../core/errors.js';
 import { isJjTask, type LoadedJjTask, loadTask } from '../../task/store.js';
-import { bindingMismatch } from '../binding-git.js';
-import { shellQuote } from '../effects-git.js';
-import { createRecoveryBookmark, type JjView, readView, unexpectedChanges } from '../effects-jj.js';
+import { bindingMismatch } from '../backends/git/binding.js';
+import { shellQuote } from '../backends/git/effects.js';
+import { createRecoveryBookmark, type JjView, readView, unexpectedChanges } from '../backends/jj/effects.js';
 import {
   type JjCallContext,
   jjOk,
@@ -26,8 +26,9 @@ import {
   readCurrentOperation,
   readOperationParents,
   readWorkspaces,
-} from '../observe-jj.js';
-import { requireSupportedJj } from '../plan-jj.js';
+} from '../backends/jj/observe.js';
+import { requireSupportedJj } from '../backends/jj/plan.js';
+import { INSPECTION_GRACE_MS } from '../engine/limits.js';
 import { checkStateDir } from '../store.js';
 import {
   type NativeInspection,
@@ -48,8 +49,6 @@ import { manifestDifference, type RemovalReport, removeManifest, sameManifest } 
 import { observeJjRetirement } from './observe-jj.js';
 import { checkOwnership } from './plan.js';
 import type { RetirementEffect, RetirementRecord, TidyPlanV2 } from './types.js';
-
-const INSPECTION_GRACE_MS = 10_000;
 
 /** What retirement apply on jj cannot promise, stated with every jj result. */
 export const JJ_RETIREMENT_APPLY_LIMITATIONS: readonly string[] = [

@@ -15,10 +15,13 @@ import { isStwError, OperationalError, RefusalError, StwError } from '../../core
 import type { Journal } from '../../core/fs-atomic.js';
 import { toolVersion } from '../../core/package.js';
 import { type LoadedGitTask, loadGitTask } from '../../task/store.js';
-import { bindingMismatch, readGitBinding } from '../binding-git.js';
-import { restoreCommand } from '../effects-git.js';
-import { ApplyLock, discardTornTail, journalPath, openJournal, tornTailRecord } from '../journal.js';
-import type { GitCallContext } from '../observe-git.js';
+import { bindingMismatch, readGitBinding } from '../backends/git/binding.js';
+import { restoreCommand } from '../backends/git/effects.js';
+import type { GitCallContext } from '../backends/git/observe.js';
+import { journalPath, openJournal, settleTornTail } from '../engine/journal.js';
+import { type StopCause, stopCause } from '../engine/ledger.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../engine/limits.js';
+import { ApplyLock } from '../engine/lock.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDir, checkStateDirPrivate } from '../store.js';
 import {
@@ -140,9 +143,6 @@ export const RETIREMENT_APPLY_LIMITATIONS: readonly string[] = [
   'recovery refs stay after success; review them before removing any',
   'checks are samples, not a lock on the filesystem: each entry is verified just before removal, but ABA races cannot all be ruled out',
 ];
-
-const JOURNAL_MAX_BYTES = 1_048_576;
-const INSPECTION_GRACE_MS = 10_000;
 
 function emptyResult(planId: string, startedAt: string): RetirementApplyResult {
   return {
@@ -430,10 +430,8 @@ class RetirementRun {
     this.options.onProgress?.({ effect_id: effect.effect_id, type: effect.type, outcome: effect.outcome });
   }
 
-  private stopped(): 'deadline' | 'signal' | undefined {
-    if (this.options.signal?.aborted) return 'signal';
-    if (this.deadline.isExpired) return 'deadline';
-    return undefined;
+  private stopped(): StopCause | undefined {
+    return stopCause(this.deadline, this.options.signal);
   }
 
   async execute(path: string): Promise<void> {
@@ -441,10 +439,7 @@ class RetirementRun {
       const loaded = await loadRetirementJournal(path, this.record.effects, JOURNAL_MAX_BYTES);
       this.states = loaded.states;
       this.protocol.resume?.(loaded.states);
-      if (loaded.tornTail !== undefined) {
-        await discardTornTail(path, loaded.tornTail);
-        await this.append(tornTailRecord(loaded.tornTail, this.now()) as RetirementJournalRecord);
-      }
+      await settleTornTail(path, loaded.tornTail, this.now(), (record) => this.append(record));
     } catch (error) {
       if (!isStwError(error)) throw error;
       this.result.refusal = { code: error.code, message: error.message };
@@ -800,7 +795,7 @@ class GitRetirementProtocol implements RetirementProtocol {
     let removal: Awaited<ReturnType<typeof removeManifest>> | undefined;
     switch (effect.type) {
       case 'pin-recovery-ref':
-        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, ctx);
+        note = await this.backend.pin(effect.recovery_ref!, effect.oid!, this.record.target.branch, ctx);
         break;
       case 'remove-files':
         removal = await removeManifest(this.record.target.destination, this.record.manifest.entries, {

@@ -10,7 +10,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, parseWorktreeList } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
-import { readRefOids } from '../effects-git.js';
+import { pinNoteArgs, readRefOids } from '../backends/git/effects.js';
 import type { NativeInspection, RetirementBackend, RetirementNativeContext } from '../types.js';
 
 async function readLock(adminDir: string, limit: number): Promise<string | null | { problem: string }> {
@@ -68,10 +68,11 @@ export const gitRetirementBackend: RetirementBackend = {
   name: 'git',
   canRemoveRegistrationKeepingFiles: false,
 
-  pin(name, oid, ctx) {
+  pin(name, oid, branch, ctx) {
     // `create` fails when the ref exists: an existing pin is never moved.
+    const note = branch === null ? [] : pinNoteArgs([{ ref: branch, recovery_ref: name }]);
     return run(
-      ['update-ref', '--no-deref', '--stdin', '-z'],
+      ['update-ref', ...note, '--no-deref', '--stdin', '-z'],
       ctx,
       Buffer.from(`create ${name}\0${oid}\0`, 'utf8'),
     );

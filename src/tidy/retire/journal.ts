@@ -8,9 +8,7 @@
  * happened — a later run may try again, after a full recheck), `partial` (some of a
  * removal happened: manual review, never retried), `refused`/`failed` (nothing happened).
  */
-import { lstat } from 'node:fs/promises';
-import { RefusalError } from '../../core/errors.js';
-import { readJournal } from '../../core/fs-atomic.js';
+import { journalCorrupt as corrupt, readJournalBounded } from '../engine/journal.js';
 import type { RetainedEntry } from './manifest.js';
 import type { RetirementEffect, RetirementEffectType } from './types.js';
 
@@ -41,14 +39,6 @@ export interface EffectJournalState {
   attempts: number;
   /** jj: the operation recorded when the effect was verified. */
   operation: string | undefined;
-}
-
-function corrupt(path: string, line: number, why: string): RefusalError {
-  return new RefusalError(
-    'journal-corrupt',
-    `journal ${path} line ${line}: ${why}; review it manually, it is never repaired automatically`,
-    { journal: path, line },
-  );
 }
 
 const OUTCOMES = new Set(['done', 'not-done', 'partial', 'refused', 'failed']);
@@ -150,26 +140,12 @@ export function foldRetirementJournal(
   return states;
 }
 
-/** Reads and folds the journal; a missing journal is empty. Bounded in size. */
+/** Reads and folds the journal (the engine's bounded load); a missing journal is empty. */
 export async function loadRetirementJournal(
   path: string,
   effects: readonly RetirementEffect[],
   maxBytes: number,
 ): Promise<{ states: Map<number, EffectJournalState>; tornTail: string | undefined }> {
-  try {
-    const info = await lstat(path);
-    if (!info.isFile()) throw new RefusalError('journal-corrupt', `journal ${path} is not a regular file`);
-    if (info.size > maxBytes)
-      throw new RefusalError('bound-exceeded', `journal ${path} is larger than ${maxBytes} bytes`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  let contents: Awaited<ReturnType<typeof readJournal>>;
-  try {
-    contents = await readJournal(path);
-  } catch (error) {
-    const match = /line (\d+)/.exec((error as Error).message);
-    throw corrupt(path, match ? Number(match[1]) : 0, 'not valid JSON');
-  }
+  const contents = await readJournalBounded(path, maxBytes, false);
   return { states: foldRetirementJournal(path, contents.records, effects), tornTail: contents.tornTail };
 }

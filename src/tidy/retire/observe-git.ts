@@ -19,7 +19,7 @@ import { type IndexFlags, parseIndexFlags, splitNul, type WorktreeRecord } from 
 import { readGitRegistration } from '../../task/create.js';
 import type { LoadedGitTask } from '../../task/store.js';
 import type { TaskRegistration } from '../../task/types.js';
-import { readRefOids } from '../effects-git.js';
+import { readRefOids } from '../backends/git/effects.js';
 import {
   discoverGitLayout,
   type GitCallContext,
@@ -31,7 +31,7 @@ import {
   readWorktrees,
   resolveBase,
   settleAll,
-} from '../observe-git.js';
+} from '../backends/git/observe.js';
 import { IncompleteObservationError, type ObserveContext } from '../types.js';
 import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from './manifest.js';
 

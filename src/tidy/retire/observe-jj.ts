@@ -16,7 +16,7 @@ import {
 } from '../../core/confined-fs.js';
 import type { LoadedJjTask } from '../../task/store.js';
 import type { JjTaskRegistration } from '../../task/types.js';
-import { observeGitOk } from '../observe-git.js';
+import { observeGitOk } from '../backends/git/observe.js';
 import {
   isAncestorOfBookmark,
   type JjCallContext,
@@ -25,8 +25,8 @@ import {
   readRepoDir,
   readRepositoryAtCurrentOperation,
   resolveJjBase,
-} from '../observe-jj.js';
-import type { JjWorkspace } from '../observe-jj-parse.js';
+} from '../backends/jj/observe.js';
+import type { JjWorkspace } from '../backends/jj/observe-parse.js';
 import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from './manifest.js';
 import { isWithin, parseTree, type TreeEntry, visibleActivity } from './observe-git.js';
 

@@ -10,9 +10,9 @@ import { sameId } from '../../core/confined-fs.js';
 import { RefusalError } from '../../core/errors.js';
 import type { LoadedJjTask } from '../../task/store.js';
 import type { JjTaskCreationPlan } from '../../task/types.js';
-import { bindingMismatch } from '../binding-git.js';
-import { type JjCallContext, readCommitRoots } from '../observe-jj.js';
-import { requireSupportedJj } from '../plan-jj.js';
+import { bindingMismatch } from '../backends/git/binding.js';
+import { type JjCallContext, readCommitRoots } from '../backends/jj/observe.js';
+import { requireSupportedJj } from '../backends/jj/plan.js';
 import { checkStateDir, newPlanId } from '../store.js';
 import {
   type ObserveContext,

@@ -14,8 +14,9 @@ import { isStwError, RefusalError } from '../../core/errors.js';
 import { toolVersion } from '../../core/package.js';
 import { isGitTask, isJjTask, type LoadedGitTask, type LoadedTask, loadTask } from '../../task/store.js';
 import { checkId } from '../../task/types.js';
-import { bindingMismatch, readGitBinding } from '../binding-git.js';
-import { checkTextBound, type GitCallContext } from '../observe-git.js';
+import { bindingMismatch, readGitBinding } from '../backends/git/binding.js';
+import type { GitCallContext } from '../backends/git/observe.js';
+import { checkTextBound } from '../bounded.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDir, checkStateDirPrivate, newPlanId } from '../store.js';
 import {

@@ -4,6 +4,7 @@ import type { SignalModule } from './types.js';
 /** A non-log doc whose history is almost only appended lines, grown past a size threshold. */
 export const appendOnlyGrowth: SignalModule = {
   name: 'append_only_growth',
+  scope: 'docs',
   description: `${THRESHOLDS.appendMinCommits}+ commits, ${THRESHOLDS.appendMinRatio * 100}% of them only appending, and ${THRESHOLDS.appendMinLines}+ lines`,
   needs: ['history'],
   collect({ facts, history }, emit) {

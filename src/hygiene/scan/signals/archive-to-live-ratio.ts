@@ -5,6 +5,7 @@ import type { SignalModule } from './types.js';
 /** A live doc whose folder holds more archived than live docs, or whose links point mostly into archives. */
 export const archiveToLiveRatio: SignalModule = {
   name: 'archive_to_live_ratio',
+  scope: 'docs',
   description: 'its folder holds more archived than live docs, or it links mostly into archives',
   needs: [],
   collect({ facts }, emit) {

@@ -57,6 +57,7 @@ function codePathEvidence(
  */
 export const brokenReference: SignalModule = {
   name: 'broken_reference',
+  scope: 'docs',
   description:
     'a reference whose path or fragment does not resolve where it is read (GitHub, the site), with a suggested target when one is known',
   needs: ['renames'],

@@ -14,6 +14,7 @@ import type { SignalInput, SignalModule } from './types.js';
 
 export const contextCoverage: SignalModule = {
   name: 'context_coverage',
+  scope: 'agent-context',
   description:
     'an AGENTS.md Claude Code never reads (no CLAUDE.md imports, links or is it), or a context file symlinked to a long human guide',
   needs: [],

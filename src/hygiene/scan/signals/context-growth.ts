@@ -46,6 +46,7 @@ export function growthTrend(lineCounts: readonly number[], window = THRESHOLDS.c
 
 export const contextGrowth: SignalModule = {
   name: 'context_growth',
+  scope: 'agent-context',
   description: `an agent-context file whose last ${THRESHOLDS.contextGrowthWindow} commits mostly added lines, growing by half or more`,
   needs: ['history'],
   collect({ facts, history, whoLoads }, emit) {

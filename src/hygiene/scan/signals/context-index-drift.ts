@@ -40,6 +40,7 @@ const LISTED =
 
 export const contextIndexDrift: SignalModule = {
   name: 'context_index_drift',
+  scope: 'agent-context',
   description:
     'an agent-context file listing the skills, commands or agents of the project that misses some or names gone ones',
   needs: [],

@@ -12,6 +12,7 @@ import type { SignalModule } from './types.js';
  */
 export const contextWeight: SignalModule = {
   name: 'context_weight',
+  scope: 'docs',
   description: 'an agent-context file or import above context.budget_tokens',
   needs: [],
   async collect({ facts, config, agents, whoLoads }, emit) {

@@ -87,6 +87,7 @@ function exists(tree: ProjectTree, path: string): boolean {
 
 export const directoryMapDrift: SignalModule = {
   name: 'directory_map_drift',
+  scope: 'agent-context',
   description:
     'a directory tree or folder list in an agent-context file that lists gone entries or leaves out folders',
   needs: [],

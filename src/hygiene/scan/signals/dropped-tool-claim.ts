@@ -128,6 +128,7 @@ async function removalOf(
 
 export const droppedToolClaim: SignalModule = {
   name: 'dropped_tool_claim',
+  scope: 'agent-context',
   description:
     'an agent-context file names a tool the repository has no config, dependency or file of any more, and history shows it removed',
   needs: ['history'],

@@ -14,6 +14,7 @@ interface Copy {
 /** A normalised block (above a minimum size) repeated verbatim in another scanned doc. */
 export const duplicateContent: SignalModule = {
   name: 'duplicate_content',
+  scope: 'docs',
   description:
     'a block that appears verbatim in another scanned doc, with the copy in the more canonical place',
   needs: [],

@@ -5,6 +5,7 @@ import type { SignalModule } from './types.js';
 /** The doc's last commit is older than much churn to the paths it references. */
 export const editRecencyVsChurn: SignalModule = {
   name: 'edit_recency_vs_churn',
+  scope: 'docs',
   description: `${THRESHOLDS.churnCommits} commits to what a doc references since its last commit`,
   needs: ['history'],
   collect({ history }, emit) {

@@ -8,6 +8,7 @@ const DONE_STATUSES: ReadonlySet<string> = new Set([...COMPLETED_STATUSES, ...SU
 /** A frontmatter or in-body completion marker, or a fully ticked task list. */
 export const frontmatterMarker: SignalModule = {
   name: 'frontmatter_marker',
+  scope: 'docs',
   description:
     'frontmatter status done/superseded/…, superseded_by, archived: true, an in-body status line, or all tasks ticked',
   needs: [],

@@ -79,6 +79,7 @@ export function misnamedAs(path: string): string | undefined {
 
 export const misnamedContextFile: SignalModule = {
   name: 'misnamed_context_file',
+  scope: 'agent-context',
   description:
     'a file named almost like an agent-context file (case, a doubled dot, a singular), which no agent loads',
   needs: [],

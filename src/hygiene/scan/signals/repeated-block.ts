@@ -131,6 +131,7 @@ function repeatedSections(doc: Doc): Set<number> {
 
 export const repeatedBlock: SignalModule = {
   name: 'repeated_block',
+  scope: 'agent-context',
   description: `a paragraph or list of ${REPEATED_BLOCK.minWords}+ words written twice, word for word, in one agent-context file`,
   needs: [],
   collect({ facts, whoLoads }, emit) {

@@ -37,6 +37,7 @@ export function sessionNoteKind(line: string): SessionNoteKind | undefined {
 
 export const sessionNotes: SignalModule = {
   name: 'session_notes',
+  scope: 'agent-context',
   description: 'dated entries, progress logs, first-person or hand-off notes in an agent-context file',
   needs: [],
   collect({ facts, whoLoads }, emit) {

@@ -18,6 +18,7 @@ const DATED_BY_CONVENTION: ReadonlySet<string> = new Set(['blog', '_posts', 'pos
  */
 export const staleNameLocation: SignalModule = {
   name: 'stale_name_location',
+  scope: 'docs',
   description:
     'lives under plans/, drafts/, wip/ …, or its name carries a date, draft, old or an older version',
   needs: [],

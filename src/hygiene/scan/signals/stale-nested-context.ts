@@ -91,6 +91,7 @@ function addedUnnamed(
 
 export const staleNestedContext: SignalModule = {
   name: 'stale_nested_context',
+  scope: 'agent-context',
   description: `an agent-context file in a subfolder that names ${STALE_NESTED.minNamed}+ of its sub-folders, unedited while folders it does not name were added`,
   needs: ['history'],
   async collect({ facts, whoLoads, history }, emit) {

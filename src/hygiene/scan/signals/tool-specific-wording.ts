@@ -53,6 +53,7 @@ const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
 
 export const toolSpecificWording: SignalModule = {
   name: 'tool_specific_wording',
+  scope: 'agent-context',
   description:
     "wording for one agent's tools in a file another agent loads at start-up or through an @import",
   needs: [],

@@ -37,6 +37,11 @@ export type EmitSignal = (path: string, signal: Omit<Signal, 'name'>) => void;
  */
 export interface SignalModule {
   name: SignalName;
+  /**
+   * Which files it reads: every scanned doc, or agent-context files only. The CLI help's
+   * signal list is generated from it at build time (scripts/generate-signal-lists.mjs).
+   */
+  scope: 'docs' | 'agent-context';
   description: string;
   needs: readonly SignalNeed[];
   collect(input: SignalInput, emit: EmitSignal): void | Promise<void>;

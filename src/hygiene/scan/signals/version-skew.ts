@@ -4,6 +4,7 @@ import type { SignalModule } from './types.js';
 /** A version of the project, its runtime or a direct dependency that disagrees with the manifest. */
 export const versionSkew: SignalModule = {
   name: 'version_skew',
+  scope: 'docs',
   description: 'a stated version that disagrees with package.json, pyproject.toml, Cargo.toml or go.mod',
   needs: ['manifests'],
   collect({ facts, manifests }, emit) {

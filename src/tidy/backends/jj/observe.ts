@@ -6,9 +6,15 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { RefusalError } from '../core/errors.js';
-import { jj, jjExact } from '../core/jj.js';
-import { chunkByCost, settleAll, utf8Bytes } from './observe-git.js';
+import { RefusalError } from '../../../core/errors.js';
+import { jj, jjExact } from '../../../core/jj.js';
+import { chunkByCost, settleAll, utf8Bytes } from '../../bounded.js';
+import {
+  IncompleteObservationError,
+  incompleteCall,
+  JJ_RECOVERY_PREFIX,
+  type ObserveContext,
+} from '../../types.js';
 import {
   type JjBookmarks,
   type JjWorkspace,
@@ -17,13 +23,7 @@ import {
   parseOperationId,
   parseWorkspaceList,
   WORKSPACE_LIST_TEMPLATE,
-} from './observe-jj-parse.js';
-import {
-  IncompleteObservationError,
-  incompleteCall,
-  JJ_RECOVERY_PREFIX,
-  type ObserveContext,
-} from './types.js';
+} from './observe-parse.js';
 
 export interface JjCallContext extends ObserveContext {
   cwd: string;

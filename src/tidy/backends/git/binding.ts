@@ -6,9 +6,9 @@
  */
 import type { BigIntStats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { isFullOid } from '../core/git.js';
-import { type GitCallContext, observeGitOk } from './observe-git.js';
-import { IncompleteObservationError, type RepositoryBinding } from './types.js';
+import { isFullOid } from '../../../core/git.js';
+import { IncompleteObservationError, type RepositoryBinding } from '../../types.js';
+import { type GitCallContext, observeGitOk } from './observe.js';
 
 export async function readGitBinding(
   commonDir: string,

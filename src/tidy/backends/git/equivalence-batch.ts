@@ -1,6 +1,6 @@
 /**
  * The batched route of the equivalence evidence (docs/tidy.md, "Equivalence evidence"):
- * the same answers as the per-branch route in equivalence-git.ts, from a constant number of
+ * the same answers as the per-branch route in equivalence.ts, from a constant number of
  * git processes for all checked branches instead of about six per branch.
  *
  * 1. One `rev-list --boundary` of every tip against the base: each tip's own commits and
@@ -34,8 +34,10 @@
  * a git older than 2.39 (no `patch-id --verbatim`; the per-branch route then says patch-id
  * was not evaluated) — sends the branch to the per-branch route, with the same answers.
  */
-import { isFullOid } from '../core/git.js';
-import { type GitCallContext, observeGitOk, observeGitRaw, settleAll } from './observe-git.js';
+import { isFullOid } from '../../../core/git.js';
+import { settleAll } from '../../bounded.js';
+import { IncompleteObservationError, type ObjectFormat, type PlanEquivalence } from '../../types.js';
+import { type GitCallContext, observeGitOk, observeGitRaw } from './observe.js';
 import {
   gitAtLeast,
   MAX_PATH_LISTING_BYTES,
@@ -44,7 +46,6 @@ import {
   type RawChange,
   rawChanges,
 } from './patch-id.js';
-import { IncompleteObservationError, type ObjectFormat, type PlanEquivalence } from './types.js';
 
 /** The per-branch route's bound on base commits since the merge base (patch-id only). */
 export const MAX_PATCH_ID_COMMITS = 1000;

@@ -7,13 +7,10 @@
  */
 import type { BigIntStats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { RefusalError } from '../core/errors.js';
-import { probeJj } from '../core/jj.js';
-import { effectsFor } from './decide.js';
-import { decideJjTargets, planJjWorkspaces } from './decide-jj.js';
-import { type JjCallContext, type JjObservation, observeJj, readBaseRoots } from './observe-jj.js';
-import { loadOrCreatePlanKey, planKeyPath } from './plan-key.js';
-import { checkStateDir, newPlanId, writePlanRecord } from './store.js';
+import { RefusalError } from '../../../core/errors.js';
+import { probeJj } from '../../../core/jj.js';
+import { loadOrCreatePlanKey, planKeyPath } from '../../plan-key.js';
+import { checkStateDir, newPlanId, writePlanRecord } from '../../store.js';
 import {
   IncompleteObservationError,
   JJ_PLAN_LIMITS,
@@ -22,7 +19,10 @@ import {
   type RepositoryBinding,
   recoveryBookmarkFor,
   type TidyPlanV1,
-} from './types.js';
+} from '../../types.js';
+import { effectsFor } from '../git/decide.js';
+import { decideJjTargets, planJjWorkspaces } from './decide.js';
+import { type JjCallContext, type JjObservation, observeJj, readBaseRoots } from './observe.js';
 
 export interface JjPlanRequest {
   /** PATH, absolute. */

@@ -3,7 +3,7 @@
  * line. Anything unexpected is malformed output (incomplete evidence), never a guess.
  * Commit, change and operation ids are kept as separate, separately validated fields.
  */
-import { IncompleteObservationError } from './types.js';
+import { IncompleteObservationError } from '../../types.js';
 
 const COMMIT_ID = /^[0-9a-f]{40}$/;
 const CHANGE_ID = /^[k-z]{32}$/;
@@ -140,7 +140,7 @@ export function parseWorkspaceList(stdout: string, maxEntries: number): JjWorksp
   });
 }
 
-/** One line of COMMIT_STATE_TEMPLATE (observe-jj.ts) for exactly `commit`; '' is a commit jj does not list. */
+/** One line of COMMIT_STATE_TEMPLATE (observe.ts) for exactly `commit`; '' is a commit jj does not list. */
 export function parseCommitState(
   stdout: string,
   commit: string,

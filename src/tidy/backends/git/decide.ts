@@ -3,8 +3,7 @@
  * its evidence and blockers, and the effects apply would perform. `delete` requires
  * `integrated` and nothing else; everything uncertain or blocked is retained.
  */
-import type { WorktreeRecord } from '../core/git.js';
-import type { GitObservation, ObservedBranch, WorktreeGitState } from './observe-git.js';
+import type { WorktreeRecord } from '../../../core/git.js';
 import {
   GIT_ANCESTRY_METHOD,
   type PlanBlocker,
@@ -14,7 +13,8 @@ import {
   REASON_CODES,
   type ReasonCode,
   recoveryRefFor,
-} from './types.js';
+} from '../../types.js';
+import type { GitObservation, ObservedBranch, WorktreeGitState } from './observe.js';
 
 /** The state read for a listed worktree: the common dir's for the main one, else by path. */
 function stateOf(

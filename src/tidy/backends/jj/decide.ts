@@ -4,7 +4,7 @@
  * nothing retains it: the base itself, a workspace's working copy (or its parent) at the
  * commit, a conflicted target, or a bookmark of the same name on a real remote.
  */
-import { GIT_PSEUDO_REMOTE, type JjObservation } from './observe-jj.js';
+
 import {
   JJ_ANCESTRY_METHOD,
   JJ_RECOVERY_PREFIX,
@@ -14,7 +14,8 @@ import {
   type PlanTarget,
   REASON_CODES,
   type ReasonCode,
-} from './types.js';
+} from '../../types.js';
+import { GIT_PSEUDO_REMOTE, type JjObservation } from './observe.js';
 
 function ordered(reasons: Set<ReasonCode>): ReasonCode[] {
   return REASON_CODES.filter((code) => reasons.has(code));

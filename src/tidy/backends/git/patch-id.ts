@@ -1,6 +1,6 @@
 /**
  * Patch-ids for the equivalence evidence (docs/tidy.md, "Equivalence evidence"), shared by
- * the batched route (equivalence-batch.ts) and the per-branch route (equivalence-git.ts):
+ * the batched route (equivalence-batch.ts) and the per-branch route (equivalence.ts):
  * one `diff-tree --stdin -p` of the branch changes and of the base commits, piped to one
  * `patch-id --verbatim`. `--verbatim` keeps whitespace: git's default patch-id strips it,
  * and a change of indentation (Python, YAML, a Makefile's tabs), of line endings or of the
@@ -8,10 +8,10 @@
  * routes compare first: a squash changes exactly the branch's paths, and patch-id alone
  * can give one id to patches of different files.
  */
-import { isFullOid } from '../core/git.js';
-import { describeOutcome } from '../core/run.js';
-import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
-import { IncompleteObservationError, type ObjectFormat } from './types.js';
+import { isFullOid } from '../../../core/git.js';
+import { describeOutcome } from '../../../core/run.js';
+import { IncompleteObservationError, type ObjectFormat } from '../../types.js';
+import { type GitCallContext, observeGitOk, observeGitRaw } from './observe.js';
 
 /** Patch text is only piped from diff-tree to patch-id, never parsed: a larger cap. */
 const MAX_PATCH_TEXT_BYTES = 16 * 1024 * 1024;

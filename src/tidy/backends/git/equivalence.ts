@@ -22,9 +22,15 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Deadline } from '../core/deadline.js';
-import { isFullOid, scratchObjectEnv } from '../core/git.js';
-import { describeOutcome } from '../core/run.js';
+import type { Deadline } from '../../../core/deadline.js';
+import { isFullOid, scratchObjectEnv } from '../../../core/git.js';
+import { describeOutcome } from '../../../core/run.js';
+import {
+  IncompleteObservationError,
+  type ObjectFormat,
+  type PlanEquivalence,
+  type PlanTarget,
+} from '../../types.js';
 import {
   type BatchAnswer,
   batchEvidence,
@@ -32,14 +38,8 @@ import {
   outsideMergeBase,
   type SquashAnswer,
 } from './equivalence-batch.js';
-import { type GitCallContext, observeGitOk, observeGitRaw } from './observe-git.js';
+import { type GitCallContext, observeGitOk, observeGitRaw } from './observe.js';
 import { gitAtLeast, patchIds, pathsKey, rawChanges, whyNoVerbatimPatchId } from './patch-id.js';
-import {
-  IncompleteObservationError,
-  type ObjectFormat,
-  type PlanEquivalence,
-  type PlanTarget,
-} from './types.js';
 
 /**
  * Branches checked per plan by default (`--equivalence-checks`). The checks are batched

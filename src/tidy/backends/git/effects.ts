@@ -1,11 +1,13 @@
-import type { Deadline } from '../core/deadline.js';
-import { OperationalError } from '../core/errors.js';
-import { git } from '../core/git.js';
-import { describeOutcome, type RunResult } from '../core/run.js';
+import type { Deadline } from '../../../core/deadline.js';
+import { OperationalError } from '../../../core/errors.js';
+import { git } from '../../../core/git.js';
+import { describeOutcome, type RunResult } from '../../../core/run.js';
+import { type PinNoteEntry, pinNoteMessage } from '../../pin-note.js';
 
 /**
- * The only Git writes tidy apply makes: one `update-ref --stdin` transaction per delete
- * action, plus the reads that establish what a transaction did.
+ * The only Git writes tidy apply makes: one `update-ref --stdin` transaction per batch of
+ * delete actions (each pin's reflog message names its plan, action and branch:
+ * pin-note.ts), plus the reads that establish what a transaction did.
  */
 
 export interface DeleteEffect {
@@ -54,13 +56,21 @@ export function batchTransactionInput(effects: readonly DeleteEffect[], base: Ba
   return Buffer.concat(parts);
 }
 
+/**
+ * The pins' reflog, created even where git keeps none for refs outside refs/heads (and in
+ * bare repositories), with the message that makes each pin self-describing (pin-note.ts).
+ */
+export function pinNoteArgs(entries: readonly PinNoteEntry[]): string[] {
+  return ['--create-reflog', '-m', pinNoteMessage(entries)];
+}
+
 /** Runs one batch transaction; like pinAndDelete, the outcome is raw and the caller inspects. */
 export function pinAndDeleteAll(
   effects: readonly DeleteEffect[],
   base: BaseGuard | null,
   options: GitCallOptions,
 ): Promise<RunResult> {
-  return git(['update-ref', '--no-deref', '--stdin', '-z'], {
+  return git(['update-ref', ...pinNoteArgs(effects), '--no-deref', '--stdin', '-z'], {
     cwd: options.cwd,
     deadline: options.deadline,
     maxBytes: options.maxBytes,
@@ -76,7 +86,7 @@ export function pinAndDeleteAll(
  * hardened git sets core.hooksPath=/dev/null (no reference-transaction hook).
  */
 export function pinAndDelete(effect: DeleteEffect, options: GitCallOptions): Promise<RunResult> {
-  return git(['update-ref', '--no-deref', '--stdin', '-z'], {
+  return git(['update-ref', ...pinNoteArgs([effect]), '--no-deref', '--stdin', '-z'], {
     cwd: options.cwd,
     deadline: options.deadline,
     maxBytes: options.maxBytes,

@@ -10,12 +10,22 @@
  * never abandoned; nothing is pushed or fetched.
  */
 import { performance } from 'node:perf_hooks';
-import { Deadline } from '../core/deadline.js';
-import { OperationalError, RefusalError, StwError } from '../core/errors.js';
-import type { Journal } from '../core/fs-atomic.js';
-import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from './apply.js';
-import { bindingMismatch } from './binding-git.js';
-import { decideBookmark } from './decide-jj.js';
+import { Deadline } from '../../../core/deadline.js';
+import { OperationalError, RefusalError, StwError } from '../../../core/errors.js';
+import type { Journal } from '../../../core/fs-atomic.js';
+import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from '../../apply.js';
+import { isIoError, journalRefusal, openJournal, settleTornTail } from '../../engine/journal.js';
+import { ActionLedger, type StopCause, stopCause } from '../../engine/ledger.js';
+import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../../engine/limits.js';
+import { type ActionJournalState, type JournalRecord, loadJournal } from '../../journal.js';
+import {
+  IncompleteObservationError,
+  type RepositoryBinding,
+  type TidyBounds,
+  type TidyPlanV1,
+} from '../../types.js';
+import { bindingMismatch } from '../git/binding.js';
+import { decideBookmark } from './decide.js';
 import {
   classifyJjAction,
   createRecoveryBookmark,
@@ -25,29 +35,15 @@ import {
   jjRestoreCommand,
   readView,
   unexpectedChanges,
-} from './effects-jj.js';
-import {
-  type ActionJournalState,
-  discardTornTail,
-  type JournalRecord,
-  loadJournal,
-  openJournal,
-  tornTailRecord,
-} from './journal.js';
+} from './effects.js';
 import {
   type JjCallContext,
   type JjObservation,
   observeJj,
   readCurrentOperation,
   readOperationParents,
-} from './observe-jj.js';
-import { readJjBinding, requireSupportedJj } from './plan-jj.js';
-import {
-  IncompleteObservationError,
-  type RepositoryBinding,
-  type TidyBounds,
-  type TidyPlanV1,
-} from './types.js';
+} from './observe.js';
+import { readJjBinding, requireSupportedJj } from './plan.js';
 
 /** What apply on jj never does, stated with every jj result. */
 export const TIDY_APPLY_JJ_LIMITATIONS: readonly string[] = [
@@ -59,8 +55,6 @@ export const TIDY_APPLY_JJ_LIMITATIONS: readonly string[] = [
   'recovery bookmarks are kept after success; review them before removing any',
 ];
 
-const JOURNAL_MAX_BYTES = 4 * 1_048_576;
-const INSPECTION_GRACE_MS = 10_000;
 /**
  * An action starts only with at least this much of the deadline left, or twice the longest
  * action of the run so far if more: one the deadline stops inside, after its recovery
@@ -88,21 +82,11 @@ export interface JjApplyInputs {
   env: NodeJS.ProcessEnv;
 }
 
-function isIoError(error: unknown): error is NodeJS.ErrnoException {
-  return (
-    error instanceof Error &&
-    typeof (error as NodeJS.ErrnoException).code === 'string' &&
-    !(error instanceof StwError)
-  );
-}
-
 /** One apply run of a jj plan. */
 export class JjApplyRun {
   journal: Journal | undefined;
-  private states = new Map<number, ActionJournalState>();
   private readonly actions: JjAction[];
-  private readonly pins = new Set<number>();
-  private deletedThisRun = 0;
+  private readonly ledger: ActionLedger;
   /** The operation this run may find current: the plan's, then the last one it made itself. */
   private expectedOp: string;
   /** The observation at `expectedOp` (refreshed from the verified delta after each action). */
@@ -118,6 +102,10 @@ export class JjApplyRun {
       recovery_ref: e.recovery_ref ?? '',
     }));
     this.expectedOp = inputs.plan.jj?.operation_id ?? '';
+    this.ledger = new ActionLedger(inputs.result, {
+      onProgress: inputs.options.onProgress,
+      deadlineMessage: 'the deadline passed, or too little of it was left for this action, before it',
+    });
   }
 
   /** The longest action of this run so far: the deadline it needs left to start another. */
@@ -162,54 +150,9 @@ export class JjApplyRun {
     await this.inputs.options.checkpoint?.(step, actionId);
   }
 
-  private settle(index: number, fields: Partial<TidyApplyResult['actions'][number]>): void {
-    const action = this.inputs.result.actions[index]!;
-    Object.assign(action, fields);
-    if ((action.outcome === 'deleted' || action.outcome === 'already-done') && action.verified)
-      this.pins.add(action.action_id);
-    this.inputs.options.onProgress?.({
-      action_id: action.action_id,
-      ref: action.ref,
-      outcome: action.outcome,
-    });
-  }
-
-  private markRemaining(fromIndex: number, reason: string, message: string): void {
-    for (const action of this.inputs.result.actions.slice(fromIndex)) {
-      if (action.outcome !== 'not-attempted') continue;
-      const state = this.states.get(action.action_id);
-      if (state?.phase === 'verified') {
-        action.outcome = 'already-done';
-        action.message = `done and verified by an earlier run; not re-checked in this run (${reason})`;
-        this.pins.add(action.action_id);
-      } else {
-        action.reason = reason;
-        action.message = message;
-      }
-    }
-  }
-
-  private refusePlan(code: string, message: string, fromIndex: number): void {
-    this.inputs.result.refusal = { code, message };
-    this.markRemaining(fromIndex, 'plan-refused', message);
-  }
-
-  private interrupt(cause: 'deadline' | 'signal', index: number): void {
-    this.inputs.result.interruption = { cause, before_action_id: this.actions[index]?.action_id ?? null };
-    this.markRemaining(
-      index,
-      cause === 'signal' ? 'cancelled' : 'deadline',
-      cause === 'signal'
-        ? 'stopped by a signal before this action'
-        : 'the deadline passed, or too little of it was left for this action, before it',
-    );
-  }
-
-  private stoppedBy(): 'deadline' | 'signal' | undefined {
-    if (this.inputs.options.signal?.aborted) return 'signal';
+  private stoppedBy(): StopCause | undefined {
     const reserve = Math.max(ACTION_RESERVE_MS, 2 * this.longestActionMs);
-    if (this.inputs.deadline.isExpired || this.inputs.deadline.remainingMs() < reserve) return 'deadline';
-    return undefined;
+    return stopCause(this.inputs.deadline, this.inputs.options.signal, reserve);
   }
 
   async execute(): Promise<void> {
@@ -219,7 +162,7 @@ export class JjApplyRun {
       for (let index = 0; index < this.actions.length; index += 1) {
         const cause = this.stoppedBy();
         if (cause !== undefined) {
-          this.interrupt(cause, index);
+          this.ledger.interrupt(cause, index);
           break;
         }
         const started = performance.now();
@@ -238,33 +181,26 @@ export class JjApplyRun {
         if (inFlight !== undefined && this.openIntents.has(inFlight.action_id)) {
           // Stopped inside the action, its intent journaled: not "before" it. The next run
           // inspects what it left (a recovery bookmark made is listed under recovery).
-          this.settle(index, {
+          this.ledger.settle(index, {
             outcome: 'failed',
             reason: cause === 'signal' ? 'cancelled' : 'deadline',
             message: `${cause === 'signal' ? 'stopped by a signal' : 'the deadline passed'} during this action, after its intent was journaled; the next run inspects it`,
           });
-          this.interrupt(cause, index + 1);
-        } else this.interrupt(cause, Math.max(0, index));
+          this.ledger.interrupt(cause, index + 1);
+        } else this.ledger.interrupt(cause, Math.max(0, index));
       } else if (error instanceof OperationalError || isIoError(error)) {
         const message = (error as Error).message;
         result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
         const index = result.actions.findIndex((a) => a.outcome === 'not-attempted');
         if (index >= 0) {
-          this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
-          this.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
+          this.ledger.settle(index, { outcome: 'failed', reason: 'operational-error', message });
+          this.ledger.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
         }
       } else if (error instanceof RefusalError) {
-        this.refusePlan(error.code, error.message, 0);
+        this.ledger.refusePlan(error.code, error.message, 0);
       } else throw error;
     }
-    result.recovery = result.actions
-      .filter((action) => this.pins.has(action.action_id))
-      .map((action) => ({
-        ref: action.ref,
-        recovery_ref: action.recovery_ref,
-        oid: action.old_oid,
-        restore_command: jjRestoreCommand(action.ref, action.recovery_ref),
-      }));
+    result.recovery = this.ledger.recovery(jjRestoreCommand);
   }
 
   /** Journal, jj version and repository binding; false when the run must stop. */
@@ -272,11 +208,8 @@ export class JjApplyRun {
     const { journalPath, now, plan } = this.inputs;
     try {
       const loaded = await loadJournal(journalPath, this.actions, JOURNAL_MAX_BYTES);
-      this.states = loaded.states;
-      if (loaded.tornTail !== undefined) {
-        await discardTornTail(journalPath, loaded.tornTail);
-        await this.append(tornTailRecord(loaded.tornTail, now()));
-      }
+      this.ledger.states = loaded.states;
+      await settleTornTail(journalPath, loaded.tornTail, now(), (record) => this.append(record));
       // The last operation an earlier run of this plan made and verified is where the
       // repository should be now; before any, the plan's own.
       for (const record of loaded.records) {
@@ -286,11 +219,8 @@ export class JjApplyRun {
           this.openIntents.set(record.action_id, record.operation);
       }
     } catch (error) {
-      const refusal = isIoError(error)
-        ? new RefusalError('journal-unreadable', `journal ${journalPath}: ${error.message}`)
-        : error;
-      if (!(refusal instanceof RefusalError)) throw refusal;
-      this.refusePlan(refusal.code, refusal.message, 0);
+      const refusal = journalRefusal(error, journalPath);
+      this.ledger.refusePlan(refusal.code, refusal.message, 0);
       return false;
     }
     await requireSupportedJj(this.ctx(), this.inputs.env);
@@ -298,7 +228,7 @@ export class JjApplyRun {
     const observation = await this.observe(current);
     const mismatch = bindingMismatch(this.inputs.binding, await readJjBinding(observation, this.ctx()));
     if (mismatch !== null) {
-      this.refusePlan(
+      this.ledger.refusePlan(
         'repository-changed',
         `the repository at ${JSON.stringify(plan.repository!.path)}: ${mismatch}`,
         0,
@@ -332,7 +262,7 @@ export class JjApplyRun {
 
   private async runAction(index: number): Promise<'next' | 'stop'> {
     const action = this.actions[index]!;
-    const state = this.states.get(action.action_id)!;
+    const state = this.ledger.states.get(action.action_id)!;
     if (
       state.phase === 'verified' ||
       (state.phase === 'settled' && state.lastOutcome?.result === 'deleted')
@@ -340,7 +270,7 @@ export class JjApplyRun {
       const view = await this.viewAt(await readCurrentOperation(this.ctx()), this.ctx());
       const found = classifyJjAction(view, action);
       if (found !== 'committed') {
-        this.settle(index, {
+        this.ledger.settle(index, {
           outcome: 'failed',
           reason: 'postcondition-changed',
           message: `recorded as done, but now ${describeJjAction(view, action)}`,
@@ -349,7 +279,11 @@ export class JjApplyRun {
       }
       if (state.phase !== 'verified')
         await this.append({ type: 'verified', action_id: action.action_id, at: this.inputs.now() });
-      this.settle(index, { outcome: 'already-done', verified: true, recovered: state.phase !== 'verified' });
+      this.ledger.settle(index, {
+        outcome: 'already-done',
+        verified: true,
+        recovered: state.phase !== 'verified',
+      });
       return 'next';
     }
     if (state.phase === 'open') return this.resolveOpen(index, action, state);
@@ -375,8 +309,13 @@ export class JjApplyRun {
     const view = await this.viewAt(current, ctx);
     const found = classifyJjAction(view, action);
     const review = (message: string) => {
-      if (found === 'committed' || found === 'pinned-only') this.pins.add(action.action_id);
-      this.settle(index, { outcome: 'refused', reason: 'manual-review-required', message, recovered: true });
+      if (found === 'committed' || found === 'pinned-only') this.ledger.pin(action.action_id);
+      this.ledger.settle(index, {
+        outcome: 'refused',
+        reason: 'manual-review-required',
+        message,
+        recovered: true,
+      });
       return 'stop' as const;
     };
     if (intentOp === undefined)
@@ -483,11 +422,11 @@ export class JjApplyRun {
     const { now } = this.inputs;
     const check = await this.revalidate(action);
     if ('stop' in check) {
-      this.refusePlan('stale-proof', check.stop, index);
+      this.ledger.refusePlan('stale-proof', check.stop, index);
       return 'stop';
     }
     if ('stale' in check) {
-      this.settle(index, { outcome: 'refused', reason: 'stale-proof', message: check.stale });
+      this.ledger.settle(index, { outcome: 'refused', reason: 'stale-proof', message: check.stale });
       return 'next';
     }
     const from = check.op;
@@ -508,7 +447,7 @@ export class JjApplyRun {
     const ctx = { ...this.ctx(), signal: undefined };
     await createRecoveryBookmark(action.recovery_ref, action.old_oid, ctx);
     // Created (jj reported success): a recovery root from now on, whatever comes next.
-    this.pins.add(action.action_id);
+    this.ledger.pin(action.action_id);
     const pinOp = await readCurrentOperation(this.ctx(true));
     const pinProblem = await this.checkStep(from, pinOp, {
       created: [{ name: action.recovery_ref, commit: action.old_oid }],
@@ -563,8 +502,8 @@ export class JjApplyRun {
 
   /** An effect's operation did something else too: report it, journal nothing more, stop. */
   private unexpected(index: number, message: string): 'stop' {
-    this.settle(index, { outcome: 'failed', reason: 'manual-review-required', message });
-    this.markRemaining(index + 1, 'run-failed', 'not attempted after an unexpected repository change');
+    this.ledger.settle(index, { outcome: 'failed', reason: 'manual-review-required', message });
+    this.ledger.markRemaining(index + 1, 'run-failed', 'not attempted after an unexpected repository change');
     return 'stop';
   }
 
@@ -579,7 +518,7 @@ export class JjApplyRun {
     const current = await readCurrentOperation(ctx);
     const view = await this.viewAt(current, ctx);
     if (current !== op || classifyJjAction(view, action) !== 'committed') {
-      this.settle(index, {
+      this.ledger.settle(index, {
         outcome: 'failed',
         reason: 'postcondition-failed',
         message: `expected the bookmark absent and the recovery bookmark at ${action.old_oid} at operation ${op}; found ${describeJjAction(view, action)} at ${current}`,
@@ -593,7 +532,7 @@ export class JjApplyRun {
       operation: op,
       at: this.inputs.now(),
     });
-    this.deletedThisRun += 1;
+    this.ledger.deletedThisRun += 1;
     this.expectedOp = op;
     // The verified delta is exactly this action's: an observation made at `from` stays
     // valid once the action is applied to it; any other is made afresh.
@@ -611,12 +550,12 @@ export class JjApplyRun {
         },
       };
     }
-    this.settle(index, { outcome: 'deleted', verified: true, recovered });
+    this.ledger.settle(index, { outcome: 'deleted', verified: true, recovered });
     await this.checkpoint('after-verified', action.action_id);
     return 'next';
   }
 
   get deleted(): number {
-    return this.deletedThisRun;
+    return this.ledger.deletedThisRun;
   }
 }

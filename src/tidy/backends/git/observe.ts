@@ -10,9 +10,10 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { RefusalError } from '../core/errors.js';
-import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../core/git.js';
-import { describeOutcome, type RunResult } from '../core/run.js';
+import { RefusalError } from '../../../core/errors.js';
+import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../../../core/git.js';
+import { describeOutcome, type RunResult } from '../../../core/run.js';
+import { checkTextBound, chunkByCost, settleAll, utf8Bytes } from '../../bounded.js';
 import {
   IncompleteObservationError,
   incompleteCall,
@@ -21,7 +22,12 @@ import {
   type ObserveRequest,
   type PlanWorktreeOperation,
   type TidyBackend,
-} from './types.js';
+  type TidyBounds,
+} from '../../types.js';
+
+// retire/observe-git.ts still imports settleAll from here (it is being changed on another
+// branch); new code imports it from bounded.ts.
+export { settleAll };
 
 export interface GitLayout {
   /** PATH resolved through symlinks. */
@@ -135,38 +141,6 @@ export async function observeGitOk(
   return result.stdout.toString('utf8');
 }
 
-/** Splits items into chunks whose summed cost stays within budget (one item may exceed it alone). */
-export function chunkByCost<T>(items: readonly T[], cost: (item: T) => number, budget: number): T[][] {
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let used = 0;
-  for (const item of items) {
-    const c = cost(item);
-    if (current.length > 0 && used + c > budget) {
-      chunks.push(current);
-      current = [];
-      used = 0;
-    }
-    current.push(item);
-    used += c;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
-
-/**
- * Like Promise.all, but waits for every call to settle (no git process outlives the
- * observation) and throws the first failure in argument order, so the reported
- * refusal does not depend on which process finished first.
- */
-export async function settleAll<T extends readonly unknown[]>(
-  promises: readonly [...{ [K in keyof T]: Promise<T[K]> }],
-): Promise<T> {
-  const results = await Promise.allSettled(promises);
-  for (const result of results) if (result.status === 'rejected') throw result.reason;
-  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
-}
-
 function lines(text: string): string[] {
   const out = text.split('\n');
   if (out[out.length - 1] === '') out.pop();
@@ -195,18 +169,6 @@ export function isValidFullRefName(name: string): boolean {
     if (component === '' || component.startsWith('.') || component.endsWith('.lock')) return false;
   }
   return true;
-}
-
-/** The UTF-8 byte length of text. */
-export function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
-/** Refuses text over the path/selector bound before anything else runs. */
-export function checkTextBound(label: string, text: string, maxBytes: number): void {
-  const size = utf8Bytes(text);
-  if (size > maxBytes)
-    throw new RefusalError('bound-exceeded', `${label} is ${size} bytes; the bound is ${maxBytes} bytes`);
 }
 
 /**
@@ -912,6 +874,20 @@ function sameWorktrees(a: readonly WorktreeRecord[], b: readonly WorktreeRecord[
 // ---------------------------------------------------------------------------
 // The whole observation
 
+/** The request's own bounds and form, before any git call: text sizes, explicit names, entry count. */
+function checkRequest(request: ObserveRequest, bounds: TidyBounds): void {
+  checkTextBound('PATH', request.path, bounds.maxTextBytes);
+  checkTextBound('--base', request.baseSelector, bounds.maxTextBytes);
+  for (const ref of request.refs ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
+  if (request.refs === undefined) return;
+  checkExplicitRefs(request.refs);
+  if (request.refs.length > bounds.maxEntries)
+    throw new RefusalError(
+      'bound-exceeded',
+      `${request.refs.length} refs selected; the bound is ${bounds.maxEntries} entries`,
+    );
+}
+
 /**
  * Observes a Git repository for a tidy plan. Throws RefusalError for selection
  * problems (unknown/duplicate/short/non-branch refs, unresolved base, bounds) and
@@ -928,17 +904,7 @@ export async function observeGit(
 ): Promise<GitObservation> {
   const partial = ctx.partial ?? {};
   const { bounds } = ctx;
-  checkTextBound('PATH', request.path, bounds.maxTextBytes);
-  checkTextBound('--base', request.baseSelector, bounds.maxTextBytes);
-  for (const ref of request.refs ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
-  if (request.refs !== undefined) {
-    checkExplicitRefs(request.refs);
-    if (request.refs.length > bounds.maxEntries)
-      throw new RefusalError(
-        'bound-exceeded',
-        `${request.refs.length} refs selected; the bound is ${bounds.maxEntries} entries`,
-      );
-  }
+  checkRequest(request, bounds);
 
   const counter = ctx.counter ?? { calls: 0 };
   counter.calls += 1; // discoverRepo

@@ -6,11 +6,11 @@
  * two must be exactly the planned one. Nothing here abandons a change, pushes, fetches or
  * runs `jj git` sync.
  */
-import { jjExact } from '../core/jj.js';
-import { shellQuote } from './effects-git.js';
-import { settleAll } from './observe-git.js';
-import { GIT_PSEUDO_REMOTE, type JjCallContext, jjOk, readBookmarks, readWorkspaces } from './observe-jj.js';
-import type { JjBookmarks, JjWorkspace } from './observe-jj-parse.js';
+import { jjExact } from '../../../core/jj.js';
+import { settleAll } from '../../bounded.js';
+import { shellQuote } from '../git/effects.js';
+import { GIT_PSEUDO_REMOTE, type JjCallContext, jjOk, readBookmarks, readWorkspaces } from './observe.js';
+import type { JjBookmarks, JjWorkspace } from './observe-parse.js';
 
 /** A view's bookmarks and workspaces, keyed for comparison. */
 export interface JjView {
