@@ -67,6 +67,12 @@ export interface ApplyOptions {
   tempDir?: string;
   /** How `delete-path` entries are judged and applied (docs/lifecycle.md); without it they are skipped. */
   lifecycle?: LifecycleApplyContext;
+  /**
+   * Entry id → the id of the move it follows (a link rewrite, `keepReferencesResolving`):
+   * such an entry is applied only when its move was, since without the move it would point
+   * the link at nothing. Moves are applied first for this reason.
+   */
+  follows?: ReadonlyMap<string, string>;
 }
 
 /** One change the applier is about to make, as `onEdit` hears of it. */
@@ -297,7 +303,21 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
     staged_by_rm: [],
   };
   let failed = false;
-  for (const [path, entries] of groupByPath(selected)) {
+  const moved = new Set<string>();
+  for (const [path, all] of movesFirst(groupByPath(selected))) {
+    const [entries, stranded] = partitionFollowers(all, options.follows, moved);
+    for (const entry of stranded) result.entries.push(strandedOutcome(entry, path));
+    if (entries.length === 0) {
+      const move = options.follows!.get(stranded[0]!.id)!;
+      result.files.push({
+        path,
+        status: 'skipped',
+        entries: stranded.map((entry) => entry.id),
+        reason: 'would-break-reference',
+        detail: `the move it follows (${move}) was not applied`,
+      });
+      continue;
+    }
     let outcome: Transaction;
     if (failed) outcome = skip('not-attempted', 'an earlier file failed');
     else if (options.signal?.aborted || deadline.isExpired)
@@ -324,6 +344,7 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
       }
     }
     result.files.push(file);
+    if (outcome.status === 'applied') for (const entry of entries) moved.add(entry.id);
     for (const entry of entries) {
       const record: EntryOutcome = { id: entry.id, path, kind: entryKind(entry), status: outcome.status };
       if (outcome.status === 'skipped' || outcome.status === 'failed') record.reason = outcome.reason;
@@ -335,6 +356,30 @@ export async function applyReport(options: ApplyOptions): Promise<ApplyResult> {
   const skipped = result.files.some((file) => file.status === 'skipped');
   result.status = failed ? 'failed' : result.files.length === 0 ? 'nothing' : skipped ? 'partial' : 'applied';
   return result;
+}
+
+/** The files in `groups` with a move first (a move never shares its file with another edit). */
+function movesFirst(groups: Map<string, Entry[]>): [string, Entry[]][] {
+  const isMove = ([, entries]: [string, Entry[]]) =>
+    entries.some((entry) => entry.exact_edit?.kind === 'move-to-archive');
+  return [...[...groups].filter(isMove), ...[...groups].filter((group) => !isMove(group))];
+}
+
+/** `entries` split into those to apply and those whose move (`follows`) was not applied. */
+function partitionFollowers(
+  entries: readonly Entry[],
+  follows: ReadonlyMap<string, string> | undefined,
+  moved: ReadonlySet<string>,
+): [Entry[], Entry[]] {
+  const stranded = (entry: Entry) => {
+    const move = follows?.get(entry.id);
+    return move !== undefined && !moved.has(move);
+  };
+  return [entries.filter((entry) => !stranded(entry)), entries.filter(stranded)];
+}
+
+function strandedOutcome(entry: Entry, path: string): EntryOutcome {
+  return { id: entry.id, path, kind: entryKind(entry), status: 'skipped', reason: 'would-break-reference' };
 }
 
 interface TransactionContext {

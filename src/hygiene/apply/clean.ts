@@ -567,6 +567,10 @@ const ownApplied = (applied: ApplyResult, plan: CleanPlan): string[] => {
   return applied.entries.filter((e) => e.status === 'applied' && own.has(e.id)).map((e) => e.id);
 };
 
+/** Each link rewrite's id → the move it follows: the applier applies it only after that move. */
+const followedMoves = (guard: GuardedPlan): Map<string, string> =>
+  new Map(guard.rewrites.map((rewrite) => [rewrite.id, rewrite.for_entry]));
+
 /** The link rewrites whose entries ran. */
 const ranRewrites = (applied: ApplyResult, rewrites: readonly LinkRewrite[]): LinkRewrite[] => {
   const ran = new Set(applied.entries.filter((e) => e.status === 'applied').map((e) => e.id));
@@ -618,6 +622,7 @@ async function dryRunClean(
       holdDir: '',
     }),
     ...(rewrites !== undefined ? { rewrites } : {}),
+    follows: followedMoves(guard),
   });
   const entries = mergeOutcomes(plan.entries, simulated, gateOutcome, 'would-apply');
   return {
@@ -750,6 +755,7 @@ async function cleanLocked(
           }
         : {}),
       ...(rewrites !== undefined ? { rewrites } : {}),
+      follows: followedMoves(guard),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
     });
