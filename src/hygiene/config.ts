@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/errors.js';
 import { formatJsonPath, schemaValidator } from '../core/schema.js';
+import { isSafeRelativePath } from './classify/proposals.js';
 import { globProblem } from './scan/lifecycle-glob.js';
 import { refuseUserOnlyKeys, userConfigPath } from './trust.js';
 import { type ClassifierSettings, DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
@@ -59,6 +60,14 @@ function scanGlobViolations(raw: Raw): string[] {
   });
 }
 
+// `archive.dir` names a folder of the project: one a move may go into (docs/trust.md, "Moves").
+function archiveViolations(raw: Raw): string[] {
+  const archive = raw['archive'];
+  const dir = isObject(archive) && typeof archive['dir'] === 'string' ? archive['dir'] : undefined;
+  if (dir === undefined || isSafeRelativePath(dir.replace(/^(\.\/)+/, '').replace(/\/+$/, ''))) return [];
+  return [`archive.dir: must be a folder inside the project (not absolute, no '..', not in .git)`];
+}
+
 /** `lifecycle.rules[2].type: …` → `lifecycle.rules[2] (rule "runs").type: …`, so the error names the rule. */
 function withRuleName(violation: string, rules: readonly unknown[]): string {
   return violation.replace(/^lifecycle\.rules\[(\d+)\]/, (whole, index: string) => {
@@ -105,7 +114,11 @@ export function parseConfig(
       source,
       violations.map((v) => withRuleName(v, rules)),
     );
-  const ruleViolations = [...lifecycleViolations(rules as Raw[]), ...scanGlobViolations(raw)];
+  const ruleViolations = [
+    ...archiveViolations(raw),
+    ...lifecycleViolations(rules as Raw[]),
+    ...scanGlobViolations(raw),
+  ];
   if (ruleViolations.length > 0)
     fail(
       source,

@@ -54,12 +54,16 @@ export const CATEGORY_FILTER_VALUES: readonly string[] = ['stale', 'bloat', ...A
 
 /**
  * A root-relative, `/`-separated path that stays inside the project: not absolute, no
- * `..` or `.` segments, no backslashes, no empty segments, no control characters.
+ * `..` or `.` segments, no backslashes, no empty segments, no control characters, and no
+ * `.git` segment in any case (the repository's own store, which git never tracks a path in:
+ * an `archive.dir: .git` would otherwise aim a move at it).
  */
 export function isSafeRelativePath(path: string): boolean {
   if (path === '' || path.startsWith('/') || path.includes('\\') || /[\u0000-\u001f]/.test(path))
     return false;
-  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+  return path
+    .split('/')
+    .every((segment) => segment !== '' && segment !== '.' && segment !== '..' && segment.toLowerCase() !== '.git');
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

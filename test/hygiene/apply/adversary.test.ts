@@ -49,3 +49,47 @@ describe('a link rewrite never outlives the move it follows', () => {
     assert.equal(readFileSync(join(repo.dir, 'docs/archive/old.md'), 'utf8'), 'mine\n');
   });
 });
+
+describe('nothing is ever aimed into .git', () => {
+  const files = {
+    'docs/old.md': '---\nstatus: superseded\n---\n# Old\n\nOld stuff.\n',
+    'README.md': '# Readme\n\nSee [old](docs/old.md).\n',
+  };
+
+  for (const dir of ['.git', '.git/hooks', '.GIT/hooks', '../elsewhere', '/tmp/elsewhere']) {
+    it(`archive.dir: ${dir} is refused in one line naming the key`, async () => {
+      const repo = repoWith({ ...files, '.dochygiene.yml': `archive:\n  dir: "${dir}"\n` });
+      const checked = await stw(repo, 'hygiene', 'check');
+      assert.equal(checked.code, 1, checked.out);
+      assert.equal(
+        checked.stderr,
+        "stw: .dochygiene.yml: archive.dir: must be a folder inside the project (not absolute, no '..', not in .git)\n",
+      );
+    });
+  }
+
+  it('a proposals file moving a doc into .git/hooks is refused, naming the field', async () => {
+    const repo = repoWith(files);
+    const proposals = join(repo.dir, 'proposals.json');
+    writeFileSync(
+      proposals,
+      JSON.stringify([
+        {
+          path: 'docs/old.md',
+          category: { class: 'stale', subtype: 'superseded' },
+          signals: [{ name: 'frontmatter_marker', detail: 'status: superseded' }],
+          op: 'Archive it.',
+          op_type: 'deterministic',
+          confidence: 0.9,
+          exact_edit: { kind: 'move-to-archive', dest_path: '.git/hooks/archive/old.md' },
+        },
+      ]),
+    );
+    const checked = await stw(repo, 'hygiene', 'check', '--proposals', proposals);
+    assert.equal(checked.code, 1, checked.out);
+    assert.match(
+      checked.stderr,
+      /proposals\[0\]\.exact_edit\.dest_path: must be a project-relative path inside the project/,
+    );
+  });
+});
