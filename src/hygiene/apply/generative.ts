@@ -16,9 +16,9 @@
  * A failing answer is skipped `distill-rejected` with the reason. Nothing here commits.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, posix, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import { schemaValidator } from '../../core/schema.js';
 import { modelDistiller } from '../classify/model/distill.js';
@@ -26,11 +26,11 @@ import { type ModelRunner, type RetryPolicy, type RunUsage, runnerFor } from '..
 import { effectiveClassifier, type ModelSettings, resolveModelSettings } from '../classify/model/settings.js';
 import { isSafeRelativePath } from '../classify/proposals.js';
 import { loadConfig } from '../config.js';
+import { leavesProject, referencesIn } from '../leaves-project.js';
 import { spanText, splitLines } from '../line-span.js';
 import { resolveProjectRoot } from '../project.js';
-import { type DocRef, importTokens, parseMarkdown, type RefKind } from '../scan/markdown.js';
-import { dirOf, safeDecode } from '../scan/paths.js';
-import { checkReference, EXTERNAL, type PathLookup } from '../scan/resolve.js';
+import { type DocRef, importTokens, parseMarkdown } from '../scan/markdown.js';
+import { checkReference, type PathLookup } from '../scan/resolve.js';
 import { countTokens } from '../tokens.js';
 import type { Anchor, Entry } from '../types.js';
 
@@ -154,43 +154,6 @@ export function unresolvedReason(
   if (check.status === 'missing-fragment')
     return `${ref.kind} target ${JSON.stringify(ref.target)}: no heading #${check.resolved.fragment ?? ''}`;
   return undefined;
-}
-
-/**
- * Why a reference written in `docPath` leads out of the project, or undefined when it stays
- * in (or is a URL): a `~` path, an absolute path to an `@import` (Claude Code reads both on
- * the user's disk), a path climbing above the root, or one a symlink leads out of it.
- */
-export function leavesProject(
-  root: string,
-  docPath: string,
-  target: string,
-  kind: RefKind,
-): string | undefined {
-  const written = target.trim();
-  if (written.startsWith('~')) return 'a path in a home folder';
-  if (/^file:/i.test(written)) return 'a file: URL';
-  if (kind === 'import' && written.startsWith('/')) return 'an absolute path';
-  if (written === '' || EXTERNAL.test(written)) return undefined;
-  const path = safeDecode(kind === 'import' ? written : written.replace(/[?#].*$/, ''));
-  const joined = posix.normalize(path.startsWith('/') ? path.slice(1) : posix.join(dirOf(docPath), path));
-  if (joined === '..' || joined.startsWith('../')) return 'a path above the project root';
-  let real: string;
-  try {
-    real = realpathSync(join(root, joined));
-  } catch {
-    return undefined; // Nothing there: whether it resolves is the resolver's question.
-  }
-  const inside = relative(realpathSync(root), real);
-  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-    return 'a path a symlink leads out of the project';
-  return undefined;
-}
-
-/** Links, images, definitions, HTML links, `@imports` and backticked paths written in `text`. */
-function referencesIn(text: string): DocRef[] {
-  const parsed = parseMarkdown(text);
-  return [...parsed.refs, ...parsed.imports];
 }
 
 /**

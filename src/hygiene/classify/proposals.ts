@@ -63,7 +63,9 @@ export function isSafeRelativePath(path: string): boolean {
     return false;
   return path
     .split('/')
-    .every((segment) => segment !== '' && segment !== '.' && segment !== '..' && segment.toLowerCase() !== '.git');
+    .every(
+      (segment) => segment !== '' && segment !== '.' && segment !== '..' && segment.toLowerCase() !== '.git',
+    );
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

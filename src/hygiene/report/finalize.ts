@@ -19,6 +19,7 @@ import {
   parseCategoryFilter,
   parseProposals,
 } from '../classify/proposals.js';
+import { newReferenceOutOfProject } from '../leaves-project.js';
 import { spanText, splitLines } from '../line-span.js';
 import type { LifecycleUnit } from '../scan/lifecycle.js';
 import { countTokens, TOKENIZER_NAME } from '../tokens.js';
@@ -114,6 +115,30 @@ function tokenSpan(proposal: Proposal, lineTotal: number): { start: number; end:
   // Setting a frontmatter key removes nothing from what is read.
   if (edit.kind === 'insert-frontmatter') return undefined;
   return { start: 1, end: lineTotal };
+}
+
+/**
+ * Why an exact edit would write a reference out of the project that its lines did not hold
+ * (docs/trust.md, "References out of the project"), or undefined. The anchored lines are
+ * compared before and after the replacement; a frontmatter value is new text of its own.
+ */
+function outOfProjectViolation(
+  root: string,
+  proposal: Proposal,
+  file: FileBytes | undefined,
+): string | undefined {
+  const edit = proposal.exact_edit;
+  if (file === undefined || edit === undefined) return undefined;
+  let before = '';
+  let after: string | undefined;
+  if (edit.kind === 'replace-text' && edit.anchor !== undefined && edit.match !== undefined) {
+    before = spanText(file.lines, edit.anchor.start_line, edit.anchor.end_line);
+    after = before.split(edit.match).join(edit.replacement ?? '');
+  } else if (edit.kind === 'insert-frontmatter') after = edit.value ?? '';
+  else if (edit.kind === 'dedupe' && edit.canonical_ref !== undefined) after = `[see](${edit.canonical_ref})`;
+  if (after === undefined) return undefined;
+  const out = newReferenceOutOfProject(root, proposal.path, before, after);
+  return out === undefined ? undefined : `${out}; no edit may write a reference out of the project`;
 }
 
 /** Checks that need the file: anchors and ranges inside it, replace-text's match on its lines. */
@@ -230,6 +255,11 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   rejectIfAny(violations);
   proposals.forEach((p, i) => {
     if (!isLifecycleDeletion(p)) violations.push(...fileViolations(p, files.get(p.path)!, `proposals[${i}]`));
+  });
+  rejectIfAny(violations);
+  proposals.forEach((p, i) => {
+    const out = outOfProjectViolation(artifact.project_root, p, files.get(p.path));
+    if (out !== undefined) violations.push(`proposals[${i}].exact_edit: ${out}`);
   });
   rejectIfAny(violations);
 

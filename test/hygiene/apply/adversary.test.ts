@@ -93,3 +93,82 @@ describe('nothing is ever aimed into .git', () => {
     );
   });
 });
+
+describe('no exact edit writes a reference out of the project', () => {
+  const proposal = (path: string, exact_edit: Record<string, unknown>, signal = 'broken_reference') => ({
+    path,
+    category: { class: 'stale', subtype: 'dangling-reference' },
+    signals: [{ name: signal, detail: 'x' }],
+    op: 'Fix the link.',
+    op_type: 'deterministic',
+    confidence: 0.99,
+    exact_edit,
+  });
+  const line3 = { start_line: 3, end_line: 3 };
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'an @import of a home-folder file replacing a broken link',
+      {
+        kind: 'replace-text',
+        anchor: line3,
+        match: '[docs](docs/missing.md)',
+        replacement: '@~/.ssh/id_rsa',
+      },
+      /@~\/\.ssh\/id_rsa leads out of the project \(a path in a home folder\)/,
+    ],
+    [
+      'an @import climbing above the root',
+      {
+        kind: 'replace-text',
+        anchor: line3,
+        match: '[docs](docs/missing.md)',
+        replacement: '@../../../../etc/passwd',
+      },
+      /@\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd leads out of the project \(a path above the project root\)/,
+    ],
+    [
+      'a link target climbing above the root',
+      { kind: 'replace-text', anchor: line3, match: 'docs/missing.md', replacement: '../../../etc/passwd' },
+      /link target "\.\.\/\.\.\/\.\.\/etc\/passwd" leads out of the project/,
+    ],
+    [
+      'an @import in a frontmatter value',
+      { kind: 'insert-frontmatter', key: 'note', value: '@~/.aws/credentials' },
+      /@~\/\.aws\/credentials leads out of the project/,
+    ],
+  ];
+  for (const [name, edit, message] of cases) {
+    it(`${name} in CLAUDE.md is refused (a proposals file, as a model answer is checked)`, async () => {
+      const repo = repoWith({ 'CLAUDE.md': '# Project\n\nSee [docs](docs/missing.md).\n' });
+      const file = join(repo.dir, 'proposals.json');
+      writeFileSync(file, JSON.stringify([proposal('CLAUDE.md', edit)]));
+      const checked = await stw(repo, 'hygiene', 'check', '--proposals', file);
+      assert.equal(checked.code, 1, checked.out);
+      assert.match(checked.stderr, /^stw: invalid proposals: proposals\[0\]\.exact_edit: /);
+      assert.match(checked.stderr, message);
+      assert.match(checked.stderr, /no edit may write a reference out of the project\n$/);
+    });
+  }
+
+  it('a reference the anchored line already held may stay (only new ones are judged)', async () => {
+    const repo = repoWith({
+      'CLAUDE.md': '# Project\n\nSee @~/.claude/shared.md and [docs](docs/missing.md).\n',
+    });
+    const file = join(repo.dir, 'proposals.json');
+    const edit = {
+      kind: 'replace-text',
+      anchor: line3,
+      match: ' and [docs](docs/missing.md)',
+      replacement: '',
+    };
+    writeFileSync(file, JSON.stringify([proposal('CLAUDE.md', edit)]));
+    const checked = await stw(repo, 'hygiene', 'check', '--proposals', file);
+    assert.equal(checked.code, 0, checked.out);
+    const cleaned = await stw(repo, 'hygiene', 'clean', '--yes');
+    assert.equal(cleaned.code, 0, cleaned.out);
+    assert.equal(
+      readFileSync(join(repo.dir, 'CLAUDE.md'), 'utf8'),
+      '# Project\n\nSee @~/.claude/shared.md.\n',
+    );
+  });
+});
