@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../core/errors.js';
+import { readConfigFile } from '../core/read-config-file.js';
 import { formatJsonPath, schemaValidator } from '../core/schema.js';
 import { isSafeRelativePath } from './classify/proposals.js';
 import { globProblem } from './scan/lifecycle-glob.js';
@@ -180,10 +180,8 @@ function mergeOverDefaults(raw: Raw): HygieneConfig {
 /** A file's text, or undefined when it does not exist; any other failure is `config-unreadable`. */
 async function readOptional(path: string, label: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readConfigFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
     throw new ConfigError('config-unreadable', `${label}: cannot read: ${(error as Error).message}`, {
       file: label,
     });

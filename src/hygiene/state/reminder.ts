@@ -11,6 +11,7 @@
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
+import { ConfigFileProblem, readConfigFile } from '../../core/read-config-file.js';
 import { DEFAULT_CONFIG, type HygieneState } from '../types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -67,14 +68,15 @@ export async function decideReminder(
  */
 export async function readStaleAfterDays(root: string): Promise<number> {
   const fallback = DEFAULT_CONFIG.reminder.stale_after_days;
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(join(root, '.dochygiene.yml'), 'utf8');
+    text = await readConfigFile(join(root, '.dochygiene.yml'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return fallback;
-    throw new ConfigError('config-unreadable', `.dochygiene.yml: cannot read: ${code ?? 'error'}`);
+    const why = error instanceof ConfigFileProblem ? error.message : (code ?? 'error');
+    throw new ConfigError('config-unreadable', `.dochygiene.yml: cannot read: ${why}`);
   }
+  if (text === undefined) return fallback;
   if (!text.includes('stale_after_days')) return fallback;
   const { load } = await import('js-yaml');
   let raw: unknown;

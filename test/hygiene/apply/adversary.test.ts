@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../../helpers/cli.js';
@@ -170,5 +170,35 @@ describe('no exact edit writes a reference out of the project', () => {
       readFileSync(join(repo.dir, 'CLAUDE.md'), 'utf8'),
       '# Project\n\nSee @~/.claude/shared.md.\n',
     );
+  });
+});
+
+describe('a repository config that is not a small regular file is refused before it is read', () => {
+  // A committed symlink can aim .dochygiene.yml at a device: /dev/tty would block the
+  // SessionStart reminder on the user's terminal, /dev/zero would fill memory.
+  const stale = '{"last_check":"2020-01-01T00:00:00Z","last_clean":null,"last_reminded":null}\n';
+
+  it('a .dochygiene.yml symlinked to /dev/zero: check and remind say so in one line', async () => {
+    const repo = repoWith({ 'README.md': '# Readme\n' });
+    symlinkSync('/dev/zero', join(repo.dir, '.dochygiene.yml'));
+    const checked = await stw(repo, 'hygiene', 'check');
+    assert.equal(checked.code, 1, checked.out);
+    assert.equal(checked.stderr, 'stw: .dochygiene.yml: cannot read: not a regular file\n');
+    mkdirSync(join(repo.dir, '.dochygiene'), { recursive: true });
+    writeFileSync(join(repo.dir, '.dochygiene/state.json'), stale);
+    const reminded = await stw(repo, 'hygiene', 'remind');
+    assert.equal(reminded.code, 0, reminded.out);
+    assert.equal(reminded.stdout, '');
+    assert.equal(
+      reminded.stderr,
+      'stw hygiene remind: .dochygiene.yml: cannot read: not a regular file (no reminder shown)\n',
+    );
+  });
+
+  it('a .dochygiene.yml over 1 MiB is refused, naming the limit', async () => {
+    const repo = repoWith({ 'README.md': '# Readme\n', '.dochygiene.yml': `# ${'x'.repeat(1024 * 1024)}\n` });
+    const checked = await stw(repo, 'hygiene', 'check');
+    assert.equal(checked.code, 1, checked.out);
+    assert.equal(checked.stderr, 'stw: .dochygiene.yml: cannot read: larger than 1048576 bytes\n');
   });
 });
