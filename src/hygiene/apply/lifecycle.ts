@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { git, gitOk, splitNul, userGitEnv } from '../../core/git.js';
 import { describeOutcome, run } from '../../core/run.js';
-import { withoutUnsafeNames } from '../scan/files.js';
+import { unsafeUnitPathReason, withoutUnsafeNames } from '../scan/files.js';
 import { newestMtime, servedEvidence, unitDigest } from '../scan/lifecycle.js';
 import { RUN_DIR } from '../state/run-lock.js';
 import { userConfigPath } from '../trust.js';
@@ -81,8 +81,9 @@ export async function observeUnit(
   const tracked = withoutUnsafeNames(
     [...byPath].map(([file, indexed]) => ({ path: file, indexed })),
     (file) => file.path,
+    unsafeUnitPathReason,
   ).kept;
-  const untracked = withoutUnsafeNames(splitNul(others), (file) => file).kept;
+  const untracked = withoutUnsafeNames(splitNul(others), (file) => file, unsafeUnitPathReason).kept;
   const changed = splitNul(worktreeDiff).length > 0 || splitNul(indexDiff).length > 0;
   const members = membersNow({ tracked, untracked });
   const mtimeMs =

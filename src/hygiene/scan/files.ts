@@ -151,6 +151,25 @@ export function unsafePathReason(path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why a listed path cannot be part of a lifecycle unit, or undefined when it can: what
+ * `unsafePathReason` refuses, and what a proposal's path may not hold (a control character,
+ * a `\\`; `isSafeRelativePath`). A unit is named by a proposal, so a file of such a name
+ * matched by a rule would otherwise make every check fail its own proposals; it is left
+ * out instead, as a line break is (docs/lifecycle.md).
+ */
+export function unsafeUnitPathReason(path: string): string | undefined {
+  const reason = unsafePathReason(path);
+  if (reason !== undefined) return reason;
+  const control = /[\u0000-\u001f\u007f]/.exec(path);
+  if (control) {
+    const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `its name contains a control character (U+${code}), which a proposal path cannot carry`;
+  }
+  if (path.includes('\\')) return 'its name contains "\\", which a proposal path cannot carry';
+  return undefined;
+}
+
 /** A listed path left out of every walk because a report could not carry its name. */
 export interface UnsafeName {
   path: string;
@@ -166,11 +185,12 @@ export interface UnsafeName {
 export function withoutUnsafeNames<T>(
   items: readonly T[],
   pathOf: (item: T) => string,
+  reasonOf: (path: string) => string | undefined = unsafePathReason,
 ): { kept: T[]; unsafe: UnsafeName[] } {
   const kept: T[] = [];
   const unsafe: UnsafeName[] = [];
   for (const item of items) {
-    const detail = unsafePathReason(pathOf(item));
+    const detail = reasonOf(pathOf(item));
     if (detail === undefined) kept.push(item);
     else unsafe.push({ path: pathOf(item), detail });
   }

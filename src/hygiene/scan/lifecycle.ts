@@ -14,7 +14,7 @@ import { ConfigError, OperationalError } from '../../core/errors.js';
 import { git, gitOk, splitNul } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
 import type { LifecycleKind, LifecycleRule } from '../types.js';
-import { type UnsafeName, withoutUnsafeNames } from './files.js';
+import { type UnsafeName, unsafeUnitPathReason, withoutUnsafeNames } from './files.js';
 import { ruleMatcher } from './lifecycle-glob.js';
 
 const MS_PER_DAY = 86_400_000;
@@ -151,7 +151,7 @@ export async function listForLifecycle(
   deadline?: Deadline,
 ): Promise<LifecycleListing> {
   if (!inRepo) {
-    const { kept, unsafe } = withoutUnsafeNames(fallbackFiles, (path) => path);
+    const { kept, unsafe } = withoutUnsafeNames(fallbackFiles, (path) => path, unsafeUnitPathReason);
     return { files: kept.map((path) => ({ path })), changed: new Set(), inRepo, unsafe };
   }
   const options = { cwd: root, maxBytes: LIST_MAX_BYTES, ...(deadline ? { deadline } : {}) };
@@ -174,7 +174,7 @@ export async function listForLifecycle(
   for (const path of splitNul(others)) if (!indexed.has(path)) files.push({ path });
   const changed = new Set<string>();
   for (const record of splitNul(status)) if (record.length > 3) changed.add(record.slice(3));
-  const { kept, unsafe } = withoutUnsafeNames(files, (file) => file.path);
+  const { kept, unsafe } = withoutUnsafeNames(files, (file) => file.path, unsafeUnitPathReason);
   return {
     files: kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     changed,

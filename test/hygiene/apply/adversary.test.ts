@@ -202,3 +202,33 @@ describe('a repository config that is not a small regular file is refused before
     assert.equal(checked.stderr, 'stw: .dochygiene.yml: cannot read: larger than 1048576 bytes\n');
   });
 });
+
+describe('a lifecycle walk leaves out every name a proposal cannot carry', () => {
+  for (const [what, name] of [
+    ['a tab', 'a\tb'],
+    ['a backslash', 'a\\b'],
+    ['an escape character', 'a\u001b[2Jb'],
+  ] as const) {
+    it(`one file whose name holds ${what} does not make check fail; it stays, its sibling goes`, async () => {
+      const repo = makeRepo();
+      repos.push(repo);
+      repo.commit(
+        'runs',
+        {
+          '.gitignore': '.dochygiene/\n',
+          '.dochygiene.yml':
+            'lifecycle:\n  rules:\n    - name: runs\n      match: "runs/*"\n      type: file\n      lifetime: temporary\n      retain_recent: 0\n      max_age_days: 1\n',
+          [`runs/${name}`]: 'x\n',
+          'runs/ok': 'y\n',
+        },
+        { date: '2026-01-01T00:00:00Z' },
+      );
+      const env = { STW_NOW: '2026-12-06T00:00:00Z' };
+      const checked = await runCli(['hygiene', 'check', '--json'], { cwd: repo.dir, env });
+      assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+      const cleaned = await runCli(['hygiene', 'clean', '--yes'], { cwd: repo.dir, env });
+      assert.equal(cleaned.code, 0, cleaned.stdout + cleaned.stderr);
+      assert.deepEqual(repo.git(['ls-files', '-z', 'runs']).split('\0').filter(Boolean), [`runs/${name}`]);
+    });
+  }
+});
