@@ -43,6 +43,13 @@ function lifecycleViolations(rules: Raw[]): string[] {
     const match = typeof rule['match'] === 'string' ? globProblem(rule['match']) : undefined;
     if (match !== undefined) violations.push(`${at('match')}: ${match}`);
     const name = String(rule['name']);
+    // The name goes into the cleanup commit's message and onto the terminal: one line, no
+    // control characters (a repository could otherwise add a Signed-off-by trailer to your
+    // commit, or escape sequences to its log).
+    if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name) || name.length > 128)
+      violations.push(
+        `${at('name')}: must be one line of at most 128 characters, with no control characters`,
+      );
     if (seen.has(name)) violations.push(`${at('name')}: duplicate rule name ${JSON.stringify(name)}`);
     seen.add(name);
   });

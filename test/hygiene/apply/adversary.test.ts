@@ -232,3 +232,24 @@ describe('a lifecycle walk leaves out every name a proposal cannot carry', () =>
     });
   }
 });
+
+describe('a lifecycle rule name cannot write into the commit message or the terminal', () => {
+  for (const [what, name] of [
+    ['a trailer after a line break', 'runs\n\nSigned-off-by: Mallory <m@evil.example>'],
+    ['an escape sequence', 'runs\u001b[2J'],
+    ['more than 128 characters', 'r'.repeat(129)],
+  ] as const) {
+    it(`a name with ${what} is refused at config validation, naming the key`, async () => {
+      const repo = repoWith({
+        '.dochygiene.yml': `lifecycle:\n  rules:\n    - name: ${JSON.stringify(name)}\n      match: "runs/*"\n      type: file\n      lifetime: temporary\n`,
+        'runs/a': 'x\n',
+      });
+      const checked = await stw(repo, 'hygiene', 'check');
+      assert.equal(checked.code, 1, checked.out);
+      assert.equal(
+        checked.stderr,
+        `stw: .dochygiene.yml: lifecycle.rules[0] (rule ${JSON.stringify(name)}).name: must be one line of at most 128 characters, with no control characters\n`,
+      );
+    });
+  }
+});
