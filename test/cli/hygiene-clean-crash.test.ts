@@ -195,6 +195,7 @@ describe('stw hygiene clean: SIGKILL at every step boundary', () => {
 
   it('the human output names the interrupted run and its checkpoint', async () => {
     const { repo } = project();
+    // Moves run first (a link rewrite applies only after its move), so the first write is the move.
     await runCli(['hygiene', 'clean', '--approve', 'mv'], {
       cwd: repo.dir,
       env: { ...NOW, STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: 'after-write:1' },
@@ -205,7 +206,7 @@ describe('stw hygiene clean: SIGKILL at every step boundary', () => {
     assert.match(
       next.stdout,
       new RegExp(
-        `^An earlier stw clean \\(pid \\d+, started 2026-04-02T08:30:00Z\\) was interrupted after its checkpoint ${wip.slice(0, 12)}; it was rolled back \\(HEAD is at [0-9a-f]{12} again\\), restoring "?docs/a\\.md"?\\.$`,
+        `^An earlier stw clean \\(pid \\d+, started 2026-04-02T08:30:00Z\\) was interrupted after its checkpoint ${wip.slice(0, 12)}; it was rolled back \\(HEAD is at [0-9a-f]{12} again\\), restoring docs/old\\.md docs/archive/old\\.md\\.$`,
         'm',
       ),
     );
