@@ -69,3 +69,17 @@ export function exitCodeFor(error: unknown): 0 | 1 | 2 | 130 {
   if (isStwError(error)) return error.exitCode;
   return 1;
 }
+
+/**
+ * Where a JSON text is malformed, without quoting it: V8's `SyntaxError` message carries a
+ * snippet of the input (`Unexpected token 'A', "API_KEY=sk"... is not valid JSON`), and a
+ * file named by mistake — or by a prompt-injected agent, which the plugin lets run
+ * `check --proposals FILE` — may be a secret.
+ */
+export function jsonSyntaxDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /\bposition (\d+)/.exec(message)?.[1];
+  if (position !== undefined) return `malformed at position ${position}`;
+  if (/end of JSON input/i.test(message)) return 'it ends too early';
+  return 'malformed';
+}

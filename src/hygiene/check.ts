@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
-import { OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { jsonSyntaxDetail, OperationalError, UsageError, ValidationError } from '../core/errors.js';
 import { collectGarbageNow } from '../core/memory.js';
 import { quote } from '../core/quote.js';
 import { placementProblem, readGitlinks } from './apply/placement.js';
@@ -143,7 +143,7 @@ export async function readProposalsFile(path: string): Promise<Proposal[]> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ValidationError('invalid-proposals', `proposals file is not JSON: ${(error as Error).message}`);
+    throw new ValidationError('invalid-proposals', `proposals file is not JSON: ${jsonSyntaxDetail(error)}`);
   }
   return parseProposals(value);
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { formatInstant } from '../../core/clock.js';
-import { UsageError, ValidationError } from '../../core/errors.js';
+import { jsonSyntaxDetail, UsageError, ValidationError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/fs-atomic.js';
 import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
@@ -31,7 +31,7 @@ async function readScanArtifact(path: string, cwd: string): Promise<ScanArtifact
   try {
     value = JSON.parse(text) as Record<string, unknown>;
   } catch (error) {
-    throw new ValidationError('invalid-scan', `scan file is not JSON: ${(error as Error).message}`);
+    throw new ValidationError('invalid-scan', `scan file is not JSON: ${jsonSyntaxDetail(error)}`);
   }
   const problems: string[] = [];
   if (typeof value !== 'object' || value === null || Array.isArray(value))

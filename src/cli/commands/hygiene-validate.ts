@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { jsonSyntaxDetail, UsageError } from '../../core/errors.js';
 import { Output } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { validateReport } from '../../hygiene/report/validate.js';
@@ -40,7 +40,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     report = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`not JSON: ${quote(file)}: ${(error as Error).message}`, HINT, 'not-json');
+    throw new UsageError(`not JSON: ${quote(file)}: ${jsonSyntaxDetail(error)}`, HINT, 'not-json');
   }
   // Anchors are checked against the files on disk when the report's project root exists.
   const root =

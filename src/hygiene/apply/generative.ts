@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError, ValidationError } from '../../core/errors.js';
+import { jsonSyntaxDetail, UsageError, ValidationError } from '../../core/errors.js';
 import { schemaValidator } from '../../core/schema.js';
 import { modelDistiller } from '../classify/model/distill.js';
 import { type ModelRunner, type RetryPolicy, type RunUsage, runnerFor } from '../classify/model/runner.js';
@@ -247,7 +247,7 @@ export async function readGeneratedFile(path: string): Promise<Map<string, Gener
   } catch (error) {
     throw new ValidationError(
       'invalid-generated',
-      `--generated file is not JSON: ${(error as Error).message}`,
+      `--generated file is not JSON: ${jsonSyntaxDetail(error)}`,
     );
   }
   const violations = validateGenerated(value);

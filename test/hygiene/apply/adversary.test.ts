@@ -253,3 +253,18 @@ describe('a lifecycle rule name cannot write into the commit message or the term
     });
   }
 });
+
+describe('a file read by mistake as JSON is never quoted back', () => {
+  it('check --proposals on a secrets file names only where it is malformed', async () => {
+    const repo = repoWith({ 'README.md': '# Readme\n' });
+    const file = join(repo.dir, 'proposals.env');
+    writeFileSync(file, 'API_KEY=sk-live-SECRET\n');
+    const checked = await stw(repo, 'hygiene', 'check', '--proposals', file);
+    assert.equal(checked.code, 1, checked.out);
+    assert.equal(checked.stderr, 'stw: proposals file is not JSON: malformed\n');
+    writeFileSync(file, '{"token": "sk-live-SECRET", "b": [1, 2');
+    const truncated = await stw(repo, 'hygiene', 'check', '--proposals', file);
+    assert.doesNotMatch(truncated.stderr, /SECRET/);
+    assert.match(truncated.stderr, /^stw: proposals file is not JSON: /);
+  });
+});
