@@ -61,6 +61,15 @@ export function globsMatcher(globs: readonly string[]): (path: string) => boolea
   return (path) => matchers.some((matches) => matches(path));
 }
 
+/**
+ * The same for globs a repository's own files set where no config error can be raised (a site
+ * generator's `srcExclude`, DocFX's `files`/`exclude`): undefined when one is outside the
+ * syntax, so the caller reads the file as one it cannot model, never as one it matched.
+ */
+export function repositoryGlobsMatcher(globs: readonly string[]): ((path: string) => boolean) | undefined {
+  return globs.every((glob) => globProblem(glob) === undefined) ? globsMatcher(globs) : undefined;
+}
+
 function compile(pattern: string): Token[][] {
   if (/^!/.test(pattern)) throw new GlobSyntaxError('a leading "!" (negation) is not supported');
   if (/[@*+?!]\(/.test(pattern.replace(/\\./g, '')))

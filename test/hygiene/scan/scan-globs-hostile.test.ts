@@ -51,4 +51,23 @@ describe('scan.globs from a repository cannot hang a scan', () => {
     assert.match(result.stderr, /scan\.globs\[1\]: extended globs/);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
   });
+
+  it("a DocFX config's file globs are matched in linear time too", { timeout: 60_000 }, async () => {
+    const hostile = `**/${'*a'.repeat(40)}*c.md`;
+    const repo = removeLater(makeRepo({ initialCommit: false }));
+    repo.commit('setup', {
+      'README.md': '# Project\n',
+      '.gitignore': '.dochygiene/\n',
+      'docs/docfx.json': JSON.stringify({ build: { content: [{ files: [hostile], exclude: [hostile] }] } }),
+      [`docs/${'a'.repeat(200)}.md`]: '# Page\n\nSee [gone](gone.md).\n',
+    });
+    const started = performance.now();
+    const scanned = await runCliJson<{ signals: Record<string, unknown[]> }>(['hygiene', 'scan'], {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(scanned.code, 0, scanned.stderr);
+    assert.deepEqual(Object.keys(scanned.json.signals), [`docs/${'a'.repeat(200)}.md`]);
+    assert.ok(performance.now() - started < 30_000);
+  });
 });

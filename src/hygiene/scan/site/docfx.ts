@@ -7,7 +7,7 @@
  * into another doc set: the model cannot settle it.
  */
 import { posix } from 'node:path';
-import picomatch from 'picomatch';
+import { repositoryGlobsMatcher } from '../lifecycle-glob.js';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
 import {
   folderFrom,
@@ -34,9 +34,11 @@ function groups(dir: string, entries: unknown): Group[] | undefined {
   for (const entry of entries.filter(isMapping) as Mapping[]) {
     const files = stringList(entry['files']);
     const src = folderFrom(dir, typeof entry['src'] === 'string' ? entry['src'] : '.');
-    if (files === undefined || src === undefined) return undefined;
-    const exclude = picomatch(stringList(entry['exclude']) ?? [], { dot: true });
-    const include = picomatch(files, { dot: true });
+    // Globs from the repository are matched in linear time; one outside that syntax leaves the
+    // config unread (scan/lifecycle-glob.ts).
+    const exclude = repositoryGlobsMatcher(stringList(entry['exclude']) ?? []);
+    const include = files === undefined ? undefined : repositoryGlobsMatcher(files);
+    if (include === undefined || exclude === undefined || src === undefined) return undefined;
     out.push({
       src,
       dest: typeof entry['dest'] === 'string' ? entry['dest'].replace(/^\/+|\/+$/g, '') : '',

@@ -11,7 +11,7 @@
  * `srcDir` or `srcExclude` (the config is JavaScript: read only where a plain literal).
  */
 import { posix } from 'node:path';
-import picomatch from 'picomatch';
+import { repositoryGlobsMatcher } from '../lifecycle-glob.js';
 import { dirOf, MARKDOWN_EXT } from '../paths.js';
 import { folderFrom, inside, isUnder, literalSetting, unreadableSite } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
@@ -21,14 +21,15 @@ const CONFIG = /(^|\/)\.vitepress\/config(?:\/index)?\.(?:js|mjs|cjs|ts|mts|cts)
 /**
  * The pages a config's `srcExclude` leaves unbuilt (vuejs/docs: `srcExclude:
  * ['tutorial/**\/description.md']`): none when it sets none; a matcher for one plain array of
- * quoted globs; undefined for anything else (computed, set twice).
+ * quoted globs; undefined for anything else (computed, set twice, a glob the linear-time matcher
+ * does not take).
  */
 function excludedPages(text: string): ((page: string) => boolean) | undefined {
   const mentions = text.match(/\bsrcExclude\b/g)?.length ?? 0;
   if (mentions === 0) return () => false;
   const set = /\bsrcExclude\s*:\s*\[((?:\s*(['"])[^'"\n\\]+\2\s*,?)*)\s*\]/.exec(text);
   if (mentions !== 1 || set === null) return undefined;
-  return picomatch([...set[1]!.matchAll(/(['"])([^'"\n\\]+)\1/g)].map((m) => m[2]!));
+  return repositoryGlobsMatcher([...set[1]!.matchAll(/(['"])([^'"\n\\]+)\1/g)].map((m) => m[2]!));
 }
 
 function read(file: string, configText: string, context: ConfigContext): Site | undefined {
