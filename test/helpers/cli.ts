@@ -1,4 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testEnv } from './git-repo.js';
 import { CLI_PATH } from './paths.js';
 
@@ -16,10 +19,33 @@ export interface CliOptions {
   uid?: number;
 }
 
+const nodeForUser = new Map<number, string>();
+
+/**
+ * A node binary `uid` may run: this one, or a copy in a temp folder anyone may read when this
+ * one lives where that user cannot reach it (CI's Node 22 and 24 sit under root's cache).
+ */
+function nodeFor(uid: number): string {
+  let node = nodeForUser.get(uid);
+  if (node !== undefined) return node;
+  node = process.execPath;
+  if (spawnSync(node, ['-e', '0'], { uid, gid: uid, stdio: 'ignore' }).status !== 0) {
+    const dir = mkdtempSync(join(tmpdir(), 'stw-test-node-'));
+    chmodSync(dir, 0o755);
+    node = join(dir, 'node');
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  nodeForUser.set(uid, node);
+  return node;
+}
+
 /** Spawns the built `stw` with a minimal environment and NO_COLOR=1. */
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    const node = options.uid === undefined ? process.execPath : nodeFor(options.uid);
+    const child = spawn(node, [CLI_PATH, ...args], {
       cwd: options.cwd,
       env: testEnv(options.env),
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
