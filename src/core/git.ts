@@ -427,10 +427,7 @@ export async function isOwnershipRefused(
   cwd: string,
   deadline: Deadline = Deadline.none(),
 ): Promise<boolean> {
-  const result = await git(['rev-parse', '--git-dir'], { cwd, deadline });
-  return (
-    result.kind === 'exited' && result.code !== 0 && /dubious ownership/.test(result.stderr.toString('utf8'))
-  );
+  return isOwnershipRefusal(await git(['rev-parse', '--git-dir'], { cwd, deadline }));
 }
 
 /**
