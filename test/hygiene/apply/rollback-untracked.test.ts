@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { Deadline } from '../../../src/core/deadline.js';
 import { saveIndex } from '../../../src/core/git-index.js';
 import type { RecordedEdit } from '../../../src/hygiene/apply/applier.js';
-import { rollBack } from '../../../src/hygiene/apply/recovery.js';
+import { rollBack } from '../../../src/hygiene/apply/unwind.js';
 import { makeRepo, type TestRepo, testEnv } from '../../helpers/git-repo.js';
 import { sha256 } from '../../helpers/report.js';
 
