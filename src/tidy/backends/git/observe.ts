@@ -21,13 +21,8 @@ import {
   type ObserveContext,
   type ObserveRequest,
   type PlanWorktreeOperation,
-  type TidyBackend,
   type TidyBounds,
 } from '../../types.js';
-
-// retire/observe-git.ts still imports settleAll from here (it is being changed on another
-// branch); new code imports it from bounded.ts.
-export { settleAll };
 
 export interface GitLayout {
   /** PATH resolved through symlinks. */
@@ -1035,9 +1030,3 @@ export async function observeGit(
     ...(tipTimes !== undefined ? { tipTimes } : {}),
   };
 }
-
-/** The Git backend behind the seam. */
-export const gitBackend: TidyBackend<GitObservation> = {
-  name: 'git',
-  observe: (request, ctx) => observeGit(request, ctx),
-};

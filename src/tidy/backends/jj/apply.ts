@@ -13,18 +13,13 @@ import { performance } from 'node:perf_hooks';
 import { Deadline } from '../../../core/deadline.js';
 import { OperationalError, RefusalError, StwError } from '../../../core/errors.js';
 import type { Journal } from '../../../core/fs-atomic.js';
-import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from '../../apply.js';
+import { type DeleteRunInputs, finalStatus, type TidyApplyStep } from '../../apply.js';
+import { bindingMismatch } from '../../engine/binding.js';
 import { isIoError, journalRefusal, openJournal, settleTornTail } from '../../engine/journal.js';
 import { ActionLedger, type StopCause, stopCause } from '../../engine/ledger.js';
 import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../../engine/limits.js';
 import { type ActionJournalState, type JournalRecord, loadJournal } from '../../journal.js';
-import {
-  IncompleteObservationError,
-  type RepositoryBinding,
-  type TidyBounds,
-  type TidyPlanV1,
-} from '../../types.js';
-import { bindingMismatch } from '../git/binding.js';
+import { IncompleteObservationError } from '../../types.js';
 import { decideBookmark } from './decide.js';
 import {
   classifyJjAction,
@@ -69,17 +64,18 @@ interface JjAction {
   recovery_ref: string;
 }
 
-export interface JjApplyInputs {
-  plan: TidyPlanV1;
-  binding: RepositoryBinding;
-  result: TidyApplyResult;
-  stateDir: string;
-  journalPath: string;
-  bounds: TidyBounds;
-  deadline: Deadline;
-  options: TidyApplyOptions;
-  now: () => string;
-  env: NodeJS.ProcessEnv;
+type JjApplyInputs = DeleteRunInputs;
+
+/** `tidy apply` of a jj plan: its limitations, the run, and the status it ends in. */
+export async function applyJjDeletes(inputs: DeleteRunInputs): Promise<void> {
+  inputs.result.limitations = [...TIDY_APPLY_JJ_LIMITATIONS];
+  const run = new JjApplyRun(inputs);
+  try {
+    await run.execute();
+  } finally {
+    run.journal?.close();
+  }
+  inputs.result.status = finalStatus(inputs.result, run.deleted);
 }
 
 /** One apply run of a jj plan. */
