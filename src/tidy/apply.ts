@@ -10,11 +10,11 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { RefusalError, type StwError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
-import type { DeleteEffect } from './backends/git/effects.js';
 import { backendInfo, loadBackend } from './backends/registry.js';
 import { checkTextBound } from './bounded.js';
 import { isIoError, journalPath } from './engine/journal.js';
 import { ApplyLock } from './engine/lock.js';
+import type { JournalAction } from './journal.js';
 import { loadPlanKey, planKeyPath } from './plan-key.js';
 import { checkStateDir, checkStateDirPrivate, readPlanRecord } from './store.js';
 import {
@@ -226,7 +226,7 @@ function repositoryPaths(plan: TidyPlanV1): string[] {
   return paths;
 }
 
-export function toDeleteEffect(effect: PlanEffect): DeleteEffect & { action_id: number } {
+export function toDeleteEffect(effect: PlanEffect): JournalAction {
   return {
     action_id: effect.action_id,
     ref: effect.ref,

@@ -19,6 +19,7 @@ import { journalPath, openJournal, settleTornTail } from '../engine/journal.js';
 import { type StopCause, stopCause } from '../engine/ledger.js';
 import { JOURNAL_MAX_BYTES } from '../engine/limits.js';
 import { ApplyLock } from '../engine/lock.js';
+import { runSteps } from '../engine/run.js';
 import { loadPlanKey, planKeyPath } from '../plan-key.js';
 import { checkStateDirPrivate } from '../store.js';
 import {
@@ -356,10 +357,12 @@ class RetirementRun {
       await this.finish();
       return;
     }
-    for (const [index, effect] of this.record.effects.entries()) {
-      const cause = this.stopped();
-      if (cause !== undefined) {
-        this.result.interruption = { cause, before_effect_id: effect.effect_id };
+    const effects = this.record.effects;
+    await runSteps({
+      count: effects.length,
+      stopCause: () => this.stopped(),
+      stoppedBefore: (cause, index) => {
+        this.result.interruption = { cause, before_effect_id: effects[index]!.effect_id };
         this.markRemaining(
           index,
           cause === 'signal' ? 'cancelled' : 'deadline',
@@ -367,24 +370,19 @@ class RetirementRun {
             ? 'stopped by a signal before this effect'
             : 'the deadline passed before this effect',
         );
-        break;
-      }
-      let next: 'next' | 'stop';
-      try {
-        next = await this.runEffect(index, effect, this.states.get(effect.effect_id)!);
-      } catch (error) {
+      },
+      spanAt: () => 1,
+      step: (index) => this.runEffect(index, effects[index]!, this.states.get(effects[index]!.effect_id)!),
+      failed: (error, index) => {
         if (!(error instanceof OperationalError) && (error as NodeJS.ErrnoException).code === undefined)
           throw error;
         const message = (error as Error).message;
         this.result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
         this.settle(index, { outcome: 'failed', reason: 'operational-error', message });
-        next = 'stop';
-      }
-      if (next === 'stop') {
-        this.markRemaining(index + 1, 'not-attempted', 'an earlier effect did not complete');
-        break;
-      }
-    }
+      },
+      stopped: (index) =>
+        this.markRemaining(index + 1, 'not-attempted', 'an earlier effect did not complete'),
+    });
     await this.finish();
   }
 

@@ -4,23 +4,22 @@
  * compare-and-swap in one Git ref transaction (batched), then verified.
  */
 import { Deadline } from '../../../core/deadline.js';
-import { OperationalError, RefusalError, StwError } from '../../../core/errors.js';
-import type { Journal } from '../../../core/fs-atomic.js';
+import { RefusalError } from '../../../core/errors.js';
 import type { WorktreeRecord } from '../../../core/git.js';
 import { describeOutcome, type RunResult } from '../../../core/run.js';
 import {
   type DeleteRunInputs,
-  finalStatus,
+  TIDY_APPLY_LIMITATIONS,
   type TidyApplyOptions,
-  type TidyApplyResult,
   type TidyApplyStep,
   toDeleteEffect,
 } from '../../apply.js';
 import { bindingMismatch } from '../../engine/binding.js';
-import { isIoError, journalRefusal, openJournal, settleTornTail } from '../../engine/journal.js';
-import { ActionLedger, stopCause } from '../../engine/ledger.js';
-import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../../engine/limits.js';
-import { type ActionJournalState, type JournalRecord, loadJournal } from '../../journal.js';
+import { type ActionLedger, stopCause } from '../../engine/ledger.js';
+import { INSPECTION_GRACE_MS } from '../../engine/limits.js';
+import type { ActionProtocol } from '../../engine/protocol.js';
+import { ActionRun } from '../../engine/run.js';
+import type { ActionJournalState, JournalRecord } from '../../journal.js';
 import { PIN_NOTE_MAX_BYTES, pinNoteBytes } from '../../pin-note.js';
 import {
   IncompleteObservationError,
@@ -140,22 +139,38 @@ function describeInspection(inspection: EffectInspection): string {
   return `target ${target}, recovery ref ${pin}`;
 }
 
-/** `tidy apply` of a Git plan: one run over its actions, in order. */
+/** `tidy apply` of a Git plan: the engine's run over its actions, in order, with Git's protocol. */
 export async function applyGitDeletes(inputs: DeleteRunInputs): Promise<void> {
-  const { plan, binding, result, stateDir, bounds, deadline, options, now } = inputs;
-  const effects = plan.effects.map(toDeleteEffect);
-  const run = new ApplyRun(plan, binding, effects, result, stateDir, bounds, deadline, options, now);
-  try {
-    await run.execute(inputs.journalPath);
-  } finally {
-    run.journal?.close();
-  }
+  const effects = inputs.plan.effects.map(toDeleteEffect);
+  const run = new ActionRun({
+    planId: inputs.plan.plan_id,
+    stateDir: inputs.stateDir,
+    journalPath: inputs.journalPath,
+    actions: effects,
+    result: inputs.result,
+    deadline: inputs.deadline,
+    options: inputs.options,
+    now: inputs.now,
+  });
+  await run.execute((engine) => new GitDeleteProtocol(engine, inputs, effects));
 }
 
-/** One apply run over the plan's actions, in order. */
-class ApplyRun {
-  journal: Journal | undefined;
+/**
+ * Git's delete protocol: fresh actions in batches (1, 2, 4 … 256), each batch one ref
+ * transaction (verify the base, create every pin, delete every branch with its old OID
+ * as compare-and-swap), the repository inspected after it; actions with journal history
+ * resolved one by one.
+ */
+class GitDeleteProtocol implements ActionProtocol {
+  readonly limitations = TIDY_APPLY_LIMITATIONS;
+  readonly deadlineMessage = 'the deadline passed before this action';
+  readonly interruptibleInside = false;
   private readonly ledger: ActionLedger;
+  private readonly plan: TidyPlanV1;
+  private readonly binding: RepositoryBinding;
+  private readonly bounds: TidyBounds;
+  private readonly deadline: Deadline;
+  private readonly options: TidyApplyOptions;
   /** Inspections of the actions an earlier run completed, read at once. */
   private readonly prefetched = new Map<number, EffectInspection>();
   /** The run's full observation, and the worktree fingerprint read just before it. */
@@ -166,39 +181,68 @@ class ApplyRun {
   private batchSize = 1;
 
   constructor(
-    private readonly plan: TidyPlanV1,
-    private readonly binding: RepositoryBinding,
+    private readonly run: ActionRun,
+    inputs: DeleteRunInputs,
     private readonly effects: (DeleteEffect & { action_id: number })[],
-    private readonly result: TidyApplyResult,
-    private readonly stateDir: string,
-    private readonly bounds: TidyBounds,
-    private readonly deadline: Deadline,
-    private readonly options: TidyApplyOptions,
-    private readonly now: () => string,
   ) {
-    this.ledger = new ActionLedger(result, {
-      onProgress: options.onProgress,
-      deadlineMessage: 'the deadline passed before this action',
-    });
+    this.ledger = run.ledger;
+    this.plan = inputs.plan;
+    this.binding = inputs.binding;
+    this.bounds = inputs.bounds;
+    this.deadline = inputs.deadline;
+    this.options = inputs.options;
+  }
+
+  restoreCommand(ref: string, recoveryRef: string): string {
+    return restoreCommand(ref, recoveryRef);
+  }
+
+  reserveMs(): number {
+    return 0;
+  }
+
+  resume(): void {}
+
+  /** The binding, then one read of everything an earlier run completed. */
+  async begin(): Promise<'go' | 'stop'> {
+    if ((await this.checkBinding()) === 'stop') return 'stop';
+    await this.prefetchVerified();
+    return 'go';
+  }
+
+  spanAt(index: number): number {
+    return Math.max(1, this.freshBatchAt(index).length);
+  }
+
+  step(index: number): Promise<'next' | 'stop'> {
+    const batch = this.freshBatchAt(index);
+    if (batch.length > 0) return this.runFresh(index, batch);
+    const effect = this.effects[index]!;
+    return this.runAction(index, effect, this.ledger.states.get(effect.action_id)!);
+  }
+
+  hasOpenIntent(actionId: number): boolean {
+    return this.ledger.states.get(actionId)?.phase === 'open';
+  }
+
+  private now(): string {
+    return this.run.now();
   }
 
   private get cwd(): string {
     return this.plan.repository!.path;
   }
 
-  private async append(record: JournalRecord): Promise<void> {
-    await this.appendAll([record]);
+  private append(record: JournalRecord): Promise<void> {
+    return this.run.append(record);
   }
 
-  /** Appends records with one fsync: all are durable before the step they announce. */
-  private async appendAll(records: readonly JournalRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    this.journal ??= await openJournal(this.stateDir, this.plan.plan_id);
-    this.journal.appendAll(records);
+  private appendAll(records: readonly JournalRecord[]): Promise<void> {
+    return this.run.appendAll(records);
   }
 
-  private async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
-    await this.options.checkpoint?.(step, actionId);
+  private checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
+    return this.run.checkpoint(step, actionId);
   }
 
   /** Reads the target and the pin. After a transaction it gets a grace deadline of its own. */
@@ -208,61 +252,6 @@ class ApplyRun {
       deadline: grace ? Deadline.after(INSPECTION_GRACE_MS) : this.deadline,
       maxBytes: this.bounds.maxOutputBytes,
     });
-  }
-
-  async execute(path: string): Promise<void> {
-    let loaded: Awaited<ReturnType<typeof loadJournal>>;
-    try {
-      loaded = await loadJournal(path, this.effects, JOURNAL_MAX_BYTES);
-      this.ledger.states = loaded.states;
-      // Its action is still open or settled by the complete records: inspected below.
-      await settleTornTail(path, loaded.tornTail, this.now(), (record) => this.append(record));
-    } catch (error) {
-      const refusal = journalRefusal(error, path);
-      this.ledger.refusePlan(refusal.code, refusal.message, 0);
-      this.result.status = 'refused';
-      return;
-    }
-
-    if ((await this.checkBinding()) === 'stop') {
-      this.result.status = finalStatus(this.result, this.ledger.deletedThisRun);
-      // Actions an earlier run completed keep their pins in the result, as after any stop.
-      this.result.recovery = this.ledger.recovery(restoreCommand);
-      return;
-    }
-    await this.prefetchVerified();
-    let index = 0;
-    while (index < this.effects.length) {
-      const effect = this.effects[index]!;
-      const cause = stopCause(this.deadline, this.options.signal);
-      if (cause !== undefined) {
-        this.ledger.interrupt(cause, index);
-        break;
-      }
-      const batch = this.freshBatchAt(index);
-      try {
-        const step =
-          batch.length > 0
-            ? await this.runFresh(index, batch)
-            : await this.runAction(index, effect, this.ledger.states.get(effect.action_id)!);
-        if (step === 'stop') break;
-      } catch (error) {
-        // git or the filesystem failed under us: what these actions did is unknown to this
-        // run (the journal stays as it is, so the next run inspects), and nothing more runs.
-        if (!(error instanceof OperationalError) && !isIoError(error)) throw error;
-        const message = (error as Error).message;
-        this.result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
-        const span = Math.max(1, batch.length);
-        for (let i = index; i < index + span; i += 1)
-          if (this.result.actions[i]!.outcome === 'not-attempted')
-            this.ledger.settle(i, { outcome: 'failed', reason: 'operational-error', message });
-        this.ledger.markRemaining(index + span, 'run-failed', 'not attempted after an operational failure');
-        break;
-      }
-      index += Math.max(1, batch.length);
-    }
-    this.result.status = finalStatus(this.result, this.ledger.deletedThisRun);
-    this.result.recovery = this.ledger.recovery(restoreCommand);
   }
 
   /** The repository at the plan's path must be the one the plan was made for. */

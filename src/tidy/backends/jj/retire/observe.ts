@@ -17,9 +17,9 @@ import {
 } from '../../../../core/confined-fs.js';
 import type { LoadedJjTask } from '../../../../task/store.js';
 import type { JjTaskRegistration } from '../../../../task/types.js';
+import { observeGitOk } from '../../../git-call.js';
 import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from '../../../retire/manifest.js';
 import { parseTree, type TreeEntry, visibleActivity } from '../../../retire/observe.js';
-import { observeGitOk } from '../../git/observe.js';
 import {
   isAncestorOfBookmark,
   type JjCallContext,
