@@ -96,9 +96,14 @@ export {
   type TidyApplyResult,
   type TidyApplyStatus,
 } from './tidy/apply.js';
-export { blockersFor, decideGitTargets, effectsFor, planWorktrees } from './tidy/backends/git/decide.js';
-export { type GitObservation, gitBackend, observeGit } from './tidy/backends/git/observe.js';
+export type { Backend, BackendInfo } from './tidy/backends/backend.js';
+export { gitBackend } from './tidy/backends/git/backend.js';
+export { blockersFor, decideGitTargets, planWorktrees } from './tidy/backends/git/decide.js';
+export { type GitObservation, observeGit } from './tidy/backends/git/observe.js';
+export { jjBackend } from './tidy/backends/jj/backend.js';
+export { BACKENDS, loadBackend, selectBackend } from './tidy/backends/registry.js';
 export { type PlanOptions, type PlanResult, planTidy } from './tidy/plan.js';
+export { effectsFor } from './tidy/plan-effects.js';
 export {
   applyRetirement,
   type RetirementApplyOptions,

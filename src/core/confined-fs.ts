@@ -173,3 +173,9 @@ export function realPathWithin(realRoot: string, absolute: string): RealPlace {
   if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { kind: 'outside', real };
   return { kind: 'inside', rel: sep === '/' ? rel : rel.split(sep).join('/') };
 }
+
+/** Whether `child` is `parent` or inside it (paths compared as given, not resolved). */
+export function isWithin(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}

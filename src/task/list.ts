@@ -7,11 +7,7 @@ import { lstat } from 'node:fs/promises';
 import { idOf, sameId } from '../core/confined-fs.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
-import type { WorktreeRecord } from '../core/git.js';
-import { type GitCallContext, observeGitRaw, readWorktrees } from '../tidy/backends/git/observe.js';
-import { type JjCallContext, readCurrentOperation, readWorkspaces } from '../tidy/backends/jj/observe.js';
-import type { JjWorkspace } from '../tidy/backends/jj/observe-parse.js';
-import { requireSupportedJj } from '../tidy/backends/jj/plan.js';
+import { loadBackend } from '../tidy/backends/registry.js';
 import { loadPlanKey, planKeyPath } from '../tidy/plan-key.js';
 import { checkStateDirPrivate } from '../tidy/store.js';
 import { DEFAULT_PLAN_BOUNDS, type TidyBounds } from '../tidy/types.js';
@@ -75,20 +71,6 @@ async function destinationState(task: TaskCreationPlan, expected: { dev: string;
   }
 }
 
-async function branchOid(branch: string, ctx: GitCallContext): Promise<string | null> {
-  const result = await observeGitRaw(
-    ['for-each-ref', '--format=%(refname)%00%(objectname)', '--', branch],
-    ctx,
-    'git for-each-ref',
-  );
-  if (result.code !== 0) return null;
-  for (const line of result.stdout.toString('utf8').split('\n')) {
-    const [name, oid] = line.split('\0');
-    if (name === branch && oid !== undefined) return oid;
-  }
-  return null;
-}
-
 /** Lists the store's tasks. A store that fails its checks refuses; one bad record is reported in place. */
 export async function listTasks(options: ListTasksOptions): Promise<TaskListResult> {
   const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
@@ -122,8 +104,8 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
     }
     return key;
   };
-  const worktreeLists = new Map<string, Promise<WorktreeRecord[]>>();
-  const workspaceLists = new Map<string, Promise<JjWorkspace[]>>();
+  // One listing per repository and backend, for all of its tasks.
+  const lists = new Map<string, Promise<unknown>>();
   for (const id of ids) {
     const entry: TaskListEntry = {
       task_id: id,
@@ -155,49 +137,12 @@ export async function listTasks(options: ListTasksOptions): Promise<TaskListResu
     entry.creation = { complete: journal.complete, problem: journal.problem, journal: journal.path };
     entry.now.destination = await destinationState(task, journal.created?.destination_identity);
     try {
-      if (task.backend === 'jj') {
-        const ctx: JjCallContext = {
-          deadline,
-          bounds,
-          signal: options.signal,
-          cwd: task.source.path,
-          env: options.env ?? process.env,
-        };
-        let list = workspaceLists.get(task.source.common_dir);
-        if (list === undefined) {
-          // The same version gate as tidy's: an unsupported jj gives no workspace list.
-          list = requireSupportedJj(ctx, ctx.env)
-            .then(() => readCurrentOperation(ctx))
-            .then((op) => readWorkspaces(op, ctx));
-          workspaceLists.set(task.source.common_dir, list);
-        }
-        const listed = (await list).find((w) => w.name === task.workspace && w.root === task.destination);
-        entry.now.registration = listed === undefined ? 'missing' : 'registered';
-        entry.now.workspace =
-          listed === undefined
-            ? null
-            : {
-                name: listed.name,
-                root: task.destination,
-                commit_id: listed.commit_id,
-                change_id: listed.change_id,
-                parents: listed.parents,
-              };
-        continue;
-      }
-      const ctx: GitCallContext = { deadline, bounds, signal: options.signal, cwd: task.source.path };
-      let list = worktreeLists.get(task.source.common_dir);
-      if (list === undefined) {
-        list = readWorktrees(ctx);
-        worktreeLists.set(task.source.common_dir, list);
-      }
-      const listed = (await list).find((worktree) => worktree.path === task.destination);
-      entry.now.registration = listed === undefined ? 'missing' : 'registered';
-      entry.now.worktree =
-        listed === undefined
-          ? null
-          : { branch: listed.branch ?? null, head: listed.head ?? null, locked: listed.locked ?? null };
-      entry.now.branch_oid = await branchOid(task.branch, ctx);
+      const backend = await loadBackend(task.backend);
+      await backend.observeTask(task, entry, {
+        ctx: { deadline, bounds, signal: options.signal },
+        env: options.env ?? process.env,
+        cache: lists,
+      });
     } catch (error) {
       if (!isStwError(error)) throw error;
       entry.now.problem = error.message;

@@ -11,7 +11,7 @@ import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError } from '../core/errors.js';
 import { Journal, readJournal, writeFileExclusive } from '../core/fs-atomic.js';
-import { isBackendName } from '../tidy/backends/registry.js';
+import { backendInfo, isBackendName } from '../tidy/backends/registry.js';
 import { authenticate, isAuthentic } from '../tidy/plan-key.js';
 import type { RepositoryBinding } from '../tidy/types.js';
 import {
@@ -128,7 +128,7 @@ function checkTaskShape(task: unknown, taskId: string): asserts task is TaskCrea
   if (!isObject(task)) throw bad('has no task');
   const backend = task['backend'];
   if (!isBackendName(backend)) throw bad('names no known backend');
-  const own = backend === 'git' ? ['branch', 'lock_reason'] : ['workspace'];
+  const own = backendInfo(backend).taskRecordFields;
   for (const key of ['task_id', 'owner', 'created_at', 'start_oid', 'destination', ...own])
     if (typeof task[key] !== 'string') throw bad(`lacks ${key}`);
   if (!isObject(task['source']) || !isObject(task['base'])) throw bad('lacks its source or base');
@@ -163,14 +163,6 @@ export interface LoadedTask<
 export type LoadedGitTask = LoadedTask<GitTaskCreationPlan, TaskCreatedFacts>;
 export type LoadedJjTask = LoadedTask<JjTaskCreationPlan, JjTaskCreatedFacts>;
 
-export function isGitTask(loaded: LoadedTask): loaded is LoadedGitTask {
-  return loaded.task.backend === 'git';
-}
-
-export function isJjTask(loaded: LoadedTask): loaded is LoadedJjTask {
-  return loaded.task.backend === 'jj';
-}
-
 function foldTaskJournal(
   records: unknown[],
   taskId: string,
@@ -198,10 +190,7 @@ function foldTaskJournal(
     }
     if (record.type === 'created') {
       const facts = record as unknown as Record<string, unknown>;
-      const native =
-        backend === 'git'
-          ? typeof facts['head'] === 'string'
-          : isObject(facts['workspace']) && typeof facts['operation_id'] === 'string';
+      const native = backendInfo(backend).isCreatedFacts(facts);
       if (!isObject(facts['registration']) || !isObject(facts['destination_identity']) || !native) {
         problem = 'the created record lacks the registration or destination identity';
         return;
@@ -294,15 +283,4 @@ export async function listTaskIds(stateDir: string, limit: number): Promise<stri
   if (ids.length > limit)
     throw new RefusalError('bound-exceeded', `the store records ${ids.length} tasks; the bound is ${limit}`);
   return ids;
-}
-
-/** Loads a task that must be a Git task (the Git retirement protocol); a jj task refuses `unsupported`. */
-export async function loadGitTask(stateDir: string, taskId: string, key: Buffer): Promise<LoadedGitTask> {
-  const loaded = await loadTask(stateDir, taskId, key);
-  if (!isGitTask(loaded))
-    throw new RefusalError(
-      'unsupported',
-      `task ${taskId} is a jj workspace; this plan was made for a Git worktree`,
-    );
-  return loaded;
 }

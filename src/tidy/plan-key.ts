@@ -8,7 +8,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
+import { isWithin } from '../core/confined-fs.js';
 import { RefusalError } from '../core/errors.js';
 import { writeFileExclusive } from '../core/fs-atomic.js';
 import { xdgToolDir } from '../core/xdg.js';
@@ -19,11 +20,6 @@ const HMAC_PREFIX = 'hmac-sha256:';
 /** Where the plan key lives: `$XDG_STATE_HOME/sourcesteward/key`, else `~/.local/state/sourcesteward/key`. */
 export function planKeyPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdgToolDir(env, 'XDG_STATE_HOME', join('.local', 'state')), 'key');
-}
-
-function isWithin(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 async function realOrSelf(path: string): Promise<string> {

@@ -8,17 +8,13 @@ import { type Clock, formatInstant, systemClock } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { isStwError, RefusalError } from '../core/errors.js';
 import { toolVersion } from '../core/package.js';
-import { decideGitTargets, effectsFor, planWorktrees } from './backends/git/decide.js';
-import { DEFAULT_EQUIVALENCE_CHECKS, readEquivalence } from './backends/git/equivalence.js';
-import { observeGit, type PartialGitObservation } from './backends/git/observe.js';
-import { selectBackend } from './backends/registry.js';
+import { loadBackend, selectBackend } from './backends/registry.js';
 import { checkTextBound } from './bounded.js';
 import {
   type BackendName,
   DEFAULT_PLAN_BOUNDS,
   GIT_PLAN_LIMITS,
   IncompleteObservationError,
-  type PlanRepository,
   type PlanStatus,
   type TidyBounds,
   type TidyPlanV1,
@@ -65,24 +61,11 @@ export interface PlanResult {
   gitCalls: number;
 }
 
-function repositoryFrom(partial: PartialGitObservation): PlanRepository | null {
-  const layout = partial.layout;
-  if (layout === undefined) return null;
-  return {
-    path: layout.path,
-    toplevel: layout.toplevel ?? null,
-    git_dir: layout.gitDir,
-    common_dir: layout.commonDir,
-    object_format: layout.objectFormat,
-    is_shallow: layout.isShallow,
-  };
-}
-
 function encodedBytes(plan: TidyPlanV1): number {
   return Buffer.byteLength(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
 }
 
-function checkRecordSize(plan: TidyPlanV1, bounds: TidyBounds): void {
+export function checkRecordSize(plan: TidyPlanV1, bounds: TidyBounds): void {
   const size = encodedBytes(plan);
   if (size > bounds.maxRecordBytes)
     throw new RefusalError(
@@ -103,103 +86,6 @@ async function openStore(stateDir: string | undefined) {
   return { dir: stateDir, store };
 }
 
-interface GitPlanInputs {
-  options: PlanOptions;
-  path: string;
-  explicit: string[] | undefined;
-  storing: Awaited<ReturnType<typeof openStore>>;
-  deadline: Deadline;
-  bounds: TidyBounds;
-  counter: { calls: number };
-  partial: PartialGitObservation;
-}
-
-/**
- * The Git plan: observe, decide, read the equivalence evidence, and store a complete plan
- * when asked to. Fills `plan`; returns the stored record's path (null when nothing is stored).
- */
-async function planGit(plan: TidyPlanV1, inputs: GitPlanInputs): Promise<string | null> {
-  const { options, path, explicit, storing, deadline, bounds, counter, partial } = inputs;
-  const maxChecks = options.equivalenceChecks ?? DEFAULT_EQUIVALENCE_CHECKS;
-  const observation = await observeGit(
-    // More branches than checks: the evidence checks the newest tips, by their times.
-    {
-      path,
-      baseSelector: options.base,
-      refs: explicit,
-      ...(maxChecks > 0 ? { tipTimesAbove: maxChecks } : {}),
-    },
-    { deadline, bounds, signal: options.signal, counter, partial, betweenReads: options.betweenReads },
-  );
-  const { layout } = observation;
-  if (storing !== undefined)
-    await storing.store.checkStateDir(storing.dir, [
-      layout.toplevel ?? '',
-      layout.gitDir,
-      layout.commonDir,
-      ...observation.worktrees.map((worktree) => worktree.path),
-    ]);
-
-  plan.backend.version = observation.gitVersion;
-  plan.repository = repositoryFrom(partial);
-  plan.base = { selector: observation.base.selector, ref: observation.base.ref, oid: observation.base.oid };
-  plan.selection = { mode: observation.selection.mode, refs: [...observation.selection.refs] };
-  plan.worktrees = planWorktrees(observation.worktrees, observation.worktreeStates);
-  plan.targets = decideGitTargets(observation);
-  options.beforeEvidence?.();
-  // Evidence only, after the decisions: it never changes one.
-  const equivalence = await readEquivalence(
-    plan.targets,
-    {
-      commonDir: layout.commonDir,
-      objectFormat: layout.objectFormat,
-      baseOid: observation.base.oid,
-      gitVersion: observation.gitVersion,
-      maxChecks,
-      tipTimes: observation.tipTimes,
-    },
-    { deadline, bounds, signal: options.signal, cwd: layout.path, counter },
-  );
-  // Interrupted while the evidence was read: the plan is not complete (nothing is stored).
-  if (options.signal?.aborted)
-    throw new IncompleteObservationError(
-      'cancelled',
-      'the plan was interrupted during the equivalence checks',
-    );
-  for (const target of plan.targets) {
-    const found = equivalence.get(target.ref);
-    if (found !== undefined) target.evidence.equivalence = found;
-  }
-  plan.status = 'complete';
-  if (observation.baseChanged || observation.worktreesChanged) {
-    // Every decision rests on the base and the worktree list: all targets are retained.
-    plan.status = 'incomplete';
-    plan.refusal = {
-      code: 'changed-during-observation',
-      message: observation.baseChanged
-        ? 'the base changed during observation; every target is retained as uncertain'
-        : "the worktree list or a worktree's rebase/bisect state changed during observation; every target is retained as uncertain",
-    };
-  }
-  const planId = storing !== undefined && plan.status === 'complete' ? storing.store.newPlanId() : '';
-  plan.plan_id = planId;
-  plan.effects = effectsFor(plan.targets, planId);
-
-  checkRecordSize(plan, bounds);
-  if (storing === undefined || plan.status !== 'complete') return null;
-  const { loadOrCreatePlanKey, planKeyPath } = await import('./plan-key.js');
-  const { readGitBinding } = await import('./backends/git/binding.js');
-  const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), storing.dir);
-  const binding = await readGitBinding(layout.commonDir, observation.base.oid, {
-    deadline,
-    bounds,
-    signal: options.signal,
-    cwd: layout.path,
-    counter,
-  });
-  return storing.store.writePlanRecord(storing.dir, plan, { key, binding }, bounds.maxRecordBytes);
-}
-
 /** Plans tidy for a Git or jj repository. */
 export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   const bounds = options.bounds ?? { ...DEFAULT_PLAN_BOUNDS };
@@ -207,7 +93,6 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
   const clock = options.clock ?? systemClock;
   const cwd = options.cwd ?? process.cwd();
   const explicit = options.refs !== undefined && options.refs.length > 0 ? [...options.refs] : undefined;
-  const partial: PartialGitObservation = {};
   const counter = { calls: 0 };
 
   const plan: TidyPlanV1 = {
@@ -235,11 +120,6 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     plan.plan_id = '';
     plan.targets = [];
     plan.effects = [];
-    plan.repository = repositoryFrom(partial);
-    if (plan.backend.name === 'git') plan.backend.version = partial.gitVersion ?? null;
-    if (partial.base)
-      plan.base = { selector: partial.base.selector, ref: partial.base.ref, oid: partial.base.oid };
-    if (partial.worktrees) plan.worktrees = planWorktrees(partial.worktrees);
   };
 
   try {
@@ -249,39 +129,22 @@ export async function planTidy(options: PlanOptions): Promise<PlanResult> {
     for (const ref of explicit ?? []) checkTextBound('--ref', ref, bounds.maxTextBytes);
     if (options.stateDir !== undefined) checkTextBound('--state-dir', options.stateDir, bounds.maxTextBytes);
     const stateDir = options.stateDir === undefined ? undefined : resolve(cwd, options.stateDir);
-    const storing = await openStore(stateDir);
+    await openStore(stateDir);
 
     const path = resolve(cwd, options.path);
-    if (selectBackend(path, options.backend) === 'jj') {
-      const { planJj } = await import('./backends/jj/plan.js');
-      const storeJj = await planJj(
-        plan,
-        {
-          path,
-          base: options.base,
-          names: explicit,
-          stateDir,
-          keyFile: options.keyFile,
-          env: options.env ?? process.env,
-        },
-        { deadline, bounds, signal: options.signal },
-        counter,
-      );
-      checkRecordSize(plan, bounds);
-      recordPath = await storeJj(bounds.maxRecordBytes);
-      return { plan, exitCode: 0, recordPath, gitCalls: counter.calls };
-    }
-
-    recordPath = await planGit(plan, {
+    const backend = await loadBackend(selectBackend(path, options.backend));
+    plan.backend.name = backend.info.name;
+    recordPath = await backend.planTidy(plan, {
       options,
       path,
       explicit,
-      storing,
+      stateDir,
       deadline,
       bounds,
       counter,
-      partial,
+      checkRecordSize: (planned) => checkRecordSize(planned, bounds),
     });
+    return { plan, exitCode: plan.status === 'complete' ? 0 : 1, recordPath, gitCalls: counter.calls };
   } catch (error) {
     recordPath = null;
     if (error instanceof RefusalError) fail('refused', error.code, error.message, error.details);

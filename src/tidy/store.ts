@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isWithin } from '../core/confined-fs.js';
 import { RefusalError } from '../core/errors.js';
 import { writeFileExclusive } from '../core/fs-atomic.js';
 import { authenticate, checkSealedPlan } from './plan-key.js';
@@ -69,11 +70,6 @@ export async function checkStateDirPrivate(dir: string): Promise<void> {
       'state-dir-mode',
       `state directory ${JSON.stringify(dir)} has mode ${mode.toString(8).padStart(4, '0')}; it must be 0700 exactly`,
     );
-}
-
-function isWithin(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 async function canonical(path: string): Promise<string> {

@@ -418,12 +418,6 @@ export interface ObserveContext {
   signal?: AbortSignal | undefined;
 }
 
-/** A backend observes a repository; deciding is backend-independent where it can be. */
-export interface TidyBackend<O> {
-  name: BackendName;
-  observe(request: ObserveRequest, ctx: ObserveContext): Promise<O>;
-}
-
 /** Codes under which an observation is incomplete (status `incomplete`, exit 1). */
 export type IncompleteCode =
   | 'output-bound-exceeded'

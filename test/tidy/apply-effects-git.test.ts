@@ -10,8 +10,8 @@ import {
   pinAndDelete,
   readRefOids,
   restoreCommand,
-  shellQuote,
 } from '../../src/tidy/backends/git/effects.js';
+import { shellQuote } from '../../src/tidy/engine/restore.js';
 import { makeRepo, makeTempDir, type TestRepo, testEnv } from '../helpers/git-repo.js';
 
 const PLAN = 'fedcba9876543210fedcba9876543210';

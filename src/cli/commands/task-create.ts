@@ -2,7 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { createTask, type TaskCreateResult } from '../../task/create.js';
-import { BACKEND_NAMES, isBackendName } from '../../tidy/backends/registry.js';
+import { BACKEND_NAMES, backendInfo, isBackendName } from '../../tidy/backends/registry.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
@@ -21,8 +21,7 @@ export function renderTaskCreate(result: TaskCreateResult, style: Style): string
     out.push(`owner: ${quote(task.owner)}`);
     out.push(`source: ${quote(task.source.path)} (common dir ${quote(task.source.common_dir)})`);
     out.push(`base: ${quote(task.base.selector)} at ${task.base.oid}`);
-    if (task.backend === 'git') out.push(`branch: ${quote(task.branch)} at ${task.start_oid}`);
-    else out.push(`jj workspace: ${quote(task.workspace)} on ${task.start_oid}`);
+    out.push(backendInfo(task.backend).describeCreatedTask(task));
     out.push(`destination: ${quote(task.destination)}`);
   }
   if (result.created !== null) {

@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { listTasks, type TaskListResult } from '../../task/list.js';
+import { backendInfo } from '../../tidy/backends/registry.js';
 import { boundsFromEnv } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
@@ -22,11 +23,8 @@ export function renderTaskList(result: TaskListResult, style: Style): string {
       continue;
     }
     const task = entry.task!;
-    out.push(
-      task.backend === 'git'
-        ? `    owner ${quote(task.owner)}, branch ${quote(task.branch)} from ${task.start_oid}`
-        : `    owner ${quote(task.owner)}, jj workspace ${quote(task.workspace)} on ${task.start_oid}`,
-    );
+    const backend = backendInfo(task.backend);
+    out.push(`    owner ${quote(task.owner)}, ${backend.describeTask(task)}`);
     out.push(`    destination ${quote(task.destination)}: ${entry.now.destination}`);
     out.push(
       `    creation: ${entry.creation.complete ? 'complete' : `incomplete (${escapeText(entry.creation.problem ?? '')})`}`,
@@ -35,12 +33,7 @@ export function renderTaskList(result: TaskListResult, style: Style): string {
     out.push(
       `    registration: ${entry.now.registration}${wt === null ? '' : ` (${wt.branch === null ? 'detached' : quote(wt.branch)} at ${wt.head ?? 'unknown'}${wt.locked === null ? ', unlocked' : ', locked'})`}`,
     );
-    const ws = entry.now.workspace;
-    if (task.backend === 'jj')
-      out.push(
-        `    working-copy commit now: ${ws === null ? 'not listed' : `${ws.commit_id} (change ${ws.change_id}), parents ${ws.parents.join(', ')}`}`,
-      );
-    else out.push(`    branch now: ${entry.now.branch_oid ?? 'absent'}`);
+    out.push(`    ${backend.describeTaskNow(entry.now)}`);
     if (entry.now.problem !== null) out.push(`    not observed: ${escapeText(entry.now.problem)}`);
   }
   return out.join('\n');

@@ -1,51 +1,26 @@
 /**
- * The backend registry: what each version-control backend is called and how it names
- * things (`BACKENDS`), and which one a command uses (`selectBackend`). The nearest
- * directory at or above PATH that holds `.jj/` or `.git` decides: `.jj/` there (colocated
- * with `.git` or not) means jj. An explicit `--backend` wins. There is never a fallback
- * from one backend to the other. Adding a backend: ARCHITECTURE.md, "Adding a backend".
+ * The backend registry: every version-control backend, one line each (`BACKENDS`), and
+ * which one a command uses (`selectBackend`). The nearest directory at or above PATH
+ * that holds a backend's marker decides (`.jj/` before `.git` in the same directory:
+ * colocated or not, that is jj). An explicit `--backend` wins. There is never a fallback
+ * from one backend to another. Adding a backend: ARCHITECTURE.md, "Adding a backend".
  */
 import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { type BackendName, recoveryBookmarkFor, recoveryRefFor } from '../types.js';
+import type { BackendName } from '../types.js';
+import type { Backend, BackendInfo } from './backend.js';
+import { gitInfo } from './git/info.js';
+import { jjInfo } from './jj/info.js';
 
-/** What the rest of the tool needs to know about a backend without loading it. */
-export interface BackendInfo {
-  name: BackendName;
-  /** What a selectable ref is called: a Git branch, a jj bookmark. */
-  refNoun: { one: string; many: string };
-  /** What a base or explicit selector is called in the plan's human output. */
-  selectorNoun: string;
-  /** What a recovery pin is called. */
-  pinNoun: string;
-  /** What a task's checkout is called. */
-  checkoutNoun: string;
-  /** The recovery pin of one action of a plan. */
-  recoveryName(planId: string, actionId: number): string;
-  /** Whether a stored plan must carry the operation it was observed at (jj's `plan.jj`). */
-  plansAtOperation: boolean;
-}
+export type { Backend, BackendInfo } from './backend.js';
 
 export const BACKENDS: Readonly<Record<BackendName, BackendInfo>> = {
-  git: {
-    name: 'git',
-    refNoun: { one: 'branch', many: 'branches' },
-    selectorNoun: 'ref',
-    pinNoun: 'ref',
-    checkoutNoun: 'worktree',
-    recoveryName: recoveryRefFor,
-    plansAtOperation: false,
-  },
-  jj: {
-    name: 'jj',
-    refNoun: { one: 'bookmark', many: 'bookmarks' },
-    selectorNoun: 'bookmark',
-    pinNoun: 'bookmark',
-    checkoutNoun: 'workspace',
-    recoveryName: recoveryBookmarkFor,
-    plansAtOperation: true,
-  },
+  git: gitInfo,
+  jj: jjInfo,
 };
+
+/** The backend of a repository that shows no marker (and the one tidy always had). */
+const DEFAULT_BACKEND: BackendName = 'git';
 
 /** The registered backend names, for usage checks and record validation. */
 export const BACKEND_NAMES = Object.keys(BACKENDS) as BackendName[];
@@ -57,6 +32,14 @@ export function isBackendName(value: unknown): value is BackendName {
 export function backendInfo(name: BackendName): BackendInfo {
   return BACKENDS[name];
 }
+
+/** The backend's code (observation, decisions, protocols), loaded when first used. */
+export function loadBackend(name: BackendName): Promise<Backend> {
+  return BACKENDS[name].load();
+}
+
+/** Markers in the order they are looked for within one directory. */
+const MARKERS = Object.values(BACKENDS).sort((a, b) => a.marker.order - b.marker.order);
 
 function exists(path: string): 'dir' | 'other' | null {
   try {
@@ -71,10 +54,12 @@ export function selectBackend(path: string, override: BackendName | undefined): 
   if (override !== undefined) return override;
   let dir = path;
   for (;;) {
-    if (exists(join(dir, '.jj')) === 'dir') return 'jj';
-    if (exists(join(dir, '.git')) !== null) return 'git';
+    for (const info of MARKERS) {
+      const found = exists(join(dir, info.marker.name));
+      if (found !== null && (found === 'dir' || !info.marker.directoryOnly)) return info.name;
+    }
     const parent = dirname(dir);
-    if (parent === dir) return 'git';
+    if (parent === dir) return DEFAULT_BACKEND;
     dir = parent;
   }
 }

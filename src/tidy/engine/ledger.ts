@@ -17,14 +17,18 @@ export class ActionLedger {
   private readonly pins = new Set<number>();
   deletedThisRun = 0;
 
+  /** What an action the deadline stopped before is told (jj keeps a reserve: it says so). */
+  deadlineMessage: string;
+
   constructor(
     readonly result: TidyApplyResult,
     private readonly options: {
       onProgress?: ((event: TidyApplyProgress) => void) | undefined;
-      /** What an action the deadline stopped before is told (jj keeps a reserve: it says so). */
       deadlineMessage: string;
     },
-  ) {}
+  ) {
+    this.deadlineMessage = options.deadlineMessage;
+  }
 
   /** The action's recovery pin exists at its commit (a recovery root, whatever happens next). */
   pin(actionId: number): void {
@@ -76,7 +80,7 @@ export class ActionLedger {
     this.markRemaining(
       fromIndex,
       cause === 'signal' ? 'cancelled' : 'deadline',
-      cause === 'signal' ? 'stopped by a signal before this action' : this.options.deadlineMessage,
+      cause === 'signal' ? 'stopped by a signal before this action' : this.deadlineMessage,
     );
   }
 

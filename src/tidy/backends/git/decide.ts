@@ -7,12 +7,10 @@ import type { WorktreeRecord } from '../../../core/git.js';
 import {
   GIT_ANCESTRY_METHOD,
   type PlanBlocker,
-  type PlanEffect,
   type PlanTarget,
   type PlanWorktree,
   REASON_CODES,
   type ReasonCode,
-  recoveryRefFor,
 } from '../../types.js';
 import type { GitObservation, ObservedBranch, WorktreeGitState } from './observe.js';
 
@@ -188,26 +186,4 @@ export function decideBranch(branch: ObservedBranch, observation: GitObservation
 
 export function decideGitTargets(observation: GitObservation): PlanTarget[] {
   return observation.branches.map((branch) => decideBranch(branch, observation));
-}
-
-/**
- * One delete-ref effect per delete target, in target order; recovery names need a plan
- * id (Git: a private ref, jj: a bookmark — `recoveryName`).
- */
-export function effectsFor(
-  targets: readonly PlanTarget[],
-  planId: string,
-  recoveryName: (planId: string, actionId: number) => string = recoveryRefFor,
-): PlanEffect[] {
-  return targets
-    .filter(
-      (target): target is PlanTarget & { oid: string } => target.decision === 'delete' && target.oid !== null,
-    )
-    .map((target, index) => ({
-      action_id: index + 1,
-      type: 'delete-ref' as const,
-      ref: target.ref,
-      old_oid: target.oid,
-      recovery_ref: planId === '' ? null : recoveryName(planId, index + 1),
-    }));
 }

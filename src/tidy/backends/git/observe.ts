@@ -11,23 +11,18 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { RefusalError } from '../../../core/errors.js';
-import { discoverRepo, git, isFullOid, parseWorktreeList, type WorktreeRecord } from '../../../core/git.js';
+import { discoverRepo, isFullOid, parseWorktreeList, type WorktreeRecord } from '../../../core/git.js';
 import { describeOutcome, type RunResult } from '../../../core/run.js';
 import { checkTextBound, chunkByCost, settleAll, utf8Bytes } from '../../bounded.js';
+import { type GitCallContext, observeGitOk, observeGitRaw } from '../../git-call.js';
 import {
   IncompleteObservationError,
-  incompleteCall,
   type ObjectFormat,
   type ObserveContext,
   type ObserveRequest,
   type PlanWorktreeOperation,
-  type TidyBackend,
   type TidyBounds,
 } from '../../types.js';
-
-// retire/observe-git.ts still imports settleAll from here (it is being changed on another
-// branch); new code imports it from bounded.ts.
-export { settleAll };
 
 export interface GitLayout {
   /** PATH resolved through symlinks. */
@@ -98,48 +93,9 @@ export interface PartialGitObservation {
   worktrees?: WorktreeRecord[];
 }
 
-export interface GitCallContext extends ObserveContext {
-  cwd: string;
-  /** Incremented per git process (for the bounded-calls test and the benchmark). */
-  counter?: { calls: number };
-  /** Extra environment from src/core/git.ts (e.g. `scratchObjectEnv`); none for plain observation. */
-  extraEnv?: NodeJS.ProcessEnv;
-}
-
-// ---------------------------------------------------------------------------
-// Bounded calls
-
-/** Runs one hardened git call under the output bound and the shared deadline. */
-export async function observeGitRaw(
-  args: readonly string[],
-  ctx: GitCallContext,
-  label: string,
-  input?: string | Buffer,
-): Promise<RunResult & { kind: 'exited' }> {
-  if (ctx.counter) ctx.counter.calls += 1;
-  const result = await git(args, {
-    cwd: ctx.cwd,
-    deadline: ctx.deadline,
-    maxBytes: ctx.bounds.maxOutputBytes,
-    signal: ctx.signal,
-    ...(input === undefined ? {} : { input }),
-    ...(ctx.extraEnv === undefined ? {} : { extraEnv: ctx.extraEnv }),
-  });
-  if (result.kind === 'exited') return result;
-  throw incompleteCall(result, label, 'git');
-}
-
-/** Like observeGitRaw, but a non-zero exit is a failure too. */
-export async function observeGitOk(
-  args: readonly string[],
-  ctx: GitCallContext,
-  label: string,
-  input?: string | Buffer,
-): Promise<string> {
-  const result = await observeGitRaw(args, ctx, label, input);
-  if (result.code !== 0) throw new IncompleteObservationError('git-failed', describeOutcome(result, label));
-  return result.stdout.toString('utf8');
-}
+// The bounded git call is shared with every backend that reads a Git store (src/tidy/git-call.ts).
+export type { GitCallContext };
+export { observeGitOk, observeGitRaw };
 
 function lines(text: string): string[] {
   const out = text.split('\n');
@@ -1035,9 +991,3 @@ export async function observeGit(
     ...(tipTimes !== undefined ? { tipTimes } : {}),
   };
 }
-
-/** The Git backend behind the seam. */
-export const gitBackend: TidyBackend<GitObservation> = {
-  name: 'git',
-  observe: (request, ctx) => observeGit(request, ctx),
-};

@@ -9,22 +9,16 @@
  * guard: a concurrent operation is detected and reported, not prevented. The change is
  * never abandoned; nothing is pushed or fetched.
  */
-import { performance } from 'node:perf_hooks';
 import { Deadline } from '../../../core/deadline.js';
-import { OperationalError, RefusalError, StwError } from '../../../core/errors.js';
-import type { Journal } from '../../../core/fs-atomic.js';
-import type { TidyApplyOptions, TidyApplyResult, TidyApplyStep } from '../../apply.js';
-import { isIoError, journalRefusal, openJournal, settleTornTail } from '../../engine/journal.js';
-import { ActionLedger, type StopCause, stopCause } from '../../engine/ledger.js';
-import { INSPECTION_GRACE_MS, JOURNAL_MAX_BYTES } from '../../engine/limits.js';
-import { type ActionJournalState, type JournalRecord, loadJournal } from '../../journal.js';
-import {
-  IncompleteObservationError,
-  type RepositoryBinding,
-  type TidyBounds,
-  type TidyPlanV1,
-} from '../../types.js';
-import { bindingMismatch } from '../git/binding.js';
+import { RefusalError } from '../../../core/errors.js';
+import type { DeleteRunInputs, TidyApplyStep } from '../../apply.js';
+import { bindingMismatch } from '../../engine/binding.js';
+import type { ActionLedger } from '../../engine/ledger.js';
+import { INSPECTION_GRACE_MS } from '../../engine/limits.js';
+import type { ActionProtocol } from '../../engine/protocol.js';
+import { ActionRun } from '../../engine/run.js';
+import type { ActionJournalState, JournalRecord } from '../../journal.js';
+import type { TidyPlanV1 } from '../../types.js';
 import { decideBookmark } from './decide.js';
 import {
   classifyJjAction,
@@ -69,22 +63,35 @@ interface JjAction {
   recovery_ref: string;
 }
 
-export interface JjApplyInputs {
-  plan: TidyPlanV1;
-  binding: RepositoryBinding;
-  result: TidyApplyResult;
-  stateDir: string;
-  journalPath: string;
-  bounds: TidyBounds;
-  deadline: Deadline;
-  options: TidyApplyOptions;
-  now: () => string;
-  env: NodeJS.ProcessEnv;
+/** `tidy apply` of a jj plan: the engine's run over its actions, one per step, with jj's protocol. */
+export async function applyJjDeletes(inputs: DeleteRunInputs): Promise<void> {
+  const run = new ActionRun({
+    planId: inputs.plan.plan_id,
+    stateDir: inputs.stateDir,
+    journalPath: inputs.journalPath,
+    actions: actionsOf(inputs.plan),
+    result: inputs.result,
+    deadline: inputs.deadline,
+    options: inputs.options,
+    now: inputs.now,
+  });
+  await run.execute((engine) => new JjDeleteProtocol(engine, inputs));
 }
 
-/** One apply run of a jj plan. */
-export class JjApplyRun {
-  journal: Journal | undefined;
+function actionsOf(plan: TidyPlanV1): JjAction[] {
+  return plan.effects.map((e) => ({
+    action_id: e.action_id,
+    ref: e.ref,
+    old_oid: e.old_oid,
+    recovery_ref: e.recovery_ref ?? '',
+  }));
+}
+
+/** jj's delete protocol: one action per step, each guarded by the operation log. */
+class JjDeleteProtocol implements ActionProtocol {
+  readonly limitations = TIDY_APPLY_JJ_LIMITATIONS;
+  readonly deadlineMessage = 'the deadline passed, or too little of it was left for this action, before it';
+  readonly interruptibleInside = true;
   private readonly actions: JjAction[];
   private readonly ledger: ActionLedger;
   /** The operation this run may find current: the plan's, then the last one it made itself. */
@@ -94,22 +101,39 @@ export class JjApplyRun {
   /** The operation each open intent was revalidated at, from the journal. */
   private readonly openIntents = new Map<number, string>();
 
-  constructor(private readonly inputs: JjApplyInputs) {
-    this.actions = inputs.plan.effects.map((e) => ({
-      action_id: e.action_id,
-      ref: e.ref,
-      old_oid: e.old_oid,
-      recovery_ref: e.recovery_ref ?? '',
-    }));
+  constructor(
+    private readonly run: ActionRun,
+    private readonly inputs: DeleteRunInputs,
+  ) {
+    this.actions = actionsOf(inputs.plan);
     this.expectedOp = inputs.plan.jj?.operation_id ?? '';
-    this.ledger = new ActionLedger(inputs.result, {
-      onProgress: inputs.options.onProgress,
-      deadlineMessage: 'the deadline passed, or too little of it was left for this action, before it',
-    });
+    this.ledger = run.ledger;
   }
 
-  /** The longest action of this run so far: the deadline it needs left to start another. */
-  private longestActionMs = 0;
+  restoreCommand(ref: string, recoveryRef: string): string {
+    return jjRestoreCommand(ref, recoveryRef);
+  }
+
+  /**
+   * An action starts only with at least ACTION_RESERVE_MS of the deadline left, or twice
+   * the longest action of the run so far if more.
+   */
+  reserveMs(longestStepMs: number): number {
+    return Math.max(ACTION_RESERVE_MS, 2 * longestStepMs);
+  }
+
+  spanAt(): number {
+    return 1;
+  }
+
+  step(index: number): Promise<'next' | 'stop'> {
+    return this.runAction(index);
+  }
+
+  hasOpenIntent(actionId: number): boolean {
+    return this.openIntents.has(actionId);
+  }
+
   /** Past the output bound once, the bookmark listings of this run are read by name at once. */
   private readonly bookmarkListing = { byName: false };
   /** The last four views read, by operation: an operation's view never changes. */
@@ -141,101 +165,38 @@ export class JjApplyRun {
     };
   }
 
-  private async append(record: JournalRecord): Promise<void> {
-    this.journal ??= await openJournal(this.inputs.stateDir, this.inputs.plan.plan_id);
-    this.journal.appendAll([record]);
+  private append(record: JournalRecord): Promise<void> {
+    return this.run.append(record);
   }
 
-  private async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
-    await this.inputs.options.checkpoint?.(step, actionId);
+  private checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
+    return this.run.checkpoint(step, actionId);
   }
 
-  private stoppedBy(): StopCause | undefined {
-    const reserve = Math.max(ACTION_RESERVE_MS, 2 * this.longestActionMs);
-    return stopCause(this.inputs.deadline, this.inputs.options.signal, reserve);
-  }
-
-  async execute(): Promise<void> {
-    const { result } = this.inputs;
-    try {
-      if (!(await this.load())) return;
-      for (let index = 0; index < this.actions.length; index += 1) {
-        const cause = this.stoppedBy();
-        if (cause !== undefined) {
-          this.ledger.interrupt(cause, index);
-          break;
-        }
-        const started = performance.now();
-        const next = await this.runAction(index);
-        this.longestActionMs = Math.max(this.longestActionMs, performance.now() - started);
-        if (next === 'stop') break;
-      }
-    } catch (error) {
-      if (
-        error instanceof IncompleteObservationError &&
-        (error.code === 'cancelled' || error.code === 'deadline')
-      ) {
-        const cause = error.code === 'cancelled' ? 'signal' : 'deadline';
-        const index = result.actions.findIndex((a) => a.outcome === 'not-attempted');
-        const inFlight = index >= 0 ? this.actions[index]! : undefined;
-        if (inFlight !== undefined && this.openIntents.has(inFlight.action_id)) {
-          // Stopped inside the action, its intent journaled: not "before" it. The next run
-          // inspects what it left (a recovery bookmark made is listed under recovery).
-          this.ledger.settle(index, {
-            outcome: 'failed',
-            reason: cause === 'signal' ? 'cancelled' : 'deadline',
-            message: `${cause === 'signal' ? 'stopped by a signal' : 'the deadline passed'} during this action, after its intent was journaled; the next run inspects it`,
-          });
-          this.ledger.interrupt(cause, index + 1);
-        } else this.ledger.interrupt(cause, Math.max(0, index));
-      } else if (error instanceof OperationalError || isIoError(error)) {
-        const message = (error as Error).message;
-        result.failure = { code: error instanceof StwError ? error.code : 'io-error', message };
-        const index = result.actions.findIndex((a) => a.outcome === 'not-attempted');
-        if (index >= 0) {
-          this.ledger.settle(index, { outcome: 'failed', reason: 'operational-error', message });
-          this.ledger.markRemaining(index + 1, 'run-failed', 'not attempted after an operational failure');
-        }
-      } else if (error instanceof RefusalError) {
-        this.ledger.refusePlan(error.code, error.message, 0);
-      } else throw error;
+  /** The last operation an earlier run of this plan made and verified is where the repository should be now; before any, the plan's own. */
+  resume(records: readonly JournalRecord[]): void {
+    for (const record of records) {
+      if ((record.type === 'verified' || record.type === 'outcome') && typeof record.operation === 'string')
+        this.expectedOp = record.operation;
+      if (record.type === 'intent' && typeof record.operation === 'string')
+        this.openIntents.set(record.action_id, record.operation);
     }
-    result.recovery = this.ledger.recovery(jjRestoreCommand);
   }
 
-  /** Journal, jj version and repository binding; false when the run must stop. */
-  private async load(): Promise<boolean> {
-    const { journalPath, now, plan } = this.inputs;
-    try {
-      const loaded = await loadJournal(journalPath, this.actions, JOURNAL_MAX_BYTES);
-      this.ledger.states = loaded.states;
-      await settleTornTail(journalPath, loaded.tornTail, now(), (record) => this.append(record));
-      // The last operation an earlier run of this plan made and verified is where the
-      // repository should be now; before any, the plan's own.
-      for (const record of loaded.records) {
-        if ((record.type === 'verified' || record.type === 'outcome') && typeof record.operation === 'string')
-          this.expectedOp = record.operation;
-        if (record.type === 'intent' && typeof record.operation === 'string')
-          this.openIntents.set(record.action_id, record.operation);
-      }
-    } catch (error) {
-      const refusal = journalRefusal(error, journalPath);
-      this.ledger.refusePlan(refusal.code, refusal.message, 0);
-      return false;
-    }
+  /** The jj version, and the repository the plan was made for at the current operation. */
+  async begin(): Promise<'go' | 'stop'> {
+    const { plan } = this.inputs;
     await requireSupportedJj(this.ctx(), this.inputs.env);
     const current = await readCurrentOperation(this.ctx());
     const observation = await this.observe(current);
     const mismatch = bindingMismatch(this.inputs.binding, await readJjBinding(observation, this.ctx()));
-    if (mismatch !== null) {
-      this.ledger.refusePlan(
-        'repository-changed',
-        `the repository at ${JSON.stringify(plan.repository!.path)}: ${mismatch}`,
-        0,
-      );
-      return false;
-    }
-    return true;
+    if (mismatch === null) return 'go';
+    this.ledger.refusePlan(
+      'repository-changed',
+      `the repository at ${JSON.stringify(plan.repository!.path)}: ${mismatch}`,
+      0,
+    );
+    return 'stop';
   }
 
   private async observe(op: string): Promise<JjObservation> {
@@ -553,9 +514,5 @@ export class JjApplyRun {
     this.ledger.settle(index, { outcome: 'deleted', verified: true, recovered });
     await this.checkpoint('after-verified', action.action_id);
     return 'next';
-  }
-
-  get deleted(): number {
-    return this.ledger.deletedThisRun;
   }
 }

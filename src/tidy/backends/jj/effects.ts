@@ -8,7 +8,7 @@
  */
 import { jjExact } from '../../../core/jj.js';
 import { settleAll } from '../../bounded.js';
-import { shellQuote } from '../git/effects.js';
+import { shellQuote } from '../../engine/restore.js';
 import { GIT_PSEUDO_REMOTE, type JjCallContext, jjOk, readBookmarks, readWorkspaces } from './observe.js';
 import type { JjBookmarks, JjWorkspace } from './observe-parse.js';
 

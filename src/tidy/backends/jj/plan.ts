@@ -9,6 +9,7 @@ import type { BigIntStats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { RefusalError } from '../../../core/errors.js';
 import { probeJj } from '../../../core/jj.js';
+import { effectsFor } from '../../plan-effects.js';
 import { loadOrCreatePlanKey, planKeyPath } from '../../plan-key.js';
 import { checkStateDir, newPlanId, writePlanRecord } from '../../store.js';
 import {
@@ -20,7 +21,7 @@ import {
   recoveryBookmarkFor,
   type TidyPlanV1,
 } from '../../types.js';
-import { effectsFor } from '../git/decide.js';
+import type { TidyPlanRequest } from '../backend.js';
 import { decideJjTargets, planJjWorkspaces } from './decide.js';
 import { type JjCallContext, type JjObservation, observeJj, readBaseRoots } from './observe.js';
 
@@ -134,4 +135,30 @@ export async function planJj(
     const binding = await readJjBinding(observation, call);
     return writePlanRecord(request.stateDir, plan, { key, binding }, maxRecordBytes);
   };
+}
+
+/** `tidy plan` on jj, behind the backend interface: observe at one operation, decide, store when asked. */
+export async function planJjTidy(plan: TidyPlanV1, request: TidyPlanRequest): Promise<string | null> {
+  const { options, path, explicit, stateDir, deadline, bounds, counter } = request;
+  try {
+    const store = await planJj(
+      plan,
+      {
+        path,
+        base: options.base,
+        names: explicit,
+        stateDir,
+        keyFile: options.keyFile,
+        env: options.env ?? process.env,
+      },
+      { deadline, bounds, signal: options.signal },
+      counter,
+    );
+    request.checkRecordSize(plan);
+    return await store(bounds.maxRecordBytes);
+  } catch (error) {
+    // A plan that stops names no repository: what jj showed is not reported half-observed.
+    plan.repository = null;
+    throw error;
+  }
 }

@@ -11,13 +11,33 @@
  */
 import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { checkDirectoryChain, sameId } from '../../core/confined-fs.js';
-import { Deadline } from '../../core/deadline.js';
-import { isStwError, RefusalError } from '../../core/errors.js';
-import { isJjTask, type LoadedJjTask, loadTask } from '../../task/store.js';
-import { bindingMismatch } from '../backends/git/binding.js';
-import { shellQuote } from '../backends/git/effects.js';
-import { createRecoveryBookmark, type JjView, readView, unexpectedChanges } from '../backends/jj/effects.js';
+import { checkDirectoryChain, sameId } from '../../../../core/confined-fs.js';
+import { Deadline } from '../../../../core/deadline.js';
+import { isStwError, RefusalError } from '../../../../core/errors.js';
+import { type LoadedJjTask, loadTask } from '../../../../task/store.js';
+import { bindingMismatch } from '../../../engine/binding.js';
+import { INSPECTION_GRACE_MS } from '../../../engine/limits.js';
+import { shellQuote } from '../../../engine/restore.js';
+import {
+  type PreparedRetirement,
+  type Recheck,
+  type RetirementApplyOptions,
+  type RetirementProtocol,
+  recheckError,
+} from '../../../retire/apply.js';
+import type { EffectJournalState } from '../../../retire/journal.js';
+import {
+  manifestDifference,
+  type RemovalReport,
+  removeManifest,
+  sameManifest,
+} from '../../../retire/manifest.js';
+import { checkOwnership } from '../../../retire/plan.js';
+import type { RetirementEffect, RetirementRecord, TidyPlanV2 } from '../../../retire/types.js';
+import { checkStateDir } from '../../../store.js';
+import { type NativeInspection, type RepositoryBinding, recoveryBookmarkFor } from '../../../types.js';
+import type { RetirementPrepareInputs } from '../../backend.js';
+import { createRecoveryBookmark, type JjView, readView, unexpectedChanges } from '../effects.js';
 import {
   type JjCallContext,
   jjOk,
@@ -26,29 +46,11 @@ import {
   readCurrentOperation,
   readOperationParents,
   readWorkspaces,
-} from '../backends/jj/observe.js';
-import { requireSupportedJj } from '../backends/jj/plan.js';
-import { INSPECTION_GRACE_MS } from '../engine/limits.js';
-import { checkStateDir } from '../store.js';
-import {
-  type NativeInspection,
-  type RepositoryBinding,
-  recoveryBookmarkFor,
-  type TidyBounds,
-} from '../types.js';
-import {
-  type PreparedRetirement,
-  type Recheck,
-  type RetirementApplyOptions,
-  type RetirementProtocol,
-  recheckError,
-} from './apply.js';
-import { jjRetirementBlockers } from './decide-jj.js';
-import type { EffectJournalState } from './journal.js';
-import { manifestDifference, type RemovalReport, removeManifest, sameManifest } from './manifest.js';
-import { observeJjRetirement } from './observe-jj.js';
-import { checkOwnership } from './plan.js';
-import type { RetirementEffect, RetirementRecord, TidyPlanV2 } from './types.js';
+} from '../observe.js';
+import { requireSupportedJj } from '../plan.js';
+import { isJjTask } from '../task/record.js';
+import { jjRetirementBlockers } from './decide.js';
+import { observeJjRetirement } from './observe.js';
 
 /** What retirement apply on jj cannot promise, stated with every jj result. */
 export const JJ_RETIREMENT_APPLY_LIMITATIONS: readonly string[] = [
@@ -108,16 +110,9 @@ export function jjWorkspaceRestoreCommand(
 }
 
 /** Checks a stored jj retirement plan against the store and the repository, and makes its protocol. */
-export async function prepareJjRetirement(inputs: {
-  plan: TidyPlanV2;
-  record: RetirementRecord;
-  binding: RepositoryBinding;
-  key: Buffer;
-  options: RetirementApplyOptions;
-  bounds: TidyBounds;
-  deadline: Deadline;
-}): Promise<PreparedRetirement> {
-  const { plan, record, options, bounds, deadline } = inputs;
+export async function prepareJjRetirement(inputs: RetirementPrepareInputs): Promise<PreparedRetirement> {
+  const { plan, options, bounds, deadline } = inputs;
+  const record = plan.retirement!;
   checkJjEffects(plan, record);
   const repository = plan.repository!;
   await checkStateDir(options.stateDir, [
@@ -218,7 +213,7 @@ class JjRetirementProtocol implements RetirementProtocol {
 
   async inspect(effect: RetirementEffect): Promise<NativeInspection> {
     if (effect.type === 'remove-files') {
-      const { inspectFilesRemoval } = await import('./apply.js');
+      const { inspectFilesRemoval } = await import('../../../retire/apply.js');
       return inspectFilesRemoval(this.record);
     }
     const { view } = await this.view();

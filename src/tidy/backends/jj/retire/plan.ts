@@ -2,31 +2,38 @@
  * The retirement plan of a jj task workspace (schema v2, docs/tasks.md, "Tasks on jj"):
  * the source repository is the one the task was made in (path, identity, binding), the
  * observation at one pinned operation, the full disk comparison, the decision and — when
- * it retires — the ordered effects apply performs (apply-jj.ts). Stored and sealed like
+ * it retires — the ordered effects apply performs (./apply.ts). Stored and sealed like
  * any other plan.
  */
 import { lstat } from 'node:fs/promises';
-import { sameId } from '../../core/confined-fs.js';
-import { RefusalError } from '../../core/errors.js';
-import type { LoadedJjTask } from '../../task/store.js';
-import type { JjTaskCreationPlan } from '../../task/types.js';
-import { bindingMismatch } from '../backends/git/binding.js';
-import { type JjCallContext, readCommitRoots } from '../backends/jj/observe.js';
-import { requireSupportedJj } from '../backends/jj/plan.js';
-import { checkStateDir, newPlanId } from '../store.js';
+import { sameId } from '../../../../core/confined-fs.js';
+import { RefusalError } from '../../../../core/errors.js';
+import type { LoadedJjTask, LoadedTask } from '../../../../task/store.js';
+import type { JjTaskCreationPlan } from '../../../../task/types.js';
+import { bindingMismatch } from '../../../engine/binding.js';
+import { type RetirementSelection, retirementActions } from '../../../retire/decide.js';
+import { MAX_MANIFEST_FILE_BYTES } from '../../../retire/manifest.js';
+import { recordHead, targetHead } from '../../../retire/plan.js';
+import { writeRetirementRecord } from '../../../retire/store.js';
+import {
+  RETIREMENT_LIMITS,
+  type RetirementEffect,
+  type RetirementRecord,
+  type TidyPlanV2,
+} from '../../../retire/types.js';
+import { checkStateDir, newPlanId } from '../../../store.js';
 import {
   type ObserveContext,
   type RepositoryBinding,
   recoveryBookmarkFor,
   type TidyBounds,
-} from '../types.js';
-import { type RetirementSelection, retirementActions } from './decide.js';
-import { jjRetirementBlockers } from './decide-jj.js';
-import { MAX_MANIFEST_FILE_BYTES } from './manifest.js';
-import { type JjRetirementObservation, observeJjRetirement } from './observe-jj.js';
-import { recordHead, targetHead } from './plan.js';
-import { writeRetirementRecord } from './store.js';
-import { RETIREMENT_LIMITS, type RetirementEffect, type RetirementRecord, type TidyPlanV2 } from './types.js';
+} from '../../../types.js';
+import type { RetirementPlanRequest } from '../../backend.js';
+import { type JjCallContext, readCommitRoots } from '../observe.js';
+import { requireSupportedJj } from '../plan.js';
+import { isJjTask } from '../task/record.js';
+import { jjRetirementBlockers } from './decide.js';
+import { type JjRetirementObservation, observeJjRetirement } from './observe.js';
 
 /** What the jj recovery bookmark covers and does not. */
 export const JJ_RECOVERY_LIMITS: readonly string[] = [
@@ -191,17 +198,13 @@ function buildJjRecord(
 /** Observes, decides and stores the retirement plan of a jj task; fills `plan`. Throws refusals. */
 export async function planJjRetirement(
   plan: TidyPlanV2,
-  loaded: LoadedJjTask,
-  request: {
-    path: string;
-    base: string;
-    stateDir: string;
-    selection: RetirementSelection;
-    key: Buffer;
-    env: NodeJS.ProcessEnv;
-  },
+  anyTask: LoadedTask,
+  request: RetirementPlanRequest,
   ctx: ObserveContext,
 ): Promise<string> {
+  if (!isJjTask(anyTask))
+    throw new RefusalError('tampered-task', `task ${anyTask.task.task_id} names no known backend`);
+  const loaded = anyTask;
   plan.backend = { name: 'jj', version: await requireSupportedJj(ctx, request.env) };
   const call: JjCallContext = { ...ctx, cwd: request.path, env: request.env };
   const obs = await observeJjRetirement(loaded, request.path, request.base, call);

@@ -7,19 +7,23 @@
  * activity. Read-only; bounded calls under one deadline.
  */
 import { constants } from 'node:fs';
-import { lstat, open, readdir, readlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { lstat, open, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import {
   checkDirectoryChain,
   idOf,
   isConfinementAvailable,
+  isWithin,
   type PhysicalId,
-} from '../../core/confined-fs.js';
-import { type IndexFlags, parseIndexFlags, splitNul, type WorktreeRecord } from '../../core/git.js';
-import { readGitRegistration } from '../../task/create.js';
-import type { LoadedGitTask } from '../../task/store.js';
-import type { TaskRegistration } from '../../task/types.js';
-import { readRefOids } from '../backends/git/effects.js';
+} from '../../../../core/confined-fs.js';
+import { type IndexFlags, parseIndexFlags, splitNul, type WorktreeRecord } from '../../../../core/git.js';
+import type { LoadedGitTask } from '../../../../task/store.js';
+import type { TaskRegistration } from '../../../../task/types.js';
+import { settleAll } from '../../../bounded.js';
+import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from '../../../retire/manifest.js';
+import { parseTree, type TreeEntry, visibleActivity } from '../../../retire/observe.js';
+import { IncompleteObservationError, type ObserveContext } from '../../../types.js';
+import { readRefOids } from '../effects.js';
 import {
   discoverGitLayout,
   type GitCallContext,
@@ -30,21 +34,13 @@ import {
   readGitVersion,
   readWorktrees,
   resolveBase,
-  settleAll,
-} from '../backends/git/observe.js';
-import { IncompleteObservationError, type ObserveContext } from '../types.js';
-import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from './manifest.js';
+} from '../observe.js';
+import { readGitRegistration } from '../task/create.js';
 
 export interface StatusEntry {
   /** The two porcelain v1 status letters, e.g. "??", "!!", " M", "UU". */
   code: string;
   path: string;
-}
-
-export interface TreeEntry {
-  mode: string;
-  type: string;
-  oid: string;
 }
 
 /** git's view of the worktree, read only when the destination is the registered task worktree. */
@@ -86,11 +82,6 @@ export interface RetirementObservation {
   confinement: boolean;
 }
 
-export function isWithin(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
-
 function errnoOf(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
@@ -106,19 +97,6 @@ export function parseStatus(output: Buffer): StatusEntry[] {
     if (code[0] === 'R' || code[0] === 'C') index += 1;
   }
   return entries;
-}
-
-/** `ls-tree -r -z`: `<mode> SP <type> SP <oid> TAB <path>`. */
-export function parseTree(output: Buffer): Map<string, TreeEntry> {
-  const tree = new Map<string, TreeEntry>();
-  for (const record of splitNul(output)) {
-    const tab = record.indexOf('\t');
-    const [mode, type, oid] = record.slice(0, tab).split(' ');
-    if (tab < 0 || mode === undefined || type === undefined || oid === undefined)
-      throw new Error('git ls-tree: unexpected output');
-    tree.set(record.slice(tab + 1), { mode, type, oid });
-  }
-  return tree;
 }
 
 async function readWorktreeView(destination: string, ctx: GitCallContext): Promise<WorktreeView> {
@@ -257,30 +235,6 @@ function isStopping(error: unknown): boolean {
   return (
     error instanceof IncompleteObservationError && (error.code === 'deadline' || error.code === 'cancelled')
   );
-}
-
-/** Processes (other than this one) whose working directory is inside `dir`, where /proc shows it. */
-export async function visibleActivity(dir: string, limit: number): Promise<{ pid: number; cwd: string }[]> {
-  let pids: string[];
-  try {
-    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  const found: { pid: number; cwd: string }[] = [];
-  for (const pid of pids.slice(0, 65_536)) {
-    if (Number(pid) === process.pid) continue;
-    let cwd: string;
-    try {
-      cwd = await readlink(`/proc/${pid}/cwd`);
-    } catch {
-      continue; // gone, or not ours to see
-    }
-    const clean = cwd.endsWith(' (deleted)') ? cwd.slice(0, -' (deleted)'.length) : cwd;
-    if (isWithin(dir, clean)) found.push({ pid: Number(pid), cwd: clean });
-    if (found.length >= limit) break;
-  }
-  return found.sort((a, b) => a.pid - b.pid);
 }
 
 async function ancestry(

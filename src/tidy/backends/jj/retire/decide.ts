@@ -6,12 +6,12 @@
  * content; nothing more on disk than jj's own `.jj` metadata). Anything else retains.
  */
 import { join } from 'node:path';
-import { sameId } from '../../core/confined-fs.js';
-import type { LoadedJjTask } from '../../task/store.js';
-import { Blockers, destinationBlockers, type RetirementSelection } from './decide.js';
-import type { ManifestEntry } from './manifest.js';
-import type { JjRetirementObservation } from './observe-jj.js';
-import type { RetirementBlocker } from './types.js';
+import { sameId } from '../../../../core/confined-fs.js';
+import type { LoadedJjTask } from '../../../../task/store.js';
+import { Blockers, destinationBlockers, type RetirementSelection } from '../../../retire/decide.js';
+import type { ManifestEntry } from '../../../retire/manifest.js';
+import type { RetirementBlocker } from '../../../retire/types.js';
+import type { JjRetirementObservation } from './observe.js';
 
 /** What jj keeps in a secondary workspace's `.jj`: the repository pointer and the working-copy state. */
 export const JJ_WORKSPACE_METADATA: ReadonlySet<string> = new Set([

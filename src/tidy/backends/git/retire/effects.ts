@@ -8,10 +8,10 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { git, parseWorktreeList } from '../../core/git.js';
-import { describeOutcome } from '../../core/run.js';
-import { pinNoteArgs, readRefOids } from '../backends/git/effects.js';
-import type { NativeInspection, RetirementBackend, RetirementNativeContext } from '../types.js';
+import { git, parseWorktreeList } from '../../../../core/git.js';
+import { describeOutcome } from '../../../../core/run.js';
+import type { NativeInspection, RetirementBackend, RetirementNativeContext } from '../../../types.js';
+import { pinNoteArgs, readRefOids } from '../effects.js';
 
 async function readLock(adminDir: string, limit: number): Promise<string | null | { problem: string }> {
   let handle: Awaited<ReturnType<typeof open>>;

@@ -12,11 +12,14 @@ import {
   checkDirectoryChain,
   idOf,
   isConfinementAvailable,
+  isWithin,
   type PhysicalId,
-} from '../../core/confined-fs.js';
-import type { LoadedJjTask } from '../../task/store.js';
-import type { JjTaskRegistration } from '../../task/types.js';
-import { observeGitOk } from '../backends/git/observe.js';
+} from '../../../../core/confined-fs.js';
+import type { LoadedJjTask } from '../../../../task/store.js';
+import type { JjTaskRegistration } from '../../../../task/types.js';
+import { observeGitOk } from '../../../git-call.js';
+import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from '../../../retire/manifest.js';
+import { parseTree, type TreeEntry, visibleActivity } from '../../../retire/observe.js';
 import {
   isAncestorOfBookmark,
   type JjCallContext,
@@ -25,10 +28,8 @@ import {
   readRepoDir,
   readRepositoryAtCurrentOperation,
   resolveJjBase,
-} from '../backends/jj/observe.js';
-import type { JjWorkspace } from '../backends/jj/observe-parse.js';
-import { MAX_MANIFEST_FILE_BYTES, type ManifestWalk, walkManifest } from './manifest.js';
-import { isWithin, parseTree, type TreeEntry, visibleActivity } from './observe-git.js';
+} from '../observe.js';
+import type { JjWorkspace } from '../observe-parse.js';
 
 export interface JjRetirementObservation {
   operationId: string;

@@ -9,11 +9,27 @@
  */
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { checkDirectoryChain } from '../core/confined-fs.js';
-import { RefusalError } from '../core/errors.js';
-import { jj } from '../core/jj.js';
-import { toolVersion } from '../core/package.js';
-import { describeOutcome } from '../core/run.js';
+import { checkDirectoryChain } from '../../../../core/confined-fs.js';
+import { RefusalError } from '../../../../core/errors.js';
+import { jj } from '../../../../core/jj.js';
+import { toolVersion } from '../../../../core/package.js';
+import { describeOutcome } from '../../../../core/run.js';
+import {
+  type CreateTaskOptions,
+  checkDestination,
+  identityOf,
+  runCreation,
+  type TaskCreateResult,
+} from '../../../../task/create.js';
+import { taskJournalPath, taskRecordPath, writeTaskRecord } from '../../../../task/store.js';
+import {
+  type JjTaskCreatedFacts,
+  type JjTaskCreationPlan,
+  taskWorkspaceName,
+} from '../../../../task/types.js';
+import { loadOrCreatePlanKey, planKeyPath } from '../../../plan-key.js';
+import { checkStateDir } from '../../../store.js';
+import type { ObserveContext, RepositoryBinding } from '../../../types.js';
 import {
   type JjCallContext,
   readCommitRoots,
@@ -23,20 +39,8 @@ import {
   readRepositoryAtCurrentOperation,
   readWorkspaces,
   resolveJjBase,
-} from '../tidy/backends/jj/observe.js';
-import { requireSupportedJj } from '../tidy/backends/jj/plan.js';
-import { loadOrCreatePlanKey, planKeyPath } from '../tidy/plan-key.js';
-import { checkStateDir } from '../tidy/store.js';
-import type { ObserveContext, RepositoryBinding } from '../tidy/types.js';
-import {
-  type CreateTaskOptions,
-  checkDestination,
-  identityOf,
-  runCreation,
-  type TaskCreateResult,
-} from './create.js';
-import { taskJournalPath, taskRecordPath, writeTaskRecord } from './store.js';
-import { type JjTaskCreatedFacts, type JjTaskCreationPlan, taskWorkspaceName } from './types.js';
+} from '../observe.js';
+import { requireSupportedJj } from '../plan.js';
 
 interface JjCreateInputs {
   /** The store, absolute and already checked private. */
