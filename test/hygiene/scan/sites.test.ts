@@ -96,6 +96,72 @@ describe('site models: every link judged where it is read', () => {
     ]);
   });
 
+  it('Hugo: with autoDefinitionTermID a definition term has an id (gohugoio/hugoDocs), and only then', async () => {
+    const page = [
+      '# File', // 1
+      '', // 2
+      '`ContentBaseName`', // 3
+      ': (`string`) The name of the containing folder.', // 4
+      '', // 5
+      '```text', // 6
+      'InFence', // 7
+      ': not a definition list', // 8
+      '```', // 9
+      '',
+    ].join('\n');
+    const links = [
+      '# Permalinks', // 1
+      '', // 2
+      'Works on the site: [term](/methods/file/#contentbasename).', // 3
+      '', // 4
+      'Broken on the site: [fenced](/methods/file/#infence), [gone](/methods/file/#gone).', // 5
+      '',
+    ].join('\n');
+    const terms = fixtureRepo({
+      'hugo.toml':
+        "baseURL = 'https://example.org/'\n[markup.goldmark.parser]\nautoDefinitionTermID = true\n",
+      'content/methods/file.md': page,
+      'content/configuration/permalinks.md': links,
+    });
+    assert.deepEqual(views(await scanDir(terms.dir), 'content/configuration/permalinks.md'), [
+      ['/methods/file/#infence', 'site', 'hugo'],
+      ['/methods/file/#gone', 'site', 'hugo'],
+    ]);
+    const plain = fixtureRepo({
+      'hugo.toml': "baseURL = 'https://example.org/'\n",
+      'content/methods/file.md': page,
+      'content/configuration/permalinks.md': links,
+    });
+    assert.deepEqual(views(await scanDir(plain.dir), 'content/configuration/permalinks.md'), [
+      ['/methods/file/#contentbasename', 'site', 'hugo'],
+      ['/methods/file/#infence', 'site', 'hugo'],
+      ['/methods/file/#gone', 'site', 'hugo'],
+    ]);
+  });
+
+  it("a backticked path in a page only its site reads is not checked (a path in the reader's project); in a README it is", async () => {
+    const repo = fixtureRepo({
+      'hugo.toml': "baseURL = 'https://example.org/'\n",
+      'layouts/_partials/footer.html': '<footer/>',
+      // gohugoio/hugoDocs: `layouts/…` names the reader's project, not this repository's layouts/.
+      'content/templates/types.md':
+        '# Types\n\nCreate `layouts/_partials/footer.section.html` in your project.\n',
+      'content/README.md': '# Content\n\nSee `layouts/_partials/header.html`.\n',
+      // google/docsy: a shortcode template written as Markdown; its links are template expressions.
+      'layouts/_shortcodes/release-summary.md':
+        '# Release\n\n[notes]({{ $productionURL }}{{ $changelogURL }}) and [gone](gone.md)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(signalsOf(artifact, 'content/templates/types.md', 'broken_reference'), []);
+    assert.deepEqual(
+      signalsOf(artifact, 'content/README.md', 'broken_reference').map((s) => s.data?.['target']),
+      ['layouts/_partials/header.html'],
+    );
+    assert.deepEqual(views(artifact, 'layouts/_shortcodes/release-summary.md'), [
+      ['gone.md', 'github', undefined],
+    ]);
+  });
+
   it('mdBook: chapters from SUMMARY.md, .html links to .md sources, {#id}, links out of the book', async () => {
     const repo = fixtureRepo({
       'book.toml': '[book]\ntitle = "Book"\nsrc = "src"\n',
@@ -174,6 +240,69 @@ describe('site models: every link judged where it is read', () => {
     assert.deepEqual(views(artifact, 'versioned_docs/version-1.0/Plugins.md'), [
       ['new-feature.md', 'site', 'docusaurus'],
     ]);
+  });
+
+  it('Docusaurus: a Markdown file link is looked up in its content folder, the site folder, then beside the doc (facebookresearch/hydra)', async () => {
+    const repo = fixtureRepo({
+      'website/docusaurus.config.js': "module.exports = {\n  title: 'Site',\n  baseUrl: '/',\n};\n",
+      'website/versions.json': '["1.3"]\n',
+      'website/docs/advanced/defaults_list.md': '# Defaults List\n\n## Composition order\n',
+      'website/docs/configure_hydra/workdir.md': '# Workdir\n',
+      'website/docs/tutorials/basic/app.md': [
+        '# App', // 1
+        '', // 2
+        'Works on the site: [workdir](/configure_hydra/workdir.md), [order](advanced/defaults_list.md#composition-order), [intro](/docs/tutorials/intro.md).', // 3
+        '', // 4
+        'Broken on the site: [gone](/configure_hydra/gone.md), [not here](./advanced/defaults_list.md).', // 5
+        '',
+      ].join('\n'),
+      'website/docs/tutorials/intro.md': '# Intro\n',
+      'website/versioned_docs/version-1.3/configure_hydra/workdir.md': '# Workdir 1.3\n',
+      // In a version, `/x.md` is the version's own page; one the version lacks is broken there.
+      'website/versioned_docs/version-1.3/tutorials/app.md':
+        '# App\n\n[workdir](/configure_hydra/workdir.md) and [order](/advanced/defaults_list.md).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'website/docs/tutorials/basic/app.md'), [
+      ['/configure_hydra/gone.md', 'site', 'docusaurus'],
+      ['./advanced/defaults_list.md', 'site', 'docusaurus'],
+    ]);
+    assert.deepEqual(views(artifact, 'website/versioned_docs/version-1.3/tutorials/app.md'), [
+      ['/advanced/defaults_list.md', 'site', 'docusaurus'],
+    ]);
+  });
+
+  it('MkDocs: exclude_docs and names starting with "." are not built; nav leaves pages out of the menu only', async () => {
+    const repo = fixtureRepo({
+      'mkdocs.yml': [
+        'site_name: Site',
+        'nav:',
+        '  - index.md',
+        'exclude_docs: |',
+        '  drafts/',
+        '  *.py',
+        '',
+      ].join('\n'),
+      'docs/index.md': [
+        '# Home', // 1
+        '', // 2
+        'Works on the site: [guide](guide.md) (not in nav, still built).', // 3
+        '', // 4
+        'Broken on the site: [draft](drafts/wip.md), [hook](hooks.py), [hidden](.notes/a.md).', // 5
+        '',
+      ].join('\n'),
+      'docs/guide.md': '# Guide\n',
+      'docs/hooks.py': 'x = 1\n',
+      'docs/.notes/a.md': '# Notes\n',
+      // Not built: read on GitHub, where its link works.
+      'docs/drafts/wip.md': '# WIP\n\n[home](../index.md) and [gone](../gone.md)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/index.md'), [
+      ['drafts/wip.md', 'site', 'mkdocs'],
+      ['.notes/a.md', 'site', 'mkdocs'],
+    ]);
+    assert.deepEqual(views(artifact, 'docs/drafts/wip.md'), [['../gone.md', 'github', undefined]]);
   });
 
   it('MkDocs: attr_list ids, links leaving docs_dir, site_url path', async () => {

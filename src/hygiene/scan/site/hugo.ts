@@ -8,7 +8,8 @@
  * `content/` and `static/` of their target with folders of the repository, a submodule or
  * another module; a page's files (`content/…/x.svg`) and `static/` are served as they lie, a
  * translation's missing file from the default language's content. Frontmatter `aliases:` and
- * `redirects:` keep old URLs. Headings' `{#id}` name their anchors.
+ * `redirects:` keep old URLs. Headings' `{#id}` name their anchors, and with Goldmark's
+ * `autoDefinitionTermID` so do definition terms (`Term` over `: definition`), by their slug.
  */
 import { posix } from 'node:path';
 import { baseOf, dirOf } from '../paths.js';
@@ -176,6 +177,8 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       : undefined) ??
     blind[0]?.why;
   const markup = isMapping(config['markup']) ? config['markup'] : {};
+  const goldmark = isMapping(markup['goldmark']) ? markup['goldmark'] : {};
+  const parser = isMapping(goldmark['parser']) ? goldmark['parser'] : {};
   const hooks =
     themed !== undefined || langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true');
   const langOf = (r: Root, rel: string): string => {
@@ -282,6 +285,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     contentRoots: content.map((r) => r.dir),
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: true,
+    ...(parser['autoDefinitionTermID'] === true ? { termIds: true } : {}),
     includes: /\{\{[<%]/,
     fileLinks: false,
     pageUrl,
