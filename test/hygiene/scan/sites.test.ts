@@ -256,7 +256,12 @@ describe('site models: every link judged where it is read', () => {
         'Broken on the site: [gone](/configure_hydra/gone.md), [not here](./advanced/defaults_list.md).', // 5
         '',
       ].join('\n'),
-      'website/docs/tutorials/intro.md': '# Intro\n',
+      'website/docs/tutorials/intro.md':
+        '# Intro\n\n[resolution](/docs/next/upgrades/1.3_to_1.4/instantiate_resolution) and [numbered](/docs/next/guides/intro).\n',
+      // A version-like folder name is no number prefix; `01-` is.
+      'website/docs/upgrades/1.3_to_1.4/instantiate_resolution.md':
+        '---\nid: instantiate_resolution\n---\n# Resolution\n',
+      'website/docs/guides/01-intro.md': '# Guide\n',
       'website/versioned_docs/version-1.3/configure_hydra/workdir.md': '# Workdir 1.3\n',
       // In a version, `/x.md` is the version's own page; one the version lacks is broken there.
       'website/versioned_docs/version-1.3/tutorials/app.md':
@@ -267,6 +272,7 @@ describe('site models: every link judged where it is read', () => {
       ['/configure_hydra/gone.md', 'site', 'docusaurus'],
       ['./advanced/defaults_list.md', 'site', 'docusaurus'],
     ]);
+    assert.deepEqual(views(artifact, 'website/docs/tutorials/intro.md'), []);
     assert.deepEqual(views(artifact, 'website/versioned_docs/version-1.3/tutorials/app.md'), [
       ['/advanced/defaults_list.md', 'site', 'docusaurus'],
     ]);

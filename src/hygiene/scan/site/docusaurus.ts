@@ -26,7 +26,10 @@ interface DocsRoot {
 }
 
 const NUMBER_PREFIX = /^\d+\s*[-_.]+\s*/;
-const unnumbered = (segment: string): string => segment.replace(NUMBER_PREFIX, '');
+/** Docusaurus's DefaultNumberPrefixParser leaves date- and version-like names as they are (`1.3_to_1.4`, `2024-01`). */
+const NOT_A_PREFIX = /^(?:\d{2}|\d{4})[-_.]\d{2}|^\d+[-_.]\d+/;
+const unnumbered = (segment: string): string =>
+  NOT_A_PREFIX.test(segment) ? segment : segment.replace(NUMBER_PREFIX, '');
 
 function read(file: string, text: string, context: ConfigContext): Site | undefined {
   const siteDir = siteDirOf(file);
