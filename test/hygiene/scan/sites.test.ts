@@ -139,6 +139,36 @@ describe('site models: every link judged where it is read', () => {
     ]);
   });
 
+  it("Hugo: a multilingual site's embedded link hook looks a link up as a page (google/docsy); taxonomy pages are generated", async () => {
+    const repo = fixtureRepo({
+      'hugo.yaml':
+        'baseURL: https://example.org/\nlanguages:\n  en: {contentDir: content/en}\n  fr: {contentDir: content/fr}\n',
+      'content/en/blog/2023/bootstrap-5-migration.md': '# Migration\n',
+      'content/en/blog/2023/priorities.md': [
+        '# Priorities', // 1
+        '', // 2
+        'Works on the site: [bs5](bootstrap-5-migration/), [md](bootstrap-5-migration.md), [docs](docs/language/).', // 3
+        '', // 4
+        'Broken on the site: [gone](gone/), [dot](./docs/language/).', // 5
+        '', // 6
+        'Cannot be settled: [tag](/tags/upgrade/).', // 7
+        '',
+      ].join('\n'),
+      'content/en/docs/language.md': '# Language\n\n## Bundles\n',
+      'content/en/docs/content/lookandfeel.md': '# Look\n',
+      // A leaf bundle's links are read from its container folder.
+      'content/en/docs/content/shortcodes/index.md':
+        '# Shortcodes\n\n[lang](../language/#bundles) and [look](lookandfeel/)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'content/en/blog/2023/priorities.md'), [
+      ['gone/', 'site', 'hugo'],
+      ['./docs/language/', 'site', 'hugo'],
+      ['/tags/upgrade/', 'unverifiable: a taxonomy page Hugo generates from front matter', 'hugo'],
+    ]);
+    assert.deepEqual(views(artifact, 'content/en/docs/content/shortcodes/index.md'), []);
+  });
+
   it("a backticked path in a page only its site reads is not checked (a path in the reader's project); in a README it is", async () => {
     const repo = fixtureRepo({
       'hugo.toml': "baseURL = 'https://example.org/'\n",

@@ -7,7 +7,11 @@
  * language other than the default. Module mounts (`module.mounts`) replace the default
  * `content/` and `static/` of their target with folders of the repository, a submodule or
  * another module; a page's files (`content/…/x.svg`) and `static/` are served as they lie, a
- * translation's missing file from the default language's content. Frontmatter `aliases:` and
+ * translation's missing file from the default language's content. With the embedded link
+ * render hook (a multilingual site, or `enableDefault`), a link is first looked up as a page
+ * (`.GetPage`: from the page's folder — a leaf bundle's container — then the content root, `x`, `x.md`, `x/`) or a file of
+ * the page's bundle. `/tags/…` and `/categories/…` (the `taxonomies`) are generated from front
+ * matter: unverifiable. Frontmatter `aliases:` and
  * `redirects:` keep old URLs. Headings' `{#id}` name their anchors, and with Goldmark's
  * `autoDefinitionTermID` so do definition terms (`Term` over `: definition`), by their slug.
  */
@@ -209,6 +213,38 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     const url = withSlash(`${langPrefix}/${path}`);
     return lower ? url.toLowerCase() : url;
   };
+  // Hugo's embedded link render hook (on for a multilingual site, or `enableDefault`) looks a
+  // link up as a page (`.GetPage`, from the page's folder, then the content root) or a file of
+  // the page's bundle before passing it through as a URL.
+  const embedded =
+    hookDoubt === undefined && (langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true'));
+  const sourceLink = (from: string, path: string, files: SiteFiles): Served => {
+    const r = rootOf(from);
+    if (!embedded || r === undefined || r.prefix !== '') return undefined;
+    const trimmed = path.replace(/\/+$/, '');
+    const bare = trimmed.replace(/\.(?:md|markdown)$/i, '');
+    // From a leaf bundle (`x/index.md`) the page's folder is the bundle's container, unless a
+    // `../y.md` asks to go up from the bundle itself; a `./` or `../` path is only page-relative.
+    const leaf = /(^|\/)index\.(?:md|markdown)$/.test(from);
+    const up = bare !== trimmed && path.startsWith('../');
+    const base = leaf && !up ? dirOf(dirOf(from)) : dirOf(from);
+    const dirs = bare.startsWith('/') ? [r.dir] : bare.startsWith('.') ? [base] : [base, r.dir];
+    for (const dir of dirs) {
+      const at = posix.normalize(posix.join(dir, bare));
+      if (!isUnder(at, r.dir)) continue;
+      const page = [`${at}.md`, `${at}/index.md`, `${at}/_index.md`].find(
+        (f) => files.isFile(f) && pageUrl(f, files) !== undefined,
+      );
+      if (page !== undefined) return { path: page };
+    }
+    const resource = posix.normalize(posix.join(dirOf(from), path));
+    return /(^|\/)index\.(?:md|markdown)$/.test(from) && files.isFile(resource)
+      ? { path: resource }
+      : undefined;
+  };
+  const taxonomies = isMapping(config['taxonomies'])
+    ? Object.values(config['taxonomies'])
+    : ['tags', 'categories'];
   const index = perListing((files) => {
     const urls = new Map<string, string>();
     for (const f of files.files) {
@@ -262,6 +298,8 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
         return { path: posix.join(s.dir, at) };
     }
     const path = parts.join('/');
+    if (parts.length > 0 && taxonomies.includes(lang === (parts[0] ?? '') ? parts[1] : parts[0]))
+      return { unverifiable: 'a taxonomy page Hugo generates from front matter' };
     for (const b of blind) {
       const [kind, prefix] = b.prefix.split(':') as [string, string];
       if (
@@ -290,6 +328,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     fileLinks: false,
     pageUrl,
     serves,
+    sourceLink,
     doubt: (written) => (written.includes('{{') ? 'a Hugo shortcode computes the link' : undefined),
   };
 }
