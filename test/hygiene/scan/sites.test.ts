@@ -96,6 +96,65 @@ describe('site models: every link judged where it is read', () => {
     ]);
   });
 
+  it('Hugo: a project hook that only passes the destination through (etcd-io/website) or looks it up with GetPage (gohugoio/hugoDocs) is read; Netlify redirects; dots in a name', async () => {
+    const passing = fixtureRepo({
+      'config.yaml': 'baseURL: https://example.org/\n',
+      'layouts/_default/_markup/render-link.html':
+        '{{ $isExternal := hasPrefix .Destination "http" -}}\n<a href="{{ .Destination | safeURL }}"{{ if $isExternal }} target="_blank"{{ end }}>{{ .Text | safeHTML }}</a>\n',
+      'layouts/index.redirects':
+        '{{ $latest := site.Params.latest }}\n/docs/latest     /docs/{{ $latest }}/\n/docs/latest/*     /docs/{{ $latest }}/:splat\n',
+      'content/blog/2025/upgrade_from_3.5_to_3.6_issue_followup.md': '# Follow-up\n',
+      'content/docs/v3.1/install.md': [
+        '# Install', // 1
+        '', // 2
+        'Works on the site: [follow-up](/blog/2025/upgrade_from_3.5_to_3.6_issue_followup).', // 3
+        '', // 4
+        'Broken on the site: [build](../build).', // 5
+        '', // 6
+        'Cannot be settled: [latest](/docs/latest/install/).', // 7
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual(views(await scanDir(passing.dir), 'content/docs/v3.1/install.md'), [
+      ['../build', 'site', 'hugo'],
+      [
+        '/docs/latest/install/',
+        'unverifiable: a Netlify redirect in layouts/index.redirects sends it on',
+        'hugo',
+      ],
+    ]);
+    const getPage = fixtureRepo({
+      'hugo.toml': "baseURL = 'https://example.org/'\n",
+      'layouts/_markup/render-link.html': [
+        '{{- $u := urls.Parse .Destination }}',
+        '{{- if eq $u.String "g" }}{{ partial "glossary.html" . }}',
+        '{{- else with or ($.PageInner.GetPage $u.Path) ($.PageInner.GetPage (strings.TrimRight "/" $u.Path)) }}<a href="{{ .RelPermalink }}">',
+        '{{- else with $.PageInner.Resources.Get $u.Path }}<a href="{{ .RelPermalink }}">',
+        '{{- else }}<a href="{{ $u.String }}">{{ end }}',
+        '',
+      ].join('\n'),
+      'content/methods/page/Date.md': '# Date\n',
+      'content/templates/introduction.md': [
+        '# Introduction', // 1
+        '', // 2
+        'Works on the site: [date](methods/page/date/), [same](/methods/page/Date.md).', // 3
+        '', // 4
+        'Broken on the site: [gone](methods/page/gone/).', // 5
+        '', // 6
+        'Cannot be settled: [term](g).', // 7
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual(views(await scanDir(getPage.dir), 'content/templates/introduction.md'), [
+      ['methods/page/gone/', 'site', 'hugo'],
+      [
+        'g',
+        'unverifiable: the render hook layouts/_markup/render-link.html gives the destination "g" a meaning of its own',
+        'hugo',
+      ],
+    ]);
+  });
+
   it('Hugo: with autoDefinitionTermID a definition term has an id (gohugoio/hugoDocs), and only then', async () => {
     const page = [
       '# File', // 1
