@@ -125,3 +125,21 @@ describe('stw hygiene check and clean: a backticked path in a site page is not r
     );
   });
 });
+
+describe('stw hygiene scan on a Hugo archetype', () => {
+  // gohugoio/hugoDocs: `title: {{ replace .File.ContentBaseName "-" " " }}` is YAML for a map
+  // key; the YAML library's process warning about it reached the user's terminal.
+  const repo = makeRepo();
+  after(() => repo.cleanup());
+  repo.commit('site', {
+    'hugo.toml': "baseURL = 'https://example.org/'\n",
+    'archetypes/default.md': '---\ntitle: {{ replace .File.ContentBaseName "-" " " | title }}\n---\n',
+    'content/_index.md': '# Home\n',
+  });
+
+  it('prints nothing on stderr for a template in frontmatter', async () => {
+    const scan = await runCli(['hygiene', 'scan', '--json'], { cwd: repo.dir, env });
+    assert.equal(scan.code, 0, scan.stderr);
+    assert.equal(scan.stderr, '');
+  });
+});
