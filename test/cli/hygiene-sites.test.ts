@@ -93,3 +93,53 @@ describe('stw hygiene check and clean on a repository with a documentation site'
     );
   });
 });
+
+describe('stw hygiene check and clean: a backticked path in a site page is not rewritten from rename history', () => {
+  // google/docsy: the theme moved into theme/, and `clean` rewrote "adding
+  // `assets/stubs/new-page-template.md` to your own project" to the theme's copy.
+  const repo = makeRepo();
+  after(() => repo.cleanup());
+  repo.commit('site', {
+    'hugo.yaml': 'baseURL: https://example.org/\n',
+    'assets/stubs/new-page-template.md': '# New page\n',
+    'content/docs/repository-links.md':
+      '# Links\n\nYou can change this by adding `assets/stubs/new-page-template.md` to your own project.\n',
+    'AGENTS.md': '# Agents\n\nThe stub is `assets/stubs/new-page-template.md`.\n',
+  });
+  repo.move('move the theme', 'assets/stubs/new-page-template.md', 'theme/assets/stubs/new-page-template.md');
+
+  it('reports it only where GitHub reads it, and clean leaves the site page as written', async () => {
+    const check = await runCliJson<{
+      findings: { rule: string; path: string; entry?: { safety_tier: string } }[];
+    }>(['hygiene', 'check'], { cwd: repo.dir, env });
+    assert.equal(check.code, 0, check.stderr);
+    assert.deepEqual(
+      check.json.findings.filter((f) => f.rule === 'broken_reference').map((f) => f.path),
+      ['AGENTS.md'],
+    );
+    const clean = await runCliJson<{ status: string }>(['hygiene', 'clean'], { cwd: repo.dir, env });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.equal(
+      readFileSync(join(repo.dir, 'content/docs/repository-links.md'), 'utf8'),
+      '# Links\n\nYou can change this by adding `assets/stubs/new-page-template.md` to your own project.\n',
+    );
+  });
+});
+
+describe('stw hygiene scan on a Hugo archetype', () => {
+  // gohugoio/hugoDocs: `title: {{ replace .File.ContentBaseName "-" " " }}` is YAML for a map
+  // key; the YAML library's process warning about it reached the user's terminal.
+  const repo = makeRepo();
+  after(() => repo.cleanup());
+  repo.commit('site', {
+    'hugo.toml': "baseURL = 'https://example.org/'\n",
+    'archetypes/default.md': '---\ntitle: {{ replace .File.ContentBaseName "-" " " | title }}\n---\n',
+    'content/_index.md': '# Home\n',
+  });
+
+  it('prints nothing on stderr for a template in frontmatter', async () => {
+    const scan = await runCli(['hygiene', 'scan', '--json'], { cwd: repo.dir, env });
+    assert.equal(scan.code, 0, scan.stderr);
+    assert.equal(scan.stderr, '');
+  });
+});

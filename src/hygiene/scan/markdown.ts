@@ -143,7 +143,9 @@ function readFrontmatter(lines: string[]): Frontmatter {
   if (close === -1) return none;
   const text = lines.slice(1, close).join('\n');
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // A template's frontmatter (`title: {{ .File.ContentBaseName }}`, a Hugo archetype) reads as a
+  // map key; YAML's warning about it would be printed on the user's terminal.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'error' });
   const keyLines = new Map<string, number>();
   if (doc.errors.length > 0) {
     return { data: undefined, keyLines, endLine: close + 1, error: doc.errors[0]?.message ?? 'invalid YAML' };

@@ -96,6 +96,161 @@ describe('site models: every link judged where it is read', () => {
     ]);
   });
 
+  it('Hugo: a project hook that only passes the destination through (etcd-io/website) or looks it up with GetPage (gohugoio/hugoDocs) is read; Netlify redirects; dots in a name', async () => {
+    const passing = fixtureRepo({
+      'config.yaml': 'baseURL: https://example.org/\n',
+      'layouts/_default/_markup/render-link.html':
+        '{{ $isExternal := hasPrefix .Destination "http" -}}\n<a href="{{ .Destination | safeURL }}"{{ if $isExternal }} target="_blank"{{ end }}>{{ .Text | safeHTML }}</a>\n',
+      'layouts/index.redirects':
+        '{{ $latest := site.Params.latest }}\n/docs/latest     /docs/{{ $latest }}/\n/docs/latest/*     /docs/{{ $latest }}/:splat\n',
+      'content/blog/2025/upgrade_from_3.5_to_3.6_issue_followup.md': '# Follow-up\n',
+      'content/docs/v3.1/install.md': [
+        '# Install', // 1
+        '', // 2
+        'Works on the site: [follow-up](/blog/2025/upgrade_from_3.5_to_3.6_issue_followup).', // 3
+        '', // 4
+        'Broken on the site: [build](../build).', // 5
+        '', // 6
+        'Cannot be settled: [latest](/docs/latest/install/).', // 7
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual(views(await scanDir(passing.dir), 'content/docs/v3.1/install.md'), [
+      ['../build', 'site', 'hugo'],
+      [
+        '/docs/latest/install/',
+        'unverifiable: a Netlify redirect in layouts/index.redirects sends it on',
+        'hugo',
+      ],
+    ]);
+    const getPage = fixtureRepo({
+      'hugo.toml': "baseURL = 'https://example.org/'\n",
+      'layouts/_markup/render-link.html': [
+        '{{- $u := urls.Parse .Destination }}',
+        '{{- if eq $u.String "g" }}{{ partial "glossary.html" . }}',
+        '{{- else with or ($.PageInner.GetPage $u.Path) ($.PageInner.GetPage (strings.TrimRight "/" $u.Path)) }}<a href="{{ .RelPermalink }}">',
+        '{{- else with $.PageInner.Resources.Get $u.Path }}<a href="{{ .RelPermalink }}">',
+        '{{- else }}<a href="{{ $u.String }}">{{ end }}',
+        '',
+      ].join('\n'),
+      'content/methods/page/Date.md': '# Date\n',
+      'content/templates/introduction.md': [
+        '# Introduction', // 1
+        '', // 2
+        'Works on the site: [date](methods/page/date/), [same](/methods/page/Date.md).', // 3
+        '', // 4
+        'Broken on the site: [gone](methods/page/gone/).', // 5
+        '', // 6
+        'Cannot be settled: [term](g).', // 7
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual(views(await scanDir(getPage.dir), 'content/templates/introduction.md'), [
+      ['methods/page/gone/', 'site', 'hugo'],
+      [
+        'g',
+        'unverifiable: the render hook layouts/_markup/render-link.html gives the destination "g" a meaning of its own',
+        'hugo',
+      ],
+    ]);
+  });
+
+  it('Hugo: with autoDefinitionTermID a definition term has an id (gohugoio/hugoDocs), and only then', async () => {
+    const page = [
+      '# File', // 1
+      '', // 2
+      '`ContentBaseName`', // 3
+      ': (`string`) The name of the containing folder.', // 4
+      '', // 5
+      '```text', // 6
+      'InFence', // 7
+      ': not a definition list', // 8
+      '```', // 9
+      '',
+    ].join('\n');
+    const links = [
+      '# Permalinks', // 1
+      '', // 2
+      'Works on the site: [term](/methods/file/#contentbasename).', // 3
+      '', // 4
+      'Broken on the site: [fenced](/methods/file/#infence), [gone](/methods/file/#gone).', // 5
+      '',
+    ].join('\n');
+    const terms = fixtureRepo({
+      'hugo.toml':
+        "baseURL = 'https://example.org/'\n[markup.goldmark.parser]\nautoDefinitionTermID = true\n",
+      'content/methods/file.md': page,
+      'content/configuration/permalinks.md': links,
+    });
+    assert.deepEqual(views(await scanDir(terms.dir), 'content/configuration/permalinks.md'), [
+      ['/methods/file/#infence', 'site', 'hugo'],
+      ['/methods/file/#gone', 'site', 'hugo'],
+    ]);
+    const plain = fixtureRepo({
+      'hugo.toml': "baseURL = 'https://example.org/'\n",
+      'content/methods/file.md': page,
+      'content/configuration/permalinks.md': links,
+    });
+    assert.deepEqual(views(await scanDir(plain.dir), 'content/configuration/permalinks.md'), [
+      ['/methods/file/#contentbasename', 'site', 'hugo'],
+      ['/methods/file/#infence', 'site', 'hugo'],
+      ['/methods/file/#gone', 'site', 'hugo'],
+    ]);
+  });
+
+  it("Hugo: a multilingual site's embedded link hook looks a link up as a page (google/docsy); taxonomy pages are generated", async () => {
+    const repo = fixtureRepo({
+      'hugo.yaml':
+        'baseURL: https://example.org/\nlanguages:\n  en: {contentDir: content/en}\n  fr: {contentDir: content/fr}\n',
+      'content/en/blog/2023/bootstrap-5-migration.md': '# Migration\n',
+      'content/en/blog/2023/priorities.md': [
+        '# Priorities', // 1
+        '', // 2
+        'Works on the site: [bs5](bootstrap-5-migration/), [md](bootstrap-5-migration.md), [docs](docs/language/).', // 3
+        '', // 4
+        'Broken on the site: [gone](gone/), [dot](./docs/language/).', // 5
+        '', // 6
+        'Cannot be settled: [tag](/tags/upgrade/).', // 7
+        '',
+      ].join('\n'),
+      'content/en/docs/language.md': '# Language\n\n## Bundles\n',
+      'content/en/docs/content/lookandfeel.md': '# Look\n',
+      // A leaf bundle's links are read from its container folder.
+      'content/en/docs/content/shortcodes/index.md':
+        '# Shortcodes\n\n[lang](../language/#bundles) and [look](lookandfeel/)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'content/en/blog/2023/priorities.md'), [
+      ['gone/', 'site', 'hugo'],
+      ['./docs/language/', 'site', 'hugo'],
+      ['/tags/upgrade/', 'unverifiable: a taxonomy page Hugo generates from front matter', 'hugo'],
+    ]);
+    assert.deepEqual(views(artifact, 'content/en/docs/content/shortcodes/index.md'), []);
+  });
+
+  it("a backticked path in a page only its site reads is not checked (a path in the reader's project); in a README it is", async () => {
+    const repo = fixtureRepo({
+      'hugo.toml': "baseURL = 'https://example.org/'\n",
+      'layouts/_partials/footer.html': '<footer/>',
+      // gohugoio/hugoDocs: `layouts/…` names the reader's project, not this repository's layouts/.
+      'content/templates/types.md':
+        '# Types\n\nCreate `layouts/_partials/footer.section.html` in your project.\n',
+      'content/README.md': '# Content\n\nSee `layouts/_partials/header.html`.\n',
+      // google/docsy: a shortcode template written as Markdown; its links are template expressions.
+      'layouts/_shortcodes/release-summary.md':
+        '# Release\n\n[notes]({{ $productionURL }}{{ $changelogURL }}) and [gone](gone.md)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(signalsOf(artifact, 'content/templates/types.md', 'broken_reference'), []);
+    assert.deepEqual(
+      signalsOf(artifact, 'content/README.md', 'broken_reference').map((s) => s.data?.['target']),
+      ['layouts/_partials/header.html'],
+    );
+    assert.deepEqual(views(artifact, 'layouts/_shortcodes/release-summary.md'), [
+      ['gone.md', 'github', undefined],
+    ]);
+  });
+
   it('mdBook: chapters from SUMMARY.md, .html links to .md sources, {#id}, links out of the book', async () => {
     const repo = fixtureRepo({
       'book.toml': '[book]\ntitle = "Book"\nsrc = "src"\n',
@@ -174,6 +329,75 @@ describe('site models: every link judged where it is read', () => {
     assert.deepEqual(views(artifact, 'versioned_docs/version-1.0/Plugins.md'), [
       ['new-feature.md', 'site', 'docusaurus'],
     ]);
+  });
+
+  it('Docusaurus: a Markdown file link is looked up in its content folder, the site folder, then beside the doc (facebookresearch/hydra)', async () => {
+    const repo = fixtureRepo({
+      'website/docusaurus.config.js': "module.exports = {\n  title: 'Site',\n  baseUrl: '/',\n};\n",
+      'website/versions.json': '["1.3"]\n',
+      'website/docs/advanced/defaults_list.md': '# Defaults List\n\n## Composition order\n',
+      'website/docs/configure_hydra/workdir.md': '# Workdir\n',
+      'website/docs/tutorials/basic/app.md': [
+        '# App', // 1
+        '', // 2
+        'Works on the site: [workdir](/configure_hydra/workdir.md), [order](advanced/defaults_list.md#composition-order), [intro](/docs/tutorials/intro.md).', // 3
+        '', // 4
+        'Broken on the site: [gone](/configure_hydra/gone.md), [not here](./advanced/defaults_list.md).', // 5
+        '',
+      ].join('\n'),
+      'website/docs/tutorials/intro.md':
+        '# Intro\n\n[resolution](/docs/next/upgrades/1.3_to_1.4/instantiate_resolution) and [numbered](/docs/next/guides/intro).\n',
+      // A version-like folder name is no number prefix; `01-` is.
+      'website/docs/upgrades/1.3_to_1.4/instantiate_resolution.md':
+        '---\nid: instantiate_resolution\n---\n# Resolution\n',
+      'website/docs/guides/01-intro.md': '# Guide\n',
+      'website/versioned_docs/version-1.3/configure_hydra/workdir.md': '# Workdir 1.3\n',
+      // In a version, `/x.md` is the version's own page; one the version lacks is broken there.
+      'website/versioned_docs/version-1.3/tutorials/app.md':
+        '# App\n\n[workdir](/configure_hydra/workdir.md) and [order](/advanced/defaults_list.md).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'website/docs/tutorials/basic/app.md'), [
+      ['/configure_hydra/gone.md', 'site', 'docusaurus'],
+      ['./advanced/defaults_list.md', 'site', 'docusaurus'],
+    ]);
+    assert.deepEqual(views(artifact, 'website/docs/tutorials/intro.md'), []);
+    assert.deepEqual(views(artifact, 'website/versioned_docs/version-1.3/tutorials/app.md'), [
+      ['/advanced/defaults_list.md', 'site', 'docusaurus'],
+    ]);
+  });
+
+  it('MkDocs: exclude_docs and names starting with "." are not built; nav leaves pages out of the menu only', async () => {
+    const repo = fixtureRepo({
+      'mkdocs.yml': [
+        'site_name: Site',
+        'nav:',
+        '  - index.md',
+        'exclude_docs: |',
+        '  drafts/',
+        '  *.py',
+        '',
+      ].join('\n'),
+      'docs/index.md': [
+        '# Home', // 1
+        '', // 2
+        'Works on the site: [guide](guide.md) (not in nav, still built).', // 3
+        '', // 4
+        'Broken on the site: [draft](drafts/wip.md), [hook](hooks.py), [hidden](.notes/a.md).', // 5
+        '',
+      ].join('\n'),
+      'docs/guide.md': '# Guide\n',
+      'docs/hooks.py': 'x = 1\n',
+      'docs/.notes/a.md': '# Notes\n',
+      // Not built: read on GitHub, where its link works.
+      'docs/drafts/wip.md': '# WIP\n\n[home](../index.md) and [gone](../gone.md)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/index.md'), [
+      ['drafts/wip.md', 'site', 'mkdocs'],
+      ['.notes/a.md', 'site', 'mkdocs'],
+    ]);
+    assert.deepEqual(views(artifact, 'docs/drafts/wip.md'), [['../gone.md', 'github', undefined]]);
   });
 
   it('MkDocs: attr_list ids, links leaving docs_dir, site_url path', async () => {

@@ -197,6 +197,13 @@ function judgeReference(
   const check = checkResolved(r, facts.anchorsOf, tree);
   const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
   const doc = reader.doc;
+  // A page only its site reads shows a backticked path as text: its readers take it for a path
+  // in their own project or the theme (`layouts/_partials/navbar.html`, `src/SUMMARY.md`), not
+  // this repository's, and no site links it (on seven site repositories, none was real).
+  if (ref.kind === 'code-path' && reader.site !== undefined && !reader.onGitHub) return undefined;
+  // A link a template computes (`{{ .RelPermalink }}`, `{% link x %}`) in a file no site builds:
+  // a layout or a generator's template, checked nowhere as written.
+  if (reader.site === undefined && TEMPLATE_EXPRESSION.test(ref.target)) return undefined;
   if (reader.site === undefined && !reader.template && ref.kind !== 'code-path' && missing) {
     const beside = ref.target.trim().startsWith('/') ? views.rootedBeside(doc) : undefined;
     if (beside !== undefined) return { site: beside, reason: beside.rootedBeside! };
@@ -232,6 +239,9 @@ function judgeReference(
     ...(onSite !== undefined ? { onSite } : {}),
   };
 }
+
+/** A template language's expression (Hugo, Jinja, Liquid, Handlebars) in a link. */
+const TEMPLATE_EXPRESSION = /\{\{.*\}\}|\{%.*%\}/;
 
 /** The tree's check of a reference broken elsewhere (one the tree does not check reads as written). */
 function asCheck(check: ReferenceCheck, ref: DocRef): Judged['check'] {

@@ -5,8 +5,10 @@
  * as its folder are the folder's own; a frontmatter `slug:` replaces the name (or, from `/`,
  * the whole path under the route). `versions.json` names the versions: `versioned_docs/
  * version-X/` is served under `/docs/X/`, the newest at `/docs/`, the current docs at
- * `/docs/next/`. A relative link to a file is read from the doc's file (`../b.md` is that doc,
- * in its version); a link to a route from the page's URL. `static/` is served at the root,
+ * `/docs/next/`. A link to a Markdown file is looked up as Docusaurus does: `./b.md` and
+ * `../b.md` from the doc's folder; `/b.md` in the doc's content folder (its version's, its
+ * translation's) and then the site's folder; `b/c.md` there too, then from the doc's folder. Another
+ * relative link to a file is read from the doc's file; a link to a route from the page's URL. `static/` is served at the root,
  * `src/pages/` as routes. Headings' `{#id}` name their anchors. The config is JavaScript: a
  * setting is read only where it is written once as a plain literal.
  */
@@ -24,7 +26,10 @@ interface DocsRoot {
 }
 
 const NUMBER_PREFIX = /^\d+\s*[-_.]+\s*/;
-const unnumbered = (segment: string): string => segment.replace(NUMBER_PREFIX, '');
+/** Docusaurus's DefaultNumberPrefixParser leaves date- and version-like names as they are (`1.3_to_1.4`, `2024-01`). */
+const NOT_A_PREFIX = /^(?:\d{2}|\d{4})[-_.]\d{2}|^\d+[-_.]\d+/;
+const unnumbered = (segment: string): string =>
+  NOT_A_PREFIX.test(segment) ? segment : segment.replace(NUMBER_PREFIX, '');
 
 function read(file: string, text: string, context: ConfigContext): Site | undefined {
   const siteDir = siteDirOf(file);
@@ -147,6 +152,29 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     return undefined;
   };
   const base = baseUrl === 'unset' ? '/' : baseUrl.replace(/\/*$/, '/');
+  /** The content folders a Markdown link in `from` is looked up in: its localized folder, then its own. */
+  const contentPaths = (from: string): string[] => {
+    for (const dir of [pagesDir, blogDir]) if (isUnder(from, dir)) return [dir];
+    const r = rootOf(from);
+    if (r === undefined) return [];
+    return r.dir.startsWith(`${prefix}i18n/`) ? [r.dir, docsDir] : [r.dir];
+  };
+  // Docusaurus's resolveMarkdownLinkPathname: `./x.md` and `../x.md` from the doc's folder;
+  // `/x.md` from the content folders, then the site's; `x.md` from both, then the doc's folder.
+  const sourceLink = (from: string, path: string, files: SiteFiles): Served => {
+    if (!/\.mdx?$/i.test(path)) return undefined;
+    const relative = path.startsWith('./') || path.startsWith('../');
+    const dirs = [
+      ...(relative ? [] : [...contentPaths(from), siteDir]),
+      ...(path.startsWith('/') ? [] : [dirOf(from)]),
+    ];
+    for (const dir of dirs) {
+      const file = posix.normalize(posix.join(dir, path));
+      if (file.startsWith('../') || !files.isFile(file)) continue;
+      if (pageUrl(file, files) !== undefined) return { path: file };
+    }
+    return undefined;
+  };
   return {
     generator: 'docusaurus',
     config: file,
@@ -157,6 +185,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     fileLinks: true,
     pageUrl,
     serves,
+    sourceLink,
     // A relative link to an asset is bundled from wherever it lies in the repository.
     fileTarget: (_from, path, files) =>
       !MARKDOWN_EXT.test(path) && !path.startsWith('..') && files.isFile(path) ? { path } : undefined,

@@ -7,8 +7,13 @@
  * language other than the default. Module mounts (`module.mounts`) replace the default
  * `content/` and `static/` of their target with folders of the repository, a submodule or
  * another module; a page's files (`content/…/x.svg`) and `static/` are served as they lie, a
- * translation's missing file from the default language's content. Frontmatter `aliases:` and
- * `redirects:` keep old URLs. Headings' `{#id}` name their anchors.
+ * translation's missing file from the default language's content. With the embedded link
+ * render hook (a multilingual site, or `enableDefault`), a link is first looked up as a page
+ * (`.GetPage`: from the page's folder — a leaf bundle's container — then the content root, `x`, `x.md`, `x/`) or a file of
+ * the page's bundle. `/tags/…` and `/categories/…` (the `taxonomies`) are generated from front
+ * matter: unverifiable. Frontmatter `aliases:` and
+ * `redirects:` keep old URLs. Headings' `{#id}` name their anchors, and with Goldmark's
+ * `autoDefinitionTermID` so do definition terms (`Term` over `: definition`), by their slug.
  */
 import { posix } from 'node:path';
 import { baseOf, dirOf } from '../paths.js';
@@ -164,10 +169,14 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       ? `the theme or module ${JSON.stringify(config['theme'] ?? (module['imports'] as Mapping[])[0]?.['path'] ?? '')} may serve it`
       : undefined;
   const lower = config['disablePathToLower'] !== true;
-  const linkHook = context.files.find(
+  const renderHooks = context.files.filter(
     (f) => isUnder(f, root) && /(^|\/)layouts\/(?:.*\/)?_markup\/render-(?:link|image)/.test(f),
   );
+  const readHooks = renderHooks.map((f) => ({ file: f, ...hookKind(context.read(f)) }));
+  const linkHook = readHooks.find((h) => h.kind === 'unknown')?.file;
   const hookDoubt = linkHook === undefined ? undefined : `the render hook ${linkHook} may rewrite the link`;
+  /** A project hook that looks links up as pages, as the embedded one does (gohugoio/hugoDocs). */
+  const pageHook = linkHook === undefined ? readHooks.find((h) => h.kind === 'get-page') : undefined;
   const unsettled =
     hookDoubt ??
     themed ??
@@ -176,6 +185,8 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       : undefined) ??
     blind[0]?.why;
   const markup = isMapping(config['markup']) ? config['markup'] : {};
+  const goldmark = isMapping(markup['goldmark']) ? markup['goldmark'] : {};
+  const parser = isMapping(goldmark['parser']) ? goldmark['parser'] : {};
   const hooks =
     themed !== undefined || langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true');
   const langOf = (r: Root, rel: string): string => {
@@ -199,13 +210,61 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     const lang = langOf(r, rel);
     const langPrefix = lang !== defaultLang || inSubdir ? `/${lang}` : '';
     if (typeof fm['url'] === 'string' && fm['url'].startsWith('/')) return withSlash(fm['url']);
-    const name = baseOf(rel).replace(/(?:\.[\w-]+)?\.(?:md|markdown|html?)$/i, '');
+    // A language suffix (`about.fr.md`) is one of the site's languages; `issue_3.5_to_3.6.md` keeps its dots.
+    const stemmed = baseOf(rel).replace(/\.(?:md|markdown|html?)$/i, '');
+    const suffix = /\.([\w-]+)$/.exec(stemmed)?.[1];
+    const name = suffix !== undefined && langs.has(suffix) ? stemmed.slice(0, -suffix.length - 1) : stemmed;
     const bundle = name === 'index' || name === '_index';
     const slug = !bundle && typeof fm['slug'] === 'string' ? fm['slug'] : name;
     const path = bundle ? dirOf(rel) : posix.join(dirOf(rel), slug);
     const url = withSlash(`${langPrefix}/${path}`);
     return lower ? url.toLowerCase() : url;
   };
+  // Hugo's embedded link render hook (on for a multilingual site, or `enableDefault`) looks a
+  // link up as a page (`.GetPage`, from the page's folder, then the content root) or a file of
+  // the page's bundle before passing it through as a URL.
+  const embedded =
+    pageHook !== undefined ||
+    (renderHooks.length === 0 && (langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true')));
+  // `.GetPage` reads paths regardless of case (`methods/page/date` is `methods/page/Date.md`).
+  const byLowerPath = perListing((files) => {
+    const out = new Map<string, string>();
+    for (const f of files.files) if (content.some((r) => isUnder(f, r.dir))) out.set(f.toLowerCase(), f);
+    return out;
+  });
+  const sourceLink = (from: string, path: string, files: SiteFiles): Served => {
+    const r = rootOf(from);
+    if (!embedded || r === undefined || r.prefix !== '') return undefined;
+    if (pageHook?.special.includes(path) === true)
+      return {
+        unverifiable: `the render hook ${pageHook.file} gives the destination "${path}" a meaning of its own`,
+      };
+    const asset = posix.join(root, 'assets', path.replace(/^\/+/, ''));
+    if (!path.startsWith('.') && files.isFile(asset)) return { path: asset };
+    const trimmed = path.replace(/\/+$/, '');
+    const bare = trimmed.replace(/\.(?:md|markdown)$/i, '');
+    // From a leaf bundle (`x/index.md`) the page's folder is the bundle's container, unless a
+    // `../y.md` asks to go up from the bundle itself; a `./` or `../` path is only page-relative.
+    const leaf = /(^|\/)index\.(?:md|markdown)$/.test(from);
+    const up = bare !== trimmed && path.startsWith('../');
+    const base = leaf && !up ? dirOf(dirOf(from)) : dirOf(from);
+    const dirs = bare.startsWith('/') ? [r.dir] : bare.startsWith('.') ? [base] : [base, r.dir];
+    for (const dir of dirs) {
+      const at = posix.normalize(posix.join(dir, bare));
+      if (!isUnder(at, r.dir)) continue;
+      const page = [`${at}.md`, `${at}/index.md`, `${at}/_index.md`]
+        .map((f) => (files.isFile(f) ? f : byLowerPath(files).get(f.toLowerCase())))
+        .find((f) => f !== undefined && pageUrl(f, files) !== undefined);
+      if (page !== undefined) return { path: page };
+    }
+    // A file of the page's bundle; with a hook that says so (hugoDocs'), of its section too.
+    const resource = posix.normalize(posix.join(dirOf(from), path));
+    return (leaf || pageHook?.sections === true) && files.isFile(resource) ? { path: resource } : undefined;
+  };
+  const redirects = netlifyRedirects(root, context);
+  const taxonomies = isMapping(config['taxonomies'])
+    ? Object.values(config['taxonomies'])
+    : ['tags', 'categories'];
   const index = perListing((files) => {
     const urls = new Map<string, string>();
     for (const f of files.files) {
@@ -259,6 +318,8 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
         return { path: posix.join(s.dir, at) };
     }
     const path = parts.join('/');
+    if (parts.length > 0 && taxonomies.includes(lang === (parts[0] ?? '') ? parts[1] : parts[0]))
+      return { unverifiable: 'a taxonomy page Hugo generates from front matter' };
     for (const b of blind) {
       const [kind, prefix] = b.prefix.split(':') as [string, string];
       if (
@@ -269,6 +330,10 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       )
         return { unverifiable: b.why };
     }
+    const redirect = redirects.find((r) =>
+      r.prefix ? `/${path}/`.startsWith(r.from) : r.from === `/${path}`,
+    );
+    if (redirect !== undefined) return { unverifiable: `a Netlify redirect in ${redirect.file} sends it on` };
     if (hookDoubt !== undefined) return { unverifiable: hookDoubt };
     if (/\.(?:md|markdown)$/i.test(path) && hooks)
       return { unverifiable: 'a link render hook may rewrite links to Markdown sources' };
@@ -282,12 +347,69 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     contentRoots: content.map((r) => r.dir),
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: true,
+    ...(parser['autoDefinitionTermID'] === true ? { termIds: true } : {}),
     includes: /\{\{[<%]/,
     fileLinks: false,
     pageUrl,
     serves,
+    sourceLink,
     doubt: (written) => (written.includes('{{') ? 'a Hugo shortcode computes the link' : undefined),
   };
+}
+
+/**
+ * What a project's render hook does with a link's destination, read from its template:
+ * `pass-through` writes it as it is (`href="{{ .Destination | safeURL }}"`, testing it only with
+ * `hasPrefix`); `get-page` looks it up with `.GetPage` and passes through what it does not find,
+ * as the embedded hook does (`special`: destinations it compares with `eq` and treats apart;
+ * `sections`: it also reads the section's files); anything else is `unknown`.
+ */
+export function hookKind(text: string | undefined): {
+  kind: 'pass-through' | 'get-page' | 'unknown';
+  special: string[];
+  sections: boolean;
+} {
+  const unknown = { kind: 'unknown' as const, special: [], sections: false };
+  if (text === undefined) return unknown;
+  const code = text.replace(/\{\{-?\s*\/\*[\s\S]*?\*\/\s*-?\}\}/g, '');
+  if (
+    /\b(?:relref|ref|replace|replaceRE|strings\.Replace\w*|absURL|relURL|absLangURL|relLangURL)\b/.test(code)
+  )
+    return unknown;
+  if (/\.GetPage\b/.test(code) && /\.Destination\b/.test(code))
+    return {
+      kind: 'get-page',
+      special: [...code.matchAll(/\beq\s+(?:\$u\.String|\.Destination)\s+"([^"]*)"/g)].map((m) => m[1]!),
+      sections: /CurrentSection\.Resources\.Get/.test(code),
+    };
+  const rest = code
+    .replace(/href="\{\{-?\s*\.Destination\s*(?:\|\s*safeURL\s*)?-?\}\}"/g, '')
+    .replace(/hasPrefix\s+\.Destination\s+"[^"]*"/g, '');
+  return /href=/.test(code) && !/\.Destination\b/.test(rest)
+    ? { kind: 'pass-through', special: [], sections: false }
+    : unknown;
+}
+
+/**
+ * The paths a Netlify `_redirects` file sends on (`static/_redirects`, or the home page's
+ * `index.redirects` output template): `from` with a trailing `/` for a `*` splat.
+ */
+function netlifyRedirects(
+  root: string,
+  context: ConfigContext,
+): { file: string; from: string; prefix: boolean }[] {
+  const out: { file: string; from: string; prefix: boolean }[] = [];
+  for (const name of ['static/_redirects', 'layouts/index.redirects', 'layouts/_default/index.redirects']) {
+    const file = posix.join(root, name);
+    if (!context.listed.has(file)) continue;
+    for (const line of (context.read(file) ?? '').split('\n')) {
+      const from = /^\s*(\/\S*)\s+\S/.exec(line)?.[1];
+      if (from === undefined || from.includes('{{')) continue;
+      const prefix = from.endsWith('/*');
+      out.push({ file, from: prefix ? from.slice(0, -1) : from.replace(/\/+$/, '') || '/', prefix });
+    }
+  }
+  return out;
 }
 
 const withSlash = (url: string): string => {

@@ -14,7 +14,7 @@ import { hugo } from './hugo.js';
 import { jekyll } from './jekyll.js';
 import { mdbook } from './mdbook.js';
 import { mkdocs } from './mkdocs.js';
-import { explicitIds, isUnder } from './read.js';
+import { definitionTermIds, explicitIds, isUnder } from './read.js';
 import { starlight } from './starlight.js';
 import type { Site, SiteFiles, SiteModel } from './types.js';
 import { vitepress } from './vitepress.js';
@@ -136,6 +136,7 @@ export function siteView(
   if (
     anchors.has(wanted) ||
     (site.explicitIds && idsOf(files, docs, served.path).has(wanted)) ||
+    (site.termIds === true && idsOf(files, docs, served.path, definitionTermIds).has(wanted)) ||
     (form !== undefined && [...anchors].some((a) => form(a) === form(wanted)))
   )
     return { verdict: 'resolves', path: served.path };
@@ -150,16 +151,22 @@ export function siteView(
   return { verdict: 'broken', path: served.path, fragment };
 }
 
-function idsOf(files: SiteFiles, docs: SiteDocs, path: string): Set<string> {
+function idsOf(
+  files: SiteFiles,
+  docs: SiteDocs,
+  path: string,
+  read: (lines: readonly string[]) => Set<string> = explicitIds,
+): Set<string> {
   let cache = idsCache.get(files);
   if (cache === undefined) {
     cache = new Map();
     idsCache.set(files, cache);
   }
-  let ids = cache.get(path);
+  const key = read === explicitIds ? path : `${path}\0terms`;
+  let ids = cache.get(key);
   if (ids === undefined) {
-    ids = explicitIds(docs.linesOf(path) ?? []);
-    cache.set(path, ids);
+    ids = read(docs.linesOf(path) ?? []);
+    cache.set(key, ids);
   }
   return ids;
 }
@@ -179,6 +186,8 @@ function reach(
   const aliased = site.alias?.(path);
   if (aliased !== undefined)
     return files.isFile(aliased) ? { path: files.spelled?.(aliased) ?? aliased } : undefined;
+  const source = site.sourceLink?.(doc, path, files);
+  if (source !== undefined) return source;
   if (path.startsWith('/')) {
     const url = site.rooted?.(posix.normalize(path)) ?? posix.normalize(path);
     return typeof url === 'string' ? site.serves(url, files, doc) : url;

@@ -2,7 +2,9 @@
  * MkDocs (mkdocs.org): `mkdocs.yml` beside its `docs_dir` (`docs/`). Every file under the docs
  * folder is served: a page `a/b.md` at `/a/b/` (`use_directory_urls`, on by default) or
  * `/a/b.html`, `index.md` and `README.md` at their folder's URL; a relative link is read from
- * the page's source file and must stay inside the docs folder. With `attr_list`, headings'
+ * the page's source file and must stay inside the docs folder. A file `exclude_docs` or
+ * `draft_docs` names (gitignore syntax), or whose name starts with `.`, is not built: it is
+ * no page and is not served (`nav` leaves pages out of the menu, not the build). With `attr_list`, headings'
  * `{#id}` name their anchors. mkdocs-static-i18n (1.x, `docs_structure: folder`) builds a
  * translation from `<docs>/<locale>/` and, with `fallback_to_default` (on unless set false),
  * looks a link the translation lacks up in the default language and then at the docs root
@@ -13,6 +15,7 @@
  * unverifiable there.
  */
 import { posix } from 'node:path';
+import { repositoryGlobsMatcher } from '../lifecycle-glob.js';
 import { baseOf, MARKDOWN_EXT } from '../paths.js';
 import {
   folderFrom,
@@ -129,6 +132,33 @@ export function siteCandidates(
   return tried.map((p) => `${prefix}${p}`);
 }
 
+/**
+ * The files MkDocs leaves out of the build, as a matcher of docs-relative paths: its defaults
+ * (names starting with `.`, `/templates/`) and `exclude_docs`/`draft_docs` (gitignore syntax:
+ * a pattern without an inner `/` matches at any depth, a trailing `/` a folder and what is in
+ * it); a string when a pattern is outside what the model reads (a negation, a glob it refuses).
+ */
+export function excludedDocs(config: Mapping): ((rel: string) => boolean) | string {
+  const written = ['exclude_docs', 'draft_docs'].flatMap((key) => {
+    const value = config[key];
+    return typeof value === 'string' ? value.split('\n') : [];
+  });
+  const globs = ['**/.*', '**/.*/**', 'templates/**'];
+  for (const raw of written) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('!')) return `its exclude_docs negates a pattern (${line})`;
+    const folder = line.endsWith('/');
+    const body = line.replace(/\/+$/, '');
+    const anchored = body.replace(/^\//, '');
+    const at = body.startsWith('/') || anchored.includes('/') ? anchored : `**/${anchored}`;
+    globs.push(`${at}/**`);
+    if (!folder) globs.push(at);
+  }
+  const matches = repositoryGlobsMatcher(globs);
+  return matches ?? 'a pattern of its exclude_docs is outside the glob syntax the model reads';
+}
+
 function read(file: string, text: string, _context: ConfigContext): Site | undefined {
   const dir = posix.dirname(file) === '.' ? '' : posix.dirname(file);
   const config = parseConfig(file, text);
@@ -139,6 +169,11 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
   const docsDir = folderFrom(dir, typeof config['docs_dir'] === 'string' ? config['docs_dir'] : 'docs');
   if (docsDir === undefined)
     return unreadableSite('mkdocs', file, [dir], 'its docs_dir is outside the repository');
+  const excluded = excludedDocs(config);
+  if (typeof excluded === 'string') return unreadableSite('mkdocs', file, [dir], excluded);
+  /** Whether the build has the file (under the docs folder, not excluded). */
+  const built = (path: string) =>
+    isUnder(path, docsDir) && path !== docsDir && !excluded(inside(path, docsDir));
   const plugins = pluginsOf(config);
   const fallback = fallbackOf(docsDir, plugins.get('i18n'));
   const unknown = [...plugins.keys()].find((p) => !HARMLESS.has(p));
@@ -161,7 +196,7 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
   const sitePath = /^https?:\/\/[^/]+(\/.*)?$/.exec(siteUrl)?.[1]?.replace(/^\/+|\/+$/g, '') ?? '';
   const redirects = plugins.get('redirects')?.['redirect_maps'];
   const pageUrl = (source: string): string | undefined => {
-    if (!isUnder(source, docsDir) || !MARKDOWN_EXT.test(source)) return undefined;
+    if (!built(source) || !MARKDOWN_EXT.test(source)) return undefined;
     const rel = inside(source, docsDir).replace(MARKDOWN_EXT, '');
     const own = /^(?:index|readme)$/i.test(baseOf(rel));
     const folder = posix.dirname(rel) === '.' ? '' : `${posix.dirname(rel)}/`;
@@ -181,7 +216,7 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     const page = index(files).get(bare) ?? index(files).get(bare.endsWith('/') ? bare : `${bare}/`);
     if (page !== undefined) return { path: page };
     const file = posix.join(docsDir, url.replace(/^\/+/, ''));
-    if (isUnder(file, docsDir) && file !== docsDir && files.isFile(file)) return { path: file };
+    if (built(file) && files.isFile(file)) return { path: file };
     return unsettled !== undefined ? { unverifiable: unsettled } : undefined;
   };
   return {
@@ -199,7 +234,7 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     serves,
     fileTarget: (from, path, files) => {
       const tried = fallback !== undefined ? siteCandidates(fallback, from, path) : undefined;
-      const found = (tried ?? [path]).find((p) => isUnder(p, docsDir) && p !== docsDir && files.isFile(p));
+      const found = (tried ?? [path]).find((p) => built(p) && files.isFile(p));
       if (found !== undefined) return { path: found };
       return unsettled !== undefined && MARKDOWN_EXT.test(path) ? { unverifiable: unsettled } : undefined;
     },

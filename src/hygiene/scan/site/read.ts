@@ -3,6 +3,7 @@
  * reading of a JS/TS config the models allow: a setting written once as a plain literal.
  */
 import { posix } from 'node:path';
+import { slug } from 'github-slugger';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { dirOf, escapeRegExp } from '../paths.js';
@@ -83,6 +84,30 @@ export function explicitIds(lines: readonly string[]): Set<string> {
     const attrs = ATTR_HEADING.exec(line)?.[1];
     if (attrs === undefined) continue;
     for (const m of attrs.matchAll(/(?:^|\s)#([^\s=}]+)/g)) ids.add(m[1]!.toLowerCase());
+  }
+  return ids;
+}
+
+/**
+ * The ids Goldmark gives a page's definition terms with `autoDefinitionTermID` (Hugo): a term is
+ * a line followed by a `: definition` line, its id its text's slug (as a heading's).
+ */
+export function definitionTermIds(lines: readonly string[]): Set<string> {
+  const ids = new Set<string>();
+  let fence: string | undefined;
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const line = lines[i]!;
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker !== undefined && (fence === undefined || marker.startsWith(fence))) {
+      fence = fence === undefined ? marker : undefined;
+      continue;
+    }
+    if (fence !== undefined || line.trim() === '' || !/^:[ \t]/.test(lines[i + 1]!)) continue;
+    const text = line
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/[`*_]/g, '')
+      .trim();
+    if (text !== '' && !text.startsWith(':')) ids.add(slug(text));
   }
   return ids;
 }

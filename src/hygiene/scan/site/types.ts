@@ -61,6 +61,8 @@ export interface Site {
   unsettled?: string;
   /** Headings' explicit `{#id}` name anchors on the site (GitHub ignores them). */
   explicitIds: boolean;
+  /** Definition terms get ids from their text (Hugo's Goldmark `autoDefinitionTermID`). */
+  termIds?: boolean;
   /**
    * What, on a page, brings in text the model does not read (a shortcode, an include, a
    * component): a fragment the page's own headings lack may be set there, so it is unverifiable.
@@ -90,6 +92,12 @@ export interface Site {
   markdownLinks?: false;
   /** The URL (site-relative, starting with `/`) the site serves the page `source` at; undefined for no page. */
   pageUrl(source: string, files: SiteFiles): string | undefined;
+  /**
+   * A link the generator resolves as a source file before reading it as a URL (Docusaurus looks
+   * `x.md` and `/x.md` up in the doc's content folder, the site's folder, then beside the doc):
+   * the file it reaches, or undefined to read the link as usual.
+   */
+  sourceLink?(from: string, path: string, files: SiteFiles): Served;
   /** A path written with a module alias (`@site/…`, DocFX's `~/…`) as the root-relative file it names. */
   alias?(path: string): string | undefined;
   /**
