@@ -67,6 +67,7 @@ export const brokenReference: SignalModule = {
     const unresolved: Judged[] = [];
     const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
     for (const doc of facts.docs.values()) {
+      if (isTestData(doc.path)) continue;
       const reader = views.readerOf(doc.path);
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const judged = judgeReference(facts, views, reader, ref, r);
@@ -109,6 +110,24 @@ export const brokenReference: SignalModule = {
   },
 };
 
+const TEST_FOLDER = /^(?:tests?|__tests__|test[-_]?data|fixtures?|__fixtures__|__snapshots__|snapshots)$/i;
+
+/**
+ * Whether a Markdown file is input to a tool's tests, not a doc: under a test, fixture or
+ * snapshot folder (a README or CONTRIBUTING there is about the tests, and is a doc), or a
+ * Verify snapshot (`*.verified.md`). Its links are written to exercise the tool under test
+ * (dotnet/docfx: 227 links in `test/**` sample docs and snapshots, some broken on purpose), so
+ * none is reported broken (docs/scanner-and-classifiers.md, "Test data").
+ */
+export function isTestData(path: string): boolean {
+  const name = baseOf(path);
+  if (/\.(?:verified|received)\.mdx?$/i.test(name)) return true;
+  if (/^(?:readme|contributing)\.(?:md|markdown|mdx)$/i.test(name)) return false;
+  return dirOf(path)
+    .split('/')
+    .some((segment) => TEST_FOLDER.test(segment));
+}
+
 /** A reference broken in at least one view it is read in. */
 interface Judged {
   doc: string;
@@ -149,6 +168,7 @@ function readViews(facts: ScanFacts): Views {
     files: tree.files,
     isFile: (p) => tree.isFile(p),
     frontmatter: (p) => facts.docs.get(p)?.parsed.frontmatter.data,
+    lines: (p) => facts.docs.get(p)?.lines,
   };
   const docs: SiteDocs = { anchorsOf: facts.anchorsOf, linesOf: (p) => facts.docs.get(p)?.lines };
   const doubt = sites.find((s) => s.unreadable !== undefined || s.unsettled !== undefined);

@@ -26,6 +26,8 @@ export interface SiteFiles {
   readonly files: readonly string[];
   /** A doc's frontmatter, when it is a doc the scan read. */
   frontmatter(path: string): Record<string, unknown> | undefined;
+  /** A doc's lines, when it is a doc the scan read (a model finds what pages include from them). */
+  lines?(path: string): readonly string[] | undefined;
   /** The listed spelling of a path looked up regardless of case (DocFX), when the lookup is caseless. */
   spelled?(path: string): string | undefined;
 }
@@ -65,7 +67,23 @@ export interface Site {
    * What, on a page, brings in text the model does not read (a shortcode, an include, a
    * component): a fragment the page's own headings lack may be set there, so it is unverifiable.
    */
-  includes?: RegExp;
+  includes?: { test(line: string): boolean };
+  /**
+   * The anchors the generator gives a page's headings where it names them its own way (its
+   * slug function, its attribute syntax), beside GitHub's slugs and `{#id}`.
+   */
+  headingIds?(lines: readonly string[]): Set<string>;
+  /**
+   * Why a fragment no anchor the model knows names may still be on the page (a custom slug
+   * function, for a heading without an explicit id); undefined when the page's anchors are known.
+   */
+  anchorsUnsettled?(lines: readonly string[]): string | undefined;
+  /**
+   * Whether a doc the site builds no page from is text it puts into pages (a partial a page
+   * includes, an Astro Markdown component): it is read on the site, from the page that embeds
+   * it, so its `/`-rooted links are settled and its relative links and bare fragments are not.
+   */
+  embedded?(doc: string, files: SiteFiles): boolean;
   /**
    * Why a `/`-rooted link in any doc beside the config (a page or a file a build step converts,
    * as DocFX's reference Markdown) cannot be settled, where the model can say so for all of them.
@@ -105,6 +123,12 @@ export interface Site {
    * site builds, or a file beside its pages). A model with fallbacks (translations, versions) says more.
    */
   fileTarget?(from: string, path: string, files: SiteFiles): Served;
+  /**
+   * A link written with the generator's template syntax as the site writes it out (Jekyll's
+   * `{{ site.baseurl }}` is the base path, empty for a site the model reads); what is left of
+   * the syntax is a doubt.
+   */
+  expand?(written: string): string;
   /**
    * Why a link written in `from` cannot be settled before any routing (a shortcode, a link into
    * another doc set); undefined when it can.
