@@ -105,8 +105,9 @@ describe('site models: what real sites serve that the first models missed', () =
       ].join('\n'),
       'slug/.vitepress/config.mts':
         'const slugify = (s) => s\nexport default { markdown: { anchor: { slugify } } }\n',
-      'slug/a.md': '# A %{#a}%\n\n[b](./b.md#Whatever-It-Is) [c](./c.md#nowhere) [c2](./c.md#c-id)\n',
-      'slug/b.md': '# B\n\n## Some Heading\n',
+      'slug/a.md':
+        '# A %{#a}%\n\n[b](./b.md#Whatever-It-Is-) [b2](./b.md#elsewhere) [c](./c.md#nowhere) [c2](./c.md#c-id)\n',
+      'slug/b.md': '# B\n\n## Whatever it is (v2)\n',
       'slug/c.md': '# C {#c-id}\n',
     });
     const artifact = await scanDir(repo.dir);
@@ -127,14 +128,28 @@ describe('site models: what real sites serve that the first models missed', () =
       ['#options', `unverifiable: ${embedded}`, 'vitepress'],
       ['./options.md', `unverifiable: ${embedded}`, 'vitepress'],
     ]);
-    // A custom slugify: a page whose every heading names its id is settled; another is not.
+    // A custom slugify may name a heading without an id whose letters are the fragment's; no other.
     assert.deepEqual(views(artifact, 'slug/a.md'), [
+      ['./b.md#elsewhere', 'site', 'vitepress'],
       ['./c.md#nowhere', 'site', 'vitepress'],
       [
-        './b.md#Whatever-It-Is',
+        './b.md#Whatever-It-Is-',
         'unverifiable: its markdown.anchor.slugify names headings its own way',
         'vitepress',
       ],
+    ]);
+  });
+
+  it('VitePress: a page a build step writes into a folder git ignores is a build output, not broken (vuejs/router API pages)', async () => {
+    const repo = fixtureRepo({
+      'packages/docs/.vitepress/config.ts': "export default { title: 'Router' }\n",
+      'packages/docs/.gitignore': 'api\n',
+      'packages/docs/guide/index.md': '# Guide\n',
+      'packages/docs/guide/routing.md':
+        '# Routing\n\n[hasRoute](/api/interfaces/Router.md#hasRoute) [api](../api/index.md) [gone](/guide/gone)\n',
+    });
+    assert.deepEqual(views(await scanDir(repo.dir), 'packages/docs/guide/routing.md'), [
+      ['/guide/gone', 'site', 'vitepress'],
     ]);
   });
 

@@ -81,11 +81,12 @@ export const brokenReference: SignalModule = {
     // missing until the build runs, and no check of the tree can say whether it will be there.
     const ignored = await ignoredByGit(tree.root, [
       ...new Set(
-        unresolved.flatMap(({ check }) =>
-          check.status === 'missing-path' && check.resolved.brokenLink === undefined
+        unresolved.flatMap(({ check, onSite }) => [
+          ...(check.status === 'missing-path' && check.resolved.brokenLink === undefined
             ? [check.resolved.path]
-            : [],
-        ),
+            : []),
+          ...(onSite?.verdict === 'broken' && onSite.expected !== undefined ? [onSite.expected] : []),
+        ]),
       ),
     ]);
     const suggest = suggester(facts, history);
@@ -95,6 +96,9 @@ export const brokenReference: SignalModule = {
     for (const judged of unresolved) {
       const { check } = judged;
       if (check.status === 'missing-path' && ignored.has(check.resolved.path)) continue;
+      const { onSite } = judged;
+      if (onSite?.verdict === 'broken' && onSite.expected !== undefined && ignored.has(onSite.expected))
+        continue;
       const signal = brokenSignal(facts, history, views, judged, suggest);
       if (signal !== undefined) found.push(signal);
     }

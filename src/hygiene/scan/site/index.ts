@@ -73,7 +73,13 @@ export function siteOf(sites: readonly Site[], files: SiteFiles, doc: string): S
 /** How a link reads on a site: the file it reaches, broken there, or a doubt the model cannot settle. */
 export type SiteVerdict =
   | { verdict: 'resolves'; path: string }
-  | { verdict: 'broken'; path?: string; fragment?: string }
+  | {
+      verdict: 'broken';
+      path?: string;
+      fragment?: string;
+      /** The file that would serve the link, where a build step may write it (a file git ignores there is a build output). */
+      expected?: string;
+    }
   | { verdict: 'unverifiable'; reason: string };
 
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
@@ -127,7 +133,10 @@ export function siteView(
     if (asFile === undefined) return { verdict: 'unverifiable', reason: EMBEDDED };
   }
   const served = path === '' ? { path: doc } : reach(site, lookup, doc, path);
-  if (served === undefined) return { verdict: 'broken' };
+  if (served === undefined) {
+    const expected = expectedFile(site, doc, path);
+    return expected === undefined ? { verdict: 'broken' } : { verdict: 'broken', expected };
+  }
   if ('unverifiable' in served) return { verdict: 'unverifiable', reason: served.unverifiable };
   if (
     fragment === undefined ||
@@ -156,7 +165,7 @@ export function siteView(
       verdict: 'unverifiable',
       reason: site.includesWhy ?? 'the page includes text (a shortcode, an include) that may set the anchor',
     };
-  const unsettled = site.anchorsUnsettled?.(docs.linesOf(served.path) ?? []);
+  const unsettled = site.anchorsUnsettled?.(docs.linesOf(served.path) ?? [], wanted);
   if (unsettled !== undefined) return { verdict: 'unverifiable', reason: unsettled };
   return { verdict: 'broken', path: served.path, fragment };
 }
@@ -211,6 +220,19 @@ function reach(
   if (url === '..' || url.startsWith('../'))
     return { unverifiable: 'the link leaves the site (another published site may serve it)' };
   return site.serves(`/${url === '.' ? '' : url}${path.endsWith('/') && url !== '.' ? '/' : ''}`, files, doc);
+}
+
+/**
+ * The file a link that reaches nothing would be served from: a `/`-rooted link as the model
+ * says (VitePress: the page under its source folder), a relative link to a Markdown file in a
+ * generator that rewrites file links as that file (vuejs/router's API pages are generated
+ * into a folder git ignores).
+ */
+function expectedFile(site: Site, doc: string, path: string): string | undefined {
+  if (path.startsWith('/')) return site.expected?.(posix.normalize(path));
+  if (!site.fileLinks || site.markdownLinks === false || !MARKDOWN_EXT.test(path)) return undefined;
+  const file = posix.normalize(posix.join(dirOf(doc), path));
+  return file.startsWith('../') ? undefined : file;
 }
 
 /** A relative link read as a path from the source file, in a generator that rewrites file links. */

@@ -74,10 +74,10 @@ export interface Site {
    */
   headingIds?(lines: readonly string[]): Set<string>;
   /**
-   * Why a fragment no anchor the model knows names may still be on the page (a custom slug
-   * function, for a heading without an explicit id); undefined when the page's anchors are known.
+   * Why `fragment`, which no anchor the model knows names, may still be on the page (a custom
+   * slug function may name a heading without an explicit id so); undefined when it cannot be.
    */
-  anchorsUnsettled?(lines: readonly string[]): string | undefined;
+  anchorsUnsettled?(lines: readonly string[], fragment: string): string | undefined;
   /**
    * Whether a doc the site builds no page from is text it puts into pages (a partial a page
    * includes, an Astro Markdown component): it is read on the site, from the page that embeds
@@ -115,6 +115,11 @@ export interface Site {
    * why it cannot be settled; absent: read from the site's root as written.
    */
   rooted?(path: string): string | { unverifiable: string };
+  /**
+   * The source file a build would serve a `/`-rooted `url` from, asked when nothing serves it:
+   * a file git ignores there is a build output (a generated API page), not a broken link.
+   */
+  expected?(url: string): string | undefined;
   /** What the site serves at `url` (site-relative, decoded, starting with `/`, no query or fragment). */
   serves(url: string, files: SiteFiles, from: string): Served;
   /**

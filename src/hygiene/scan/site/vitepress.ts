@@ -120,6 +120,14 @@ function headingIdsWith(
   };
 }
 
+/** A text's letters and digits, lowercased, without accents: what any slug function keeps of it. */
+const lettersOf = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036F]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+
 /** VitePress's own components that render no heading. */
 const BUILT_IN_PLAIN = ['Badge', 'ClientOnly'];
 
@@ -237,12 +245,17 @@ function read(file: string, configText: string, context: ConfigContext): Site | 
       ? { anchorsUnsettled: () => 'its markdown.attrs delimiters are not plain literals' }
       : customSlug
         ? {
-            anchorsUnsettled: (lines: readonly string[]) => {
+            anchorsUnsettled: (lines: readonly string[], fragment: string) => {
               const attrs = attrsOf(delimiters[0]!, delimiters[1]!);
               const named = (h: string) => /(?:^|\s)#[^\s=}]/.test(attrs.exec(h)?.[1] ?? '');
-              return [...headings(lines)].every(named)
-                ? undefined
-                : 'its markdown.anchor.slugify names headings its own way';
+              // A slug function keeps a heading's letters and digits: only a heading without an
+              // id whose letters are the fragment's may be named so (vuejs/router's zh API pages
+              // link #aliasof where the heading's id is Properties-aliasOf).
+              const wanted = lettersOf(fragment);
+              const maybe = (h: string) => !named(h) && lettersOf(headingText(h)).includes(wanted);
+              return wanted !== '' && [...headings(lines)].some(maybe)
+                ? 'its markdown.anchor.slugify names headings its own way'
+                : undefined;
             },
           }
         : {}),
@@ -250,6 +263,11 @@ function read(file: string, configText: string, context: ConfigContext): Site | 
     fileLinks: true,
     pageUrl,
     serves,
+    expected: (url) => {
+      const path = url.replace(/^\/+/, '').replace(/\.html$/, '');
+      if (path === '' || path.endsWith('/')) return posix.join(srcDir, path, 'index.md');
+      return posix.join(srcDir, MARKDOWN_EXT.test(path) ? path : `${path}.md`);
+    },
     fileTarget: (_from, path, files) =>
       !MARKDOWN_EXT.test(path) && !path.startsWith('..') && files.isFile(path) ? { path } : undefined,
   };
