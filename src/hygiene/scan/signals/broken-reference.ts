@@ -218,6 +218,7 @@ function judgeReference(
   r: Resolved | undefined,
 ): Judged | { site: Site; reason: string } | undefined {
   const { tree } = facts;
+  if (isPlaceholder(ref.target)) return undefined;
   const check = checkResolved(r, facts.anchorsOf, tree);
   const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
   const doc = reader.doc;
@@ -255,6 +256,16 @@ function judgeReference(
     site,
     ...(onSite !== undefined ? { onSite } : {}),
   };
+}
+
+/**
+ * Whether a link target is a placeholder a tool or the reader fills in, not a path: a shell
+ * variable (`$BRANCH_URL` in a bot's issue template, jekyll/jekyll) or the word `URL`/`LINK`
+ * in an example of Markdown syntax (`[link text](URL)`, tauri-apps/tauri-docs).
+ */
+function isPlaceholder(target: string): boolean {
+  const text = target.trim();
+  return /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?(?:[/#?]|$)/.test(text) || /^(?:URL|LINK|HREF|url|link)$/.test(text);
 }
 
 /** The tree's check of a reference broken elsewhere (one the tree does not check reads as written). */
