@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { posix } from 'node:path';
 import { describe, it } from 'node:test';
+import { SITE_MODELS } from '../../../src/hygiene/scan/site/index.js';
+import type { SiteFiles } from '../../../src/hygiene/scan/site/types.js';
 import type { ScanArtifact } from '../../../src/hygiene/types.js';
+import { fc } from '../../helpers/property.js';
 import { fixtureRepo, scanDir, signalsOf } from './helpers.js';
 
 /** Each broken_reference on `path`: target, where it is broken (or why it is unverifiable), and the site. */
@@ -41,7 +45,8 @@ describe('site models: what real sites serve that the first models missed', () =
         'Cannot be settled: <a href="{{ contributor.html_url }}">them</a>.', // 8
         '',
       ].join('\n'),
-      'docs/customization.md': '---\nredirect_from: /help/\n---\n# Customization\n\n## Custom styles\n',
+      'docs/customization.md':
+        '---\nredirect_from: [/help/index.html]\n---\n# Customization\n\n## Custom styles\n',
       'pages/showcase.html': '---\npermalink: /showcase/\n---\n<h1>Showcase</h1>\n',
       'MIGRATION.md': '# Migration\n\n[gone](docs/gone.md)\n',
     });
@@ -232,4 +237,45 @@ describe('site models: what real sites serve that the first models missed', () =
     // A README about the tests is a doc.
     assert.deepEqual(views(artifact, 'test/README.md'), [['gone.md', 'github', undefined]]);
   });
+});
+
+describe('Jekyll at the root: every page maps back from its URL under each permalink style', () => {
+  const segment = fc.oneof(
+    fc.constantFrom('index', 'guide', 'Guide', 'a', '01-intro', 'api'),
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,6}$/),
+  );
+  for (const style of ['date', 'pretty', ':title', '/:path/', 'none']) {
+    it(`permalink: ${style}`, () => {
+      const model = SITE_MODELS.find((m) => m.id === 'jekyll')!;
+      const config = `url: https://docs.example.com\npermalink: "${style}"\n`;
+      const page = fc
+        .tuple(fc.array(segment, { maxLength: 3 }), segment)
+        .map(([dirs, name]) => posix.join(...dirs, `${name}.md`));
+      fc.assert(
+        fc.property(fc.uniqueArray(page, { minLength: 1, maxLength: 12 }), (pages) => {
+          const list = ['_config.yml', '_layouts/default.html', ...pages];
+          const listed = new Set(list);
+          const site = model.read('_config.yml', config, { files: list, listed, read: () => undefined });
+          assert.ok(site !== undefined && site.unreadable === undefined);
+          const files: SiteFiles = {
+            files: list,
+            isFile: (p) => listed.has(p),
+            frontmatter: () => undefined,
+          };
+          const byUrl = new Map<string, string[]>();
+          for (const source of pages) {
+            const url = site.pageUrl(source, files);
+            assert.ok(url !== undefined, `${source} has no URL`);
+            byUrl.set(url, [...(byUrl.get(url) ?? []), source]);
+          }
+          for (const [url, sources] of byUrl) {
+            const served = site.serves(url, files, sources[0]!);
+            assert.ok(served !== undefined && 'path' in served, `nothing served at ${url}`);
+            assert.ok(sources.includes(served.path), `${url} serves ${served.path}`);
+          }
+        }),
+        { numRuns: 40 },
+      );
+    });
+  }
 });

@@ -75,15 +75,16 @@ const STYLES: Record<string, string> = {
 };
 
 /**
- * A URL's form for lookups: GitHub Pages serves `x.html` at `/x` too, and a folder's
- * `index.html` at `/x/` (and `/x`, redirected); so `/x`, `/x.html`, `/x/` and `/x/index.html`
- * name one page.
+ * The URLs GitHub Pages answers a request for `url` from, in order: the URL itself; `x.html`
+ * for `/x` and `/x` (a page written without an extension) for `/x.html`; a folder's page
+ * `/x/` for `/x` (redirected) and for `/x/index.html`.
  */
-const canonical = (url: string): string =>
-  url
-    .replace(/\/index\.html$/, '/')
-    .replace(/\.html$/, '')
-    .replace(/\/+$/, '') || '/';
+function servedAs(url: string): string[] {
+  if (url.endsWith('/index.html')) return [url, url.slice(0, -'index.html'.length)];
+  if (url.endsWith('.html')) return [url, url.slice(0, -'.html'.length)];
+  if (url.endsWith('/')) return [url];
+  return [url, `${url}.html`, `${url}/`];
+}
 
 /** A file's YAML frontmatter (a `.html` page's, which the scan does not read), or undefined. */
 function frontmatterOf(text: string | undefined): Mapping | undefined {
@@ -197,10 +198,13 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
         ...(html && typeof permalink === 'string' && !permalink.includes(':') ? [permalink] : []),
         ...(redirects ? (stringList(data['redirect_from']) ?? []) : []),
       ];
-      for (const url of at) if (url.startsWith('/') && !urls.has(canonical(url))) urls.set(canonical(url), f);
+      for (const written of at) {
+        const url = written.replace(/\/index\.html$/, '/');
+        if (url.startsWith('/') && !urls.has(url)) urls.set(url, f);
+      }
     }
   };
-  const pages = pagesByUrl(pageUrl, canonical, more);
+  const pages = pagesByUrl(pageUrl, undefined, more);
   // The URL folders collections' documents are served under (a permalink's text before its first `:`).
   const collectionPrefixes = collections.map((name) => {
     const options = collectionsOf[name];
@@ -213,7 +217,10 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       ? `collections (${collections.join(', ')}) have permalinks of their own`
       : undefined;
   const at = (url: string, files: SiteFiles): Served => {
-    const page = pages(files).get(canonical(url));
+    const byUrl = pages(files);
+    const page = servedAs(url)
+      .map((u) => byUrl.get(u))
+      .find((p) => p !== undefined);
     if (page !== undefined) return { path: page };
     const found = asFile(url, files);
     const collected = collectionPrefixes.some((prefix) => url.startsWith(prefix));
