@@ -3,20 +3,8 @@ import { posix } from 'node:path';
 import { describe, it } from 'node:test';
 import { SITE_MODELS } from '../../../src/hygiene/scan/site/index.js';
 import type { SiteFiles } from '../../../src/hygiene/scan/site/types.js';
-import type { ScanArtifact } from '../../../src/hygiene/types.js';
 import { fc } from '../../helpers/property.js';
-import { fixtureRepo, scanDir, signalsOf } from './helpers.js';
-
-/** Each broken_reference on `path`: target, where it is broken (or why it is unverifiable), and the site. */
-function views(artifact: ScanArtifact, path: string): [string, string, string | undefined][] {
-  return signalsOf(artifact, path, 'broken_reference').map((s) => [
-    String(s.data?.['target']),
-    Array.isArray(s.data?.['broken_on'])
-      ? (s.data['broken_on'] as string[]).join('+')
-      : `unverifiable: ${String(s.data?.['unverifiable'])}`,
-    s.data?.['site'] as string | undefined,
-  ]);
-}
+import { fixtureRepo, scanDir, siteViews as views } from './helpers.js';
 
 // The false positives found by reading samples of real sites (issue 30), one fixture each.
 describe('site models: what real sites serve that the first models missed', () => {

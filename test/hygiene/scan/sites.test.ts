@@ -1,18 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ScanArtifact } from '../../../src/hygiene/types.js';
-import { fixtureRepo, scanDir, signalsOf } from './helpers.js';
-
-/** Each broken_reference on `path`: target, where it is broken (or why it is unverifiable), and the site. */
-function views(artifact: ScanArtifact, path: string): [string, string, string | undefined][] {
-  return signalsOf(artifact, path, 'broken_reference').map((s) => [
-    String(s.data?.['target']),
-    Array.isArray(s.data?.['broken_on'])
-      ? (s.data['broken_on'] as string[]).join('+')
-      : `unverifiable: ${String(s.data?.['unverifiable'])}`,
-    s.data?.['site'] as string | undefined,
-  ]);
-}
+import { fixtureRepo, scanDir, signalsOf, siteViews as views } from './helpers.js';
 
 describe('site models: every link judged where it is read', () => {
   it('Hugo: routes one folder deeper than the file, bundles, aliases, module mounts, a translation falling back, {#id}', async () => {
