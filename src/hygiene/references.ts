@@ -228,6 +228,7 @@ class ResolvedWorld implements PathLookup {
       files: [...this.files],
       isFile: (path) => this.exists(path) && !this.isDir(path),
       frontmatter: (path) => this.doc(path)?.frontmatter.data,
+      lines: (path) => this.doc(path)?.lines,
     };
     return this.siteFilesOf;
   }

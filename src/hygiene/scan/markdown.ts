@@ -111,7 +111,9 @@ if (referenceRule) {
   );
 }
 
-const HTML_ATTR = /\b(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
+// An attribute, not a binding: `:src="…"` and `v-bind:src` (Vue) hold an expression, and
+// `data-src` is no URL the browser follows; DocFX's `<xref href="uid">` names an API by its uid.
+const HTML_ATTR = /(?<=[\s<])(?<!<xref\b[^<>]*)(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
 const HTML_ANCHOR = /\b(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi;
 const IMPORT = /(?:^|\s)@([^\s`'"<>()[\]{}]+)/g;
 

@@ -31,6 +31,17 @@ export function signalsOf(artifact: ScanArtifact, path: string, name: Signal['na
   return (artifact.signals[path] ?? []).filter((s) => s.name === name);
 }
 
+/** Each broken_reference on `path`: target, where it is broken (or why it is unverifiable), and the site. */
+export function siteViews(artifact: ScanArtifact, path: string): [string, string, string | undefined][] {
+  return signalsOf(artifact, path, 'broken_reference').map((s) => [
+    String(s.data?.['target']),
+    Array.isArray(s.data?.['broken_on'])
+      ? (s.data['broken_on'] as string[]).join('+')
+      : `unverifiable: ${String(s.data?.['unverifiable'])}`,
+    s.data?.['site'] as string | undefined,
+  ]);
+}
+
 /** Every signal named `name`, with its path, in the artifact's path order. */
 export function everySignal(
   artifact: ScanArtifact,

@@ -67,6 +67,7 @@ export const brokenReference: SignalModule = {
     const unresolved: Judged[] = [];
     const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
     for (const doc of facts.docs.values()) {
+      if (isTestData(doc.path)) continue;
       const reader = views.readerOf(doc.path);
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const judged = judgeReference(facts, views, reader, ref, r);
@@ -80,11 +81,12 @@ export const brokenReference: SignalModule = {
     // missing until the build runs, and no check of the tree can say whether it will be there.
     const ignored = await ignoredByGit(tree.root, [
       ...new Set(
-        unresolved.flatMap(({ check }) =>
-          check.status === 'missing-path' && check.resolved.brokenLink === undefined
+        unresolved.flatMap(({ check, onSite }) => [
+          ...(check.status === 'missing-path' && check.resolved.brokenLink === undefined
             ? [check.resolved.path]
-            : [],
-        ),
+            : []),
+          ...(onSite?.verdict === 'broken' && onSite.expected !== undefined ? [onSite.expected] : []),
+        ]),
       ),
     ]);
     const suggest = suggester(facts, history);
@@ -94,6 +96,9 @@ export const brokenReference: SignalModule = {
     for (const judged of unresolved) {
       const { check } = judged;
       if (check.status === 'missing-path' && ignored.has(check.resolved.path)) continue;
+      const { onSite } = judged;
+      if (onSite?.verdict === 'broken' && onSite.expected !== undefined && ignored.has(onSite.expected))
+        continue;
       const signal = brokenSignal(facts, history, views, judged, suggest);
       if (signal !== undefined) found.push(signal);
     }
@@ -108,6 +113,24 @@ export const brokenReference: SignalModule = {
     await collectCodeReferences({ facts, history }, emit);
   },
 };
+
+const TEST_FOLDER = /^(?:tests?|__tests__|test[-_]?data|fixtures?|__fixtures__|__snapshots__|snapshots)$/i;
+
+/**
+ * Whether a Markdown file is input to a tool's tests, not a doc: under a test, fixture or
+ * snapshot folder (a README or CONTRIBUTING there is about the tests, and is a doc), or a
+ * Verify snapshot (`*.verified.md`). Its links are written to exercise the tool under test
+ * (dotnet/docfx: 227 links in `test/**` sample docs and snapshots, some broken on purpose), so
+ * none is reported broken (docs/scanner-and-classifiers.md, "Test data").
+ */
+export function isTestData(path: string): boolean {
+  const name = baseOf(path);
+  if (/\.(?:verified|received)\.mdx?$/i.test(name)) return true;
+  if (/^(?:readme|contributing)\.(?:md|markdown|mdx)$/i.test(name)) return false;
+  return dirOf(path)
+    .split('/')
+    .some((segment) => TEST_FOLDER.test(segment));
+}
 
 /** A reference broken in at least one view it is read in. */
 interface Judged {
@@ -149,6 +172,7 @@ function readViews(facts: ScanFacts): Views {
     files: tree.files,
     isFile: (p) => tree.isFile(p),
     frontmatter: (p) => facts.docs.get(p)?.parsed.frontmatter.data,
+    lines: (p) => facts.docs.get(p)?.lines,
   };
   const docs: SiteDocs = { anchorsOf: facts.anchorsOf, linesOf: (p) => facts.docs.get(p)?.lines };
   const doubt = sites.find((s) => s.unreadable !== undefined || s.unsettled !== undefined);
@@ -194,6 +218,7 @@ function judgeReference(
   r: Resolved | undefined,
 ): Judged | { site: Site; reason: string } | undefined {
   const { tree } = facts;
+  if (isPlaceholder(ref.target)) return undefined;
   const check = checkResolved(r, facts.anchorsOf, tree);
   const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
   const doc = reader.doc;
@@ -242,6 +267,16 @@ function judgeReference(
 
 /** A template language's expression (Hugo, Jinja, Liquid, Handlebars) in a link. */
 const TEMPLATE_EXPRESSION = /\{\{.*\}\}|\{%.*%\}/;
+
+/**
+ * Whether a link target is a placeholder a tool or the reader fills in, not a path: a shell
+ * variable (`$BRANCH_URL` in a bot's issue template, jekyll/jekyll) or the word `URL`/`LINK`
+ * in an example of Markdown syntax (`[link text](URL)`, tauri-apps/tauri-docs).
+ */
+function isPlaceholder(target: string): boolean {
+  const text = target.trim();
+  return /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?(?:[/#?]|$)/.test(text) || /^(?:URL|LINK|HREF|url|link)$/.test(text);
+}
 
 /** The tree's check of a reference broken elsewhere (one the tree does not check reads as written). */
 function asCheck(check: ReferenceCheck, ref: DocRef): Judged['check'] {

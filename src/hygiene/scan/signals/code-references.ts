@@ -398,6 +398,8 @@ export async function collectCodeReferences(
         data: {
           target: m.ref.target,
           kind: m.ref.kind,
+          // Agent context is read in the repository (on GitHub and by the agent): the tree's view.
+          broken_on: ['github'],
           ...(m.suggestion !== undefined
             ? { suggested_target: m.suggestion, suggested_path: m.suggestedPath, suggested_by: 'folder-move' }
             : {}),

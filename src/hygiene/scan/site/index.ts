@@ -16,7 +16,7 @@ import { mdbook } from './mdbook.js';
 import { mkdocs } from './mkdocs.js';
 import { definitionTermIds, explicitIds, isUnder } from './read.js';
 import { starlight } from './starlight.js';
-import type { Site, SiteFiles, SiteModel } from './types.js';
+import type { Served, Site, SiteFiles, SiteModel } from './types.js';
 import { vitepress } from './vitepress.js';
 
 export type { GeneratorId, Site, SiteFiles } from './types.js';
@@ -53,7 +53,10 @@ export function readSites(root: string, files: readonly string[]): Site[] {
   );
 }
 
-/** The site that builds `doc` as a page (the innermost content root holding it), if any. */
+/**
+ * The site that builds `doc` as a page (the innermost content root holding it), else one that
+ * embeds it in pages (an included partial, a component), if any.
+ */
 export function siteOf(sites: readonly Site[], files: SiteFiles, doc: string): Site | undefined {
   let best: { site: Site; depth: number } | undefined;
   for (const site of sites)
@@ -64,13 +67,19 @@ export function siteOf(sites: readonly Site[], files: SiteFiles, doc: string): S
       if (site.unreadable === undefined && site.pageUrl(doc, files) === undefined) continue;
       best = { site, depth };
     }
-  return best?.site;
+  return best?.site ?? sites.find((site) => site.embedded?.(doc, files) === true);
 }
 
 /** How a link reads on a site: the file it reaches, broken there, or a doubt the model cannot settle. */
 export type SiteVerdict =
   | { verdict: 'resolves'; path: string }
-  | { verdict: 'broken'; path?: string; fragment?: string }
+  | {
+      verdict: 'broken';
+      path?: string;
+      fragment?: string;
+      /** The file that would serve the link, where a build step may write it (a file git ignores there is a build output). */
+      expected?: string;
+    }
   | { verdict: 'unverifiable'; reason: string };
 
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:|^\/\//i;
@@ -101,7 +110,7 @@ export function siteView(
   /** The link's line (1-based): an include directive's path is read as a file. */
   line?: number,
 ): SiteVerdict | undefined {
-  const text = written.trim();
+  const text = site.expand?.(written.trim()) ?? written.trim();
   if (text === '' || EXTERNAL.test(text)) return undefined;
   if (site.unreadable !== undefined) return { verdict: 'unverifiable', reason: site.unreadable };
   const lineText = line === undefined ? undefined : docs.linesOf(doc)?.[line - 1];
@@ -117,8 +126,17 @@ export function siteView(
   const query = beforeHash.indexOf('?');
   const path = safeDecode(query === -1 ? beforeHash : beforeHash.slice(0, query));
   const lookup = site.caseInsensitive === true ? caseless(files) : files;
+  // Text another page embeds is read from that page: a bare fragment or a relative link is its.
+  const embedded = site.pageUrl(doc, files) === undefined;
+  if (embedded && (path === '' || !path.startsWith('/'))) {
+    const asFile = path === '' ? undefined : fileFrom(site, lookup, doc, path);
+    if (asFile === undefined) return { verdict: 'unverifiable', reason: EMBEDDED };
+  }
   const served = path === '' ? { path: doc } : reach(site, lookup, doc, path);
-  if (served === undefined) return { verdict: 'broken' };
+  if (served === undefined) {
+    const expected = expectedFile(site, doc, path);
+    return expected === undefined ? { verdict: 'broken' } : { verdict: 'broken', expected };
+  }
   if ('unverifiable' in served) return { verdict: 'unverifiable', reason: served.unverifiable };
   if (
     fragment === undefined ||
@@ -135,8 +153,7 @@ export function siteView(
   const form = site.anchorForm;
   if (
     anchors.has(wanted) ||
-    (site.explicitIds && idsOf(files, docs, served.path).has(wanted)) ||
-    (site.termIds === true && idsOf(files, docs, served.path, definitionTermIds).has(wanted)) ||
+    idsOf(site, files, docs, served.path).has(wanted) ||
     (form !== undefined && [...anchors].some((a) => form(a) === form(wanted)))
   )
     return { verdict: 'resolves', path: served.path };
@@ -148,28 +165,38 @@ export function siteView(
       verdict: 'unverifiable',
       reason: site.includesWhy ?? 'the page includes text (a shortcode, an include) that may set the anchor',
     };
+  const unsettled = site.anchorsUnsettled?.(docs.linesOf(served.path) ?? [], wanted);
+  if (unsettled !== undefined) return { verdict: 'unverifiable', reason: unsettled };
   return { verdict: 'broken', path: served.path, fragment };
 }
 
-function idsOf(
-  files: SiteFiles,
-  docs: SiteDocs,
-  path: string,
-  read: (lines: readonly string[]) => Set<string> = explicitIds,
-): Set<string> {
+/**
+ * The anchors a site gives a page's headings beside GitHub's: `{#id}` where it reads them,
+ * definition terms' ids where it makes them (Hugo's `autoDefinitionTermID`), its own slugs.
+ */
+function idsOf(site: Site, files: SiteFiles, docs: SiteDocs, path: string): Set<string> {
+  if (!site.explicitIds && site.termIds !== true && site.headingIds === undefined) return new Set();
   let cache = idsCache.get(files);
   if (cache === undefined) {
     cache = new Map();
     idsCache.set(files, cache);
   }
-  const key = read === explicitIds ? path : `${path}\0terms`;
+  const key = `${site.config}\0${path}`;
   let ids = cache.get(key);
   if (ids === undefined) {
-    ids = read(docs.linesOf(path) ?? []);
+    const lines = docs.linesOf(path) ?? [];
+    ids = new Set([
+      ...(site.explicitIds ? explicitIds(lines) : []),
+      ...(site.termIds === true ? definitionTermIds(lines) : []),
+      ...(site.headingIds?.(lines) ?? []),
+    ]);
     cache.set(key, ids);
   }
   return ids;
 }
+
+const EMBEDDED =
+  'the text is put into a page (an include, a component) whose URL and headings it is read from';
 
 /**
  * What the site serves for a link's path: a `/`-rooted link from the site's root; a relative
@@ -192,12 +219,9 @@ function reach(
     const url = site.rooted?.(posix.normalize(path)) ?? posix.normalize(path);
     return typeof url === 'string' ? site.serves(url, files, doc) : url;
   }
-  if (site.fileLinks && (site.markdownLinks !== false || !MARKDOWN_EXT.test(path))) {
-    const asFile = posix.normalize(posix.join(dirOf(doc), path)).replace(/\/+$/, '');
-    const found = site.fileTarget?.(doc, asFile, files) ?? defaultFileTarget(site, files, asFile);
-    if (found !== undefined) return found;
-    if (MARKDOWN_EXT.test(path)) return undefined;
-  }
+  const found = fileFrom(site, files, doc, path);
+  if (found !== undefined) return found;
+  if (site.fileLinks && site.markdownLinks !== false && MARKDOWN_EXT.test(path)) return undefined;
   const page = site.pageUrl(doc, files);
   if (page === undefined) return undefined;
   const from = page.endsWith('/') ? page.slice(1) : dirOf(page.slice(1));
@@ -205,6 +229,26 @@ function reach(
   if (url === '..' || url.startsWith('../'))
     return { unverifiable: 'the link leaves the site (another published site may serve it)' };
   return site.serves(`/${url === '.' ? '' : url}${path.endsWith('/') && url !== '.' ? '/' : ''}`, files, doc);
+}
+
+/**
+ * The file a link that reaches nothing would be served from: a `/`-rooted link as the model
+ * says (VitePress: the page under its source folder), a relative link to a Markdown file in a
+ * generator that rewrites file links as that file (vuejs/router's API pages are generated
+ * into a folder git ignores).
+ */
+function expectedFile(site: Site, doc: string, path: string): string | undefined {
+  if (path.startsWith('/')) return site.expected?.(posix.normalize(path));
+  if (!site.fileLinks || site.markdownLinks === false || !MARKDOWN_EXT.test(path)) return undefined;
+  const file = posix.normalize(posix.join(dirOf(doc), path));
+  return file.startsWith('../') ? undefined : file;
+}
+
+/** A relative link read as a path from the source file, in a generator that rewrites file links. */
+function fileFrom(site: Site, files: SiteFiles, doc: string, path: string): Served {
+  if (!site.fileLinks || (site.markdownLinks === false && MARKDOWN_EXT.test(path))) return undefined;
+  const asFile = posix.normalize(posix.join(dirOf(doc), path)).replace(/\/+$/, '');
+  return site.fileTarget?.(doc, asFile, files) ?? defaultFileTarget(site, files, asFile);
 }
 
 /** A relative link to a file: a page the site builds, or another file it copies beside the pages. */

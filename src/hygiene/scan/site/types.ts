@@ -26,6 +26,8 @@ export interface SiteFiles {
   readonly files: readonly string[];
   /** A doc's frontmatter, when it is a doc the scan read. */
   frontmatter(path: string): Record<string, unknown> | undefined;
+  /** A doc's lines, when it is a doc the scan read (a model finds what pages include from them). */
+  lines?(path: string): readonly string[] | undefined;
   /** The listed spelling of a path looked up regardless of case (DocFX), when the lookup is caseless. */
   spelled?(path: string): string | undefined;
 }
@@ -67,7 +69,23 @@ export interface Site {
    * What, on a page, brings in text the model does not read (a shortcode, an include, a
    * component): a fragment the page's own headings lack may be set there, so it is unverifiable.
    */
-  includes?: RegExp;
+  includes?: { test(line: string): boolean };
+  /**
+   * The anchors the generator gives a page's headings where it names them its own way (its
+   * slug function, its attribute syntax), beside GitHub's slugs and `{#id}`.
+   */
+  headingIds?(lines: readonly string[]): Set<string>;
+  /**
+   * Why `fragment`, which no anchor the model knows names, may still be on the page (a custom
+   * slug function may name a heading without an explicit id so); undefined when it cannot be.
+   */
+  anchorsUnsettled?(lines: readonly string[], fragment: string): string | undefined;
+  /**
+   * Whether a doc the site builds no page from is text it puts into pages (a partial a page
+   * includes, an Astro Markdown component): it is read on the site, from the page that embeds
+   * it, so its `/`-rooted links are settled and its relative links and bare fragments are not.
+   */
+  embedded?(doc: string, files: SiteFiles): boolean;
   /**
    * Why a `/`-rooted link in any doc beside the config (a page or a file a build step converts,
    * as DocFX's reference Markdown) cannot be settled, where the model can say so for all of them.
@@ -105,6 +123,11 @@ export interface Site {
    * why it cannot be settled; absent: read from the site's root as written.
    */
   rooted?(path: string): string | { unverifiable: string };
+  /**
+   * The source file a build would serve a `/`-rooted `url` from, asked when nothing serves it:
+   * a file git ignores there is a build output (a generated API page), not a broken link.
+   */
+  expected?(url: string): string | undefined;
   /** What the site serves at `url` (site-relative, decoded, starting with `/`, no query or fragment). */
   serves(url: string, files: SiteFiles, from: string): Served;
   /**
@@ -113,6 +136,12 @@ export interface Site {
    * site builds, or a file beside its pages). A model with fallbacks (translations, versions) says more.
    */
   fileTarget?(from: string, path: string, files: SiteFiles): Served;
+  /**
+   * A link written with the generator's template syntax as the site writes it out (Jekyll's
+   * `{{ site.baseurl }}` is the base path, empty for a site the model reads); what is left of
+   * the syntax is a doubt.
+   */
+  expand?(written: string): string;
   /**
    * Why a link written in `from` cannot be settled before any routing (a shortcode, a link into
    * another doc set); undefined when it can.

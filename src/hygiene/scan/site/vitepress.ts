@@ -12,8 +12,8 @@
  */
 import { posix } from 'node:path';
 import { repositoryGlobsMatcher } from '../lifecycle-glob.js';
-import { dirOf, MARKDOWN_EXT } from '../paths.js';
-import { folderFrom, inside, isUnder, literalSetting, unreadableSite } from './read.js';
+import { dirOf, escapeRegExp, MARKDOWN_EXT } from '../paths.js';
+import { folderFrom, inside, isUnder, literalSetting, perListing, unreadableSite } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 const CONFIG = /(^|\/)\.vitepress\/config(?:\/index)?\.(?:js|mjs|cjs|ts|mts|cts)$/;
@@ -31,6 +31,153 @@ function excludedPages(text: string): ((page: string) => boolean) | undefined {
   if (mentions !== 1 || set === null) return undefined;
   return repositoryGlobsMatcher([...set[1]!.matchAll(/(['"])([^'"\n\\]+)\1/g)].map((m) => m[2]!));
 }
+
+const SPECIAL = /[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g;
+
+/** VitePress's slug of a heading's text (`slugify` of @mdit-vue/shared): `describe.skipIf` is `describe-skipif`. */
+export function vitepressSlug(text: string): string {
+  return rawSlug(text)
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/^(\d)/, '_$1')
+    .toLowerCase();
+}
+
+/**
+ * The slug before VitePress trims it: the form of the custom `slugify` that vuejs/pinia and
+ * vuejs/router copy from VitePress without its last steps (`Unit test (Vue 2)` is `Unit-test-Vue-2-`).
+ */
+const rawSlug = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036F]/g, '')
+    .replace(/\p{Cc}/gu, '')
+    .replace(SPECIAL, '-');
+
+/** A heading's text as markdown-it renders it for the slug: link text, no tags, no escapes. */
+const headingText = (heading: string): string =>
+  heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<\/?[A-Za-z][^>]*>/g, '')
+    .replace(/\\(.)/g, '$1');
+
+/**
+ * How a JS/TS config sets `key` where it may write it more than once: the one plain literal
+ * every mention sets it to, 'unset', or undefined (computed, or set to different values).
+ */
+function sameLiteral(text: string, key: string): string | 'unset' | undefined {
+  const mentions = text.match(new RegExp(`\\b${key}\\b`, 'g'))?.length ?? 0;
+  if (mentions === 0) return 'unset';
+  const values = [...text.matchAll(new RegExp(`\\b${key}\\s*:\\s*(['"])([^'"\\n\\\\]*)\\1`, 'g'))].map(
+    (m) => m[2]!,
+  );
+  return values.length === mentions && values.every((v) => v === values[0]) ? values[0] : undefined;
+}
+
+/** A heading's trailing attributes (`{#id .class}`) between the config's delimiters. */
+const attrsOf = (left: string, right: string): RegExp =>
+  new RegExp(`\\s*${escapeRegExp(left)}([^]*?)${escapeRegExp(right)}\\s*$`);
+
+/** The text of a page's ATX headings, outside fenced code. */
+function* headings(lines: readonly string[]): Generator<string> {
+  let fence: string | undefined;
+  for (const line of lines) {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker !== undefined && (fence === undefined || marker.startsWith(fence))) {
+      fence = fence === undefined ? marker : undefined;
+      continue;
+    }
+    const heading = fence === undefined ? /^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/.exec(line)?.[1] : undefined;
+    if (heading !== undefined) yield heading;
+  }
+}
+
+/**
+ * The anchors VitePress gives a page's headings: its slug of each ATX heading's text (`-1`,
+ * `-2` for repeats) and the ids its attribute syntax names (`{#id}`, or `%{#id}%` where the
+ * config sets `markdown.attrs` delimiters, as vuejs/pinia does).
+ */
+function headingIdsWith(
+  left: string,
+  right: string,
+  untrimmed: boolean,
+): (lines: readonly string[]) => Set<string> {
+  const attrs = attrsOf(left, right);
+  return (lines) => {
+    const ids = new Set<string>();
+    const seen = new Map<string, number>();
+    for (const heading of headings(lines)) {
+      const attr = attrs.exec(heading);
+      for (const m of attr?.[1]?.matchAll(/(?:^|\s)#([^\s=}]+)/g) ?? []) ids.add(m[1]!.toLowerCase());
+      const text = headingText(attr === null ? heading : heading.slice(0, attr.index));
+      const slug = vitepressSlug(text);
+      const count = seen.get(slug) ?? 0;
+      seen.set(slug, count + 1);
+      ids.add(count === 0 ? slug : `${slug}-${count}`);
+      if (untrimmed) ids.add(rawSlug(text).replace(/^(\d)/, '_$1').toLowerCase());
+    }
+    return ids;
+  };
+}
+
+/** A text's letters and digits, lowercased, without accents: what any slug function keeps of it. */
+const lettersOf = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036F]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+
+/** VitePress's own components that render no heading. */
+const BUILT_IN_PLAIN = ['Badge', 'ClientOnly'];
+
+/**
+ * Whether a line of a page puts text the model does not read into it that may carry a heading:
+ * an `@include`, or a component other than one whose source the theme holds and that renders
+ * no heading or id (vuejs/pinia's `<MasteringPiniaLink>`); a `\<T>` or `Store<Id>` is no tag.
+ */
+function insertsHeadings(plain: ReadonlySet<string>): { test(line: string): boolean } {
+  return {
+    test: (line) => {
+      if (/<!--\s*@include:/.test(line)) return true;
+      const text = line.replace(/`[^`]*`/g, '');
+      for (const m of text.matchAll(/(?<![\\\w])<([A-Z][\w-]*)[\s/>]/g)) if (!plain.has(m[1]!)) return true;
+      return false;
+    },
+  };
+}
+
+/** The theme's components (`.vue` files under `.vitepress/`) that render no heading and no id. */
+function plainComponents(siteRoot: string, context: ConfigContext): Set<string> {
+  const theme = posix.join(siteRoot, '.vitepress');
+  const plain = new Set(BUILT_IN_PLAIN);
+  for (const f of context.files) {
+    if (!isUnder(f, theme) || !f.endsWith('.vue')) continue;
+    const source = context.read(f);
+    if (source !== undefined && !/<h[1-6][\s>]|[\s:]id\s*=/i.test(source))
+      plain.add(posix.basename(f, '.vue'));
+  }
+  return plain;
+}
+
+/** The Markdown files the pages `@include` (`<!--@include: ./x.md-->`, `@/` from the source folder). */
+const includedBy = (srcDir: string, built: (source: string) => boolean) =>
+  perListing((files: SiteFiles) => {
+    const included = new Set<string>();
+    for (const page of files.files) {
+      if (!built(page)) continue;
+      for (const line of files.lines?.(page) ?? []) {
+        // `<!--@include: ./x.md-->`, `./x.md#region`, `./x.md{3,10}`.
+        const target = /<!--\s*@include:\s*(.+?)\s*-->/.exec(line)?.[1]?.replace(/[{#].*$/, '');
+        if (target === undefined) continue;
+        const path = target.startsWith('@/')
+          ? posix.join(srcDir, target.slice(2))
+          : posix.normalize(posix.join(dirOf(page), target));
+        included.add(path);
+      }
+    }
+    return included;
+  });
 
 function read(file: string, configText: string, context: ConfigContext): Site | undefined {
   // A config split over `.vitepress/config/*.ts` is read as one text.
@@ -74,16 +221,53 @@ function read(file: string, configText: string, context: ConfigContext): Site | 
     const found = candidates.find((c) => c !== srcDir && files.isFile(c));
     return found !== undefined ? { path: found } : undefined;
   };
+  const left = sameLiteral(text, 'leftDelimiter');
+  const right = sameLiteral(text, 'rightDelimiter');
+  const delimiters =
+    left === undefined || right === undefined
+      ? undefined
+      : [left === 'unset' ? '{' : left, right === 'unset' ? '}' : right];
+  const included = includedBy(srcDir, built);
+  const customSlug = /\bslugify\b/.test(text);
   return {
     generator: 'vitepress',
     config: file,
     contentRoots: [srcDir],
     ...(publicDir ? {} : { unsettled: 'its publicDir is set' }),
     explicitIds: true,
-    includes: /<!--\s*@include:|<[A-Z]\w*[\s/>]/,
+    includes: insertsHeadings(plainComponents(siteRoot, context)),
+    ...(delimiters === undefined
+      ? {}
+      : { headingIds: headingIdsWith(delimiters[0]!, delimiters[1]!, customSlug) }),
+    // A slug function of the config's own cannot be read: a fragment that is neither VitePress's
+    // slug nor its untrimmed form (vuejs/pinia's copy) is not settled.
+    ...(delimiters === undefined
+      ? { anchorsUnsettled: () => 'its markdown.attrs delimiters are not plain literals' }
+      : customSlug
+        ? {
+            anchorsUnsettled: (lines: readonly string[], fragment: string) => {
+              const attrs = attrsOf(delimiters[0]!, delimiters[1]!);
+              const named = (h: string) => /(?:^|\s)#[^\s=}]/.test(attrs.exec(h)?.[1] ?? '');
+              // A slug function keeps a heading's letters and digits: only a heading without an
+              // id whose letters are the fragment's may be named so (vuejs/router's zh API pages
+              // link #aliasof where the heading's id is Properties-aliasOf).
+              const wanted = lettersOf(fragment);
+              const maybe = (h: string) => !named(h) && lettersOf(headingText(h)).includes(wanted);
+              return wanted !== '' && [...headings(lines)].some(maybe)
+                ? 'its markdown.anchor.slugify names headings its own way'
+                : undefined;
+            },
+          }
+        : {}),
+    embedded: (doc, files) => MARKDOWN_EXT.test(doc) && !built(doc) && included(files).has(doc),
     fileLinks: true,
     pageUrl,
     serves,
+    expected: (url) => {
+      const path = url.replace(/^\/+/, '').replace(/\.html$/, '');
+      if (path === '' || path.endsWith('/')) return posix.join(srcDir, path, 'index.md');
+      return posix.join(srcDir, MARKDOWN_EXT.test(path) ? path : `${path}.md`);
+    },
     fileTarget: (_from, path, files) =>
       !MARKDOWN_EXT.test(path) && !path.startsWith('..') && files.isFile(path) ? { path } : undefined,
   };

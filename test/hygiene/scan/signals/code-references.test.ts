@@ -34,12 +34,15 @@ describe('broken_reference: code-aware references in agent context', () => {
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(codeRefs(artifact, 'AGENTS.md'), [
-      { line: 3, data: { target: '.github/workflows/release.yml', kind: 'code-path' } },
-      { line: 4, data: { target: 'settings.toml', kind: 'code-file' } },
-      { line: 5, data: { target: 'loadLegacyConfig()', kind: 'code-symbol' } },
-      { line: 5, data: { target: 'OldWalker', kind: 'code-symbol' } },
-      { line: 6, data: { target: '--yolo', kind: 'cli-flag' } },
-      { line: 6, data: { target: 'STW_MISSING_VAR', kind: 'env-var' } },
+      {
+        line: 3,
+        data: { target: '.github/workflows/release.yml', kind: 'code-path', broken_on: ['github'] },
+      },
+      { line: 4, data: { target: 'settings.toml', kind: 'code-file', broken_on: ['github'] } },
+      { line: 5, data: { target: 'loadLegacyConfig()', kind: 'code-symbol', broken_on: ['github'] } },
+      { line: 5, data: { target: 'OldWalker', kind: 'code-symbol', broken_on: ['github'] } },
+      { line: 6, data: { target: '--yolo', kind: 'cli-flag', broken_on: ['github'] } },
+      { line: 6, data: { target: 'STW_MISSING_VAR', kind: 'env-var', broken_on: ['github'] } },
     ]);
     // `lib/` has no first folder in the tree: not taken for a repository path.
     assert.equal(
@@ -66,8 +69,8 @@ describe('broken_reference: code-aware references in agent context', () => {
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(codeRefs(artifact, 'CLAUDE.md'), [
-      { line: 3, data: { target: 'lint:fix', kind: 'script' } },
-      { line: 7, data: { target: 'bench', kind: 'make-target' } },
+      { line: 3, data: { target: 'lint:fix', kind: 'script', broken_on: ['github'] } },
+      { line: 7, data: { target: 'bench', kind: 'make-target', broken_on: ['github'] } },
     ]);
   });
 
@@ -86,6 +89,7 @@ describe('broken_reference: code-aware references in agent context', () => {
         data: {
           target: '.config/handlers/',
           kind: 'code-path',
+          broken_on: ['github'],
           suggested_target: '.config/routes/',
           suggested_path: '.config/routes',
           suggested_by: 'folder-move',
@@ -97,6 +101,7 @@ describe('broken_reference: code-aware references in agent context', () => {
         data: {
           target: '.config/handlers/auth.ts',
           kind: 'code-path',
+          broken_on: ['github'],
           suggested_target: '.config/routes/auth.ts',
           suggested_path: '.config/routes/auth.ts',
           suggested_by: 'folder-move',
