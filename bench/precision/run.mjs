@@ -10,11 +10,21 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findingsOf, identity, loadManifest, ManifestError, sample, scoreRepo, summarize } from './score.mjs';
+import {
+  findingsOf,
+  identity,
+  loadManifest,
+  ManifestError,
+  sample,
+  scoreRepo,
+  summarize,
+  withheldOf,
+} from './score.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STW = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
-const HELP = `Usage: npm run bench:precision -- DIR [--json] [--repo OWNER/NAME]… [--manifest DIR] [--work DIR]
+const HELP = `Usage: npm run bench:precision -- DIR [--json] [--all-signals] [--repo OWNER/NAME]…
+                                      [--manifest DIR] [--work DIR]
        npm run bench:precision -- DIR --sample --repo OWNER/NAME [--seed N] [--per-class N]
 
 Scores the scanner's signals against the labelled samples in bench/precision/repos/*.json
@@ -26,14 +36,16 @@ is listed with the git clone line that makes it, and the others are still scored
 Each pinned commit is checked out in bench/.work/precision/OWNER__NAME (--work), a clone that
 shares the objects of yours (git clone --shared): your clone, its branches, index and
 work tree are never written. The built CLI (npm run build) scans it with an empty user
-config and STW_NOW pinned to the commit's date; a scan artifact's signals marked hidden
-or suppressed are not counted (they are not shown by default).
+config and STW_NOW pinned to the commit's date. What it withholds (classes hidden by default,
+suppressed findings: the artifact's "withheld") is counted apart, never as shown.
 
 Per signal class (the signal name; broken_reference from backticked code is
 code_reference, one the site model cannot settle is broken_reference:unverifiable):
   shown       findings the scan shows by default
   sampled     labelled findings still found      real / false / unsure  their verdicts
   gone        labels no finding matches now (gone real: lost recall)
+  hidden      findings of classes hidden by default (hidden labels: labels among them)
+  suppressed  findings silenced by a directive or links.ignore
   precision   real / (real + false) of the sample
 and overall the estimated real finds (each repository's sampled precision per class x
 its count) over everything shown in measured classes.
@@ -43,6 +55,8 @@ Options:
   --repo OWNER/NAME only this repository (repeatable)
   --manifest DIR    the label files (default bench/precision/repos)
   --work DIR        where the checkouts go (default bench/.work/precision)
+  --all-signals     score every class, hidden ones too (passes --signals all to the scan;
+                    for a CLI that has that switch)
   --sample          print label stubs for a fixed-seed sample of what the scan shows now
                     (up to --per-class per class, default 25; --seed, default 31),
                     leaving out findings already labelled; fill in verdict and reason
@@ -67,6 +81,7 @@ function parse() {
         manifest: { type: 'string' },
         work: { type: 'string' },
         sample: { type: 'boolean' },
+        'all-signals': { type: 'boolean' },
         seed: { type: 'string' },
         'per-class': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -116,11 +131,12 @@ function checkout(clone, { repo, commit }, workRoot) {
 }
 
 /** The scan artifact of a checkout, as the built CLI prints it by default (plus --scope). */
-function scan(work, { commit, scope }) {
+function scan(work, { commit, scope }, allSignals) {
   const date = git(['show', '-s', '--format=%cI', commit], work).stdout.trim();
   const config = mkdtempSync(join(tmpdir(), 'stw-bench-config-'));
   try {
     const args = [STW, 'hygiene', 'scan', '--json', ...scope.flatMap((s) => ['--scope', s])];
+    if (allSignals) args.push('--signals', 'all');
     const r = spawnSync(process.execPath, args, {
       cwd: work,
       encoding: 'utf8',
@@ -137,7 +153,18 @@ function scan(work, { commit, scope }) {
 }
 
 const pct = (p) => (p === null ? '-' : p.toFixed(2));
-const COLUMNS = ['shown', 'sampled', 'real', 'false', 'unsure', 'gone', 'gone_real', 'unlabelled'];
+const COLUMNS = [
+  'shown',
+  'sampled',
+  'real',
+  'false',
+  'unsure',
+  'gone',
+  'gone_real',
+  'unlabelled',
+  'hidden',
+  'suppressed',
+];
 
 function table(classes) {
   const head = ['class', ...COLUMNS, 'precision'];
@@ -230,10 +257,12 @@ function main() {
     if (!values.json && !values.sample)
       process.stderr.write(`scanning ${repo.repo}@${repo.commit.slice(0, 12)} …\n`);
     try {
-      const findings = findingsOf(scan(checkout(clone.path, repo, workRoot), repo));
+      const artifact = scan(checkout(clone.path, repo, workRoot), repo, values['all-signals']);
+      const findings = findingsOf(artifact);
       if (values.sample) printStubs(repo, findings, { seed, perClass });
       const { repo: name, commit, kinds, labels } = repo;
-      results.push({ repo: name, commit, kinds, labels: labels.size, rows: scoreRepo(labels, findings) });
+      const rows = scoreRepo(labels, findings, withheldOf(artifact));
+      results.push({ repo: name, commit, kinds, labels: labels.size, rows });
     } catch (error) {
       failed.push({ repo: repo.repo, error: error.message });
     }

@@ -135,12 +135,15 @@ export function loadManifest(dir) {
   return [...repos.values()].sort((a, b) => a.repo.localeCompare(b.repo));
 }
 
-/** Findings of a scan artifact (`stw hygiene scan --json`): one per signal shown. */
+/**
+ * What a scan artifact (`stw hygiene scan --json`) shows: one finding per signal in
+ * `signals`. A CLI that withholds findings (hidden classes, suppressed findings) lists them
+ * under `withheld`, never in `signals`: they are counted apart, per signal name.
+ */
 export function findingsOf(scan) {
   const findings = [];
   for (const [file, signals] of Object.entries(scan.signals ?? {})) {
     for (const s of signals) {
-      if (s.hidden === true || s.suppressed === true) continue;
       const data = s.data ?? {};
       const key = s.name === 'broken_reference' && typeof data.target === 'string' ? data.target : undefined;
       findings.push({
@@ -156,8 +159,30 @@ export function findingsOf(scan) {
   return findings;
 }
 
+/** The withheld part of a scan artifact: hidden classes, and per signal name how many were hidden or suppressed. */
+export function withheldOf(scan) {
+  const w = scan.withheld ?? {};
+  return {
+    hiddenClasses: new Set(w.hidden_classes ?? []),
+    hidden: w.hidden ?? {},
+    suppressed: w.suppressed ?? {},
+  };
+}
+
 function emptyRow() {
-  return { shown: 0, sampled: 0, real: 0, false: 0, unsure: 0, gone: 0, gone_real: 0, unlabelled: 0 };
+  return {
+    shown: 0,
+    sampled: 0,
+    real: 0,
+    false: 0,
+    unsure: 0,
+    gone: 0,
+    gone_real: 0,
+    unlabelled: 0,
+    hidden: 0,
+    hidden_labels: 0,
+    suppressed: 0,
+  };
 }
 
 /** The class a gone label is counted in (no finding left to ask): its `class`, else by its signal. */
@@ -168,9 +193,11 @@ function goneClass(label) {
 /**
  * Scores one repository: each finding is matched to a label by identity (several findings
  * with one identity share its label). Per class: shown, sampled (labels still found), real,
- * false, unsure, gone (labels nothing matches now; gone_real of them real), unlabelled.
+ * false, unsure, gone (labels nothing matches now; gone_real of them real), unlabelled;
+ * hidden and suppressed (withheld by the CLI, per signal name) and hidden_labels (labels
+ * of a class the CLI now hides: not gone, just not shown).
  */
-export function scoreRepo(labels, findings) {
+export function scoreRepo(labels, findings, withheld = withheldOf({})) {
   const rows = {};
   const row = (c) => {
     rows[c] ??= emptyRow();
@@ -192,9 +219,14 @@ export function scoreRepo(labels, findings) {
   for (const [id, label] of labels) {
     if (seen.has(id)) continue;
     const r = row(goneClass(label));
-    r.gone += 1;
-    if (label.verdict === 'real') r.gone_real += 1;
+    if (withheld.hiddenClasses.has(label.signal)) r.hidden_labels += 1;
+    else {
+      r.gone += 1;
+      if (label.verdict === 'real') r.gone_real += 1;
+    }
   }
+  for (const [name, n] of Object.entries(withheld.hidden)) row(name).hidden += n;
+  for (const [name, n] of Object.entries(withheld.suppressed)) row(name).suppressed += n;
   for (const r of Object.values(rows)) r.precision = precision(r);
   return rows;
 }

@@ -20,6 +20,9 @@ interface Row {
   gone: number;
   gone_real: number;
   unlabelled: number;
+  hidden: number;
+  hidden_labels: number;
+  suppressed: number;
   precision: number | null;
   estimated_real?: number;
   extrapolated?: number;
@@ -169,7 +172,7 @@ describe('bench:precision scores labelled findings per signal class', () => {
     const r = bench([clones, '--manifest', manifest, '--work', work]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^class\s+shown\s+sampled\s+real\s+false\s+unsure\s+gone/m);
-    assert.match(r.stdout, /^broken_reference\s+3\s+3\s+2\s+1\s+0\s+1\s+1\s+0\s+0\.67$/m);
+    assert.match(r.stdout, /^broken_reference\s+3\s+3\s+2\s+1\s+0\s+1\s+1\s+0\s+0\s+0\s+0\.67$/m);
     assert.match(r.stdout, /real finds \/ shown by default: 0\.67/);
     assert.match(r.stdout, /missing acme\/absent: git clone https:\/\/github\.com\/acme\/absent/);
   });
@@ -205,6 +208,48 @@ describe('bench:precision scores labelled findings per signal class', () => {
 });
 
 describe('bench:precision summary', () => {
+  it('counts labels of a class the CLI hides as hidden, not gone, and the withheld counts per class', async () => {
+    const url = pathToFileURL(join(REPO_ROOT, 'bench', 'precision', 'score.mjs')).href;
+    const { scoreRepo, withheldOf, findingsOf } = (await import(url)) as {
+      scoreRepo: (
+        labels: Map<string, unknown>,
+        findings: unknown[],
+        withheld: unknown,
+      ) => Record<string, Row>;
+      withheldOf: (scan: unknown) => unknown;
+      findingsOf: (scan: unknown) => unknown[];
+    };
+    const label = (file: string, signal: string, verdict: string) => ({ file, signal, verdict, reason: 'r' });
+    const labels = new Map([
+      [
+        JSON.stringify(['a.md', null, 'duplicate_content', null]),
+        label('a.md', 'duplicate_content', 'false'),
+      ],
+      [JSON.stringify(['b.md', null, 'version_skew', null]), label('b.md', 'version_skew', 'real')],
+    ]);
+    const artifact = {
+      signals: {},
+      withheld: {
+        hidden_classes: ['duplicate_content'],
+        hidden: { duplicate_content: 3 },
+        suppressed: { broken_reference: 2 },
+        suppressed_signals: [],
+        show_hidden_with: '--signals all',
+      },
+    };
+    const rows = scoreRepo(labels, findingsOf(artifact), withheldOf(artifact));
+    assert.deepEqual(
+      [
+        rows['duplicate_content']?.hidden,
+        rows['duplicate_content']?.hidden_labels,
+        rows['duplicate_content']?.gone,
+      ],
+      [3, 1, 0],
+    );
+    assert.deepEqual([rows['version_skew']?.gone, rows['version_skew']?.gone_real], [1, 1]);
+    assert.equal(rows['broken_reference']?.suppressed, 2);
+  });
+
   it('weights each repository by its own sampled precision and extrapolates the pooled one', async () => {
     const url = pathToFileURL(join(REPO_ROOT, 'bench', 'precision', 'score.mjs')).href;
     const { summarize } = (await import(url)) as {
@@ -219,6 +264,9 @@ describe('bench:precision summary', () => {
       gone: 0,
       gone_real: 0,
       unlabelled: shown - real - wrong,
+      hidden: 0,
+      hidden_labels: 0,
+      suppressed: 0,
       precision: real + wrong === 0 ? null : real / (real + wrong),
     });
     // Repository a: 100 shown, 1 of 4 sampled real; b: 10 shown, all 4 sampled real; c: 6, none sampled.
