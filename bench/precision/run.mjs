@@ -10,16 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  findingsOf,
-  identity,
-  loadManifest,
-  ManifestError,
-  sample,
-  scoreRepo,
-  summarize,
-  withheldOf,
-} from './score.mjs';
+
+/** score.mjs, imported once the CLI is known to be built (it reads dist/ for the site generators). */
+let score;
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STW = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
@@ -202,8 +195,8 @@ function printHuman(summary, results, missing, failed) {
 }
 
 function printStubs(repo, findings, { seed, perClass }) {
-  const fresh = findings.filter((f) => !repo.labels.has(identity(f)));
-  const picked = sample(fresh, { repo: repo.repo, seed, perClass });
+  const fresh = findings.filter((f) => !repo.labels.has(score.identity(f)));
+  const picked = score.sample(fresh, { repo: repo.repo, seed, perClass });
   const labels = picked.map(({ file, line, signal, key, class: c, detail }) => ({
     file,
     ...(line === undefined ? {} : { line }),
@@ -218,7 +211,7 @@ function printStubs(repo, findings, { seed, perClass }) {
   console.log(JSON.stringify(stub, null, 2));
 }
 
-function main() {
+async function main() {
   const { values, positionals } = parse();
   if (values.help) {
     console.log(HELP);
@@ -228,15 +221,16 @@ function main() {
   const dir = resolve(positionals[0]);
   if (!existsSync(dir)) usage(`no such directory: ${dir}`);
   if (!existsSync(STW)) usage(`the CLI is not built (${STW}): run npm run build`);
+  score = await import('./score.mjs');
   const seed = Number(values.seed ?? 31);
   const perClass = Number(values['per-class'] ?? 25);
   if (!Number.isInteger(seed) || !Number.isInteger(perClass) || perClass < 1)
     usage('--seed and --per-class take whole numbers');
   let repos;
   try {
-    repos = loadManifest(resolve(values.manifest ?? join(ROOT, 'bench', 'precision', 'repos')));
+    repos = score.loadManifest(resolve(values.manifest ?? join(ROOT, 'bench', 'precision', 'repos')));
   } catch (error) {
-    if (error instanceof ManifestError || error.code === 'ENOENT') usage(error.message);
+    if (error instanceof score.ManifestError || error.code === 'ENOENT') usage(error.message);
     throw error;
   }
   const workRoot = resolve(values.work ?? join(ROOT, 'bench', '.work', 'precision'));
@@ -258,10 +252,10 @@ function main() {
       process.stderr.write(`scanning ${repo.repo}@${repo.commit.slice(0, 12)} …\n`);
     try {
       const artifact = scan(checkout(clone.path, repo, workRoot), repo, values['all-signals']);
-      const findings = findingsOf(artifact);
+      const findings = score.findingsOf(artifact);
       if (values.sample) printStubs(repo, findings, { seed, perClass });
       const { repo: name, commit, kinds, labels } = repo;
-      const rows = scoreRepo(labels, findings, withheldOf(artifact));
+      const rows = score.scoreRepo(labels, findings, score.withheldOf(artifact));
       results.push({ repo: name, commit, kinds, labels: labels.size, rows });
     } catch (error) {
       failed.push({ repo: repo.repo, error: error.message });
@@ -271,11 +265,11 @@ function main() {
     for (const m of [...missing, ...failed]) console.error(`${m.repo}: ${m.missing ?? m.error}`);
     return failed.length > 0 || missing.length > 0 ? 1 : 0;
   }
-  const summary = summarize(results);
+  const summary = score.summarize(results);
   if (values.json)
     console.log(JSON.stringify({ ...summary, repositories: results, missing, failed }, null, 2));
   else printHuman(summary, results, missing, failed);
   return failed.length > 0 ? 1 : 0;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

@@ -3,6 +3,7 @@
 // Pure functions: run.mjs does the git and the process work. Format: bench/precision/README.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GENERATOR_IDS } from '../../dist/src/hygiene/scan/site/types.js';
 
 /** broken_reference kinds that come from backticked code, not links: the `code_reference` class. */
 const CODE_KINDS = new Set([
@@ -15,18 +16,8 @@ const CODE_KINDS = new Set([
   'make-target',
 ]);
 const VERDICTS = new Set(['real', 'false', 'unsure']);
-const KINDS = new Set([
-  'github',
-  'hugo',
-  'mdbook',
-  'docusaurus',
-  'mkdocs',
-  'vitepress',
-  'jekyll',
-  'starlight',
-  'docfx',
-  'agent',
-]);
+/** A repository's kind: plain GitHub docs, one of the site generators the scanner models, or agent-heavy. */
+const KINDS = new Set(['github', ...GENERATOR_IDS, 'agent']);
 
 /** A one-line error about a manifest file: the runner prints it and exits 2. */
 export class ManifestError extends Error {}
