@@ -15,9 +15,10 @@ import { parseArgs } from 'node:util';
 let score;
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const STW = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
+/** The built CLI the scans run (`--cli` another one, e.g. a branch's build in another worktree). */
+let STW = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
 const HELP = `Usage: npm run bench:precision -- DIR [--json] [--all-signals] [--repo OWNER/NAME]…
-                                      [--manifest DIR] [--work DIR]
+                                      [--manifest DIR] [--work DIR] [--cli FILE]
        npm run bench:precision -- DIR --sample --repo OWNER/NAME [--seed N] [--per-class N]
 
 Scores the scanner's signals against the labelled samples in bench/precision/repos/*.json
@@ -48,6 +49,8 @@ Options:
   --repo OWNER/NAME only this repository (repeatable)
   --manifest DIR    the label files (default bench/precision/repos)
   --work DIR        where the checkouts go (default bench/.work/precision)
+  --cli FILE        the built CLI to run (default this checkout's dist/src/cli/bin.js): score
+                    another branch's build without switching branches
   --all-signals     score every class, hidden ones too (passes --signals all to the scan;
                     for a CLI that has that switch)
   --sample          print label stubs for a fixed-seed sample of what the scan shows now
@@ -73,6 +76,7 @@ function parse() {
         repo: { type: 'string', multiple: true },
         manifest: { type: 'string' },
         work: { type: 'string' },
+        cli: { type: 'string' },
         sample: { type: 'boolean' },
         'all-signals': { type: 'boolean' },
         seed: { type: 'string' },
@@ -220,6 +224,7 @@ async function main() {
   if (positionals.length !== 1) usage('give one DIR that holds the clones');
   const dir = resolve(positionals[0]);
   if (!existsSync(dir)) usage(`no such directory: ${dir}`);
+  if (values.cli) STW = resolve(values.cli);
   if (!existsSync(STW)) usage(`the CLI is not built (${STW}): run npm run build`);
   score = await import('./score.mjs');
   const seed = Number(values.seed ?? 31);

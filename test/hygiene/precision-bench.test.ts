@@ -203,6 +203,9 @@ describe('bench:precision scores labelled findings per signal class', () => {
     r = bench([clones, '--manifest', bad]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /x__y\.site\.json: commit [0-9a-f]{40} differs from x__y\.json's/);
+    r = bench([clones, '--manifest', bad, '--cli', join(bad, 'no-such-cli.js')]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /the CLI is not built/);
     spawnSync('rm', ['-rf', bad]);
   });
 });
