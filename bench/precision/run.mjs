@@ -37,7 +37,7 @@ Per signal class (the signal name; broken_reference from backticked code is
 code_reference, one the site model cannot settle is broken_reference:unverifiable):
   shown       findings the scan shows by default
   sampled     labelled findings still found      real / false / unsure  their verdicts
-  gone        labels no finding matches now (gone real: lost recall)
+  gone        labels no finding matches now (gone real: lost recall, listed by name)
   hidden      findings of classes hidden by default (hidden labels: labels among them)
   suppressed  findings silenced by a directive or links.ignore
   precision   real / (real + false) of the sample
@@ -194,6 +194,15 @@ function printHuman(summary, results, missing, failed) {
       `  ${r.repo}@${r.commit.slice(0, 12)} (${r.kinds.join(', ')}): ${shown} shown, ${r.labels} labels`,
     );
   }
+  const lost = results.flatMap((r) =>
+    r.gone.filter((g) => g.verdict === 'real').map((g) => ({ ...g, repo: r.repo })),
+  );
+  if (lost.length > 0) console.log(`\nlost recall: ${lost.length} labelled-real finding(s) no longer shown:`);
+  for (const g of lost.slice(0, 20))
+    console.log(
+      `  ${g.repo} ${g.file}:${g.line ?? '-'} ${g.signal}${g.key ? ` ${g.key}` : ''} (${g.reason})`,
+    );
+  if (lost.length > 20) console.log(`  … ${lost.length - 20} more in --json (repositories[].gone)`);
   for (const m of missing) console.log(`missing ${m.repo}: ${m.missing}`);
   for (const f of failed) console.log(`failed ${f.repo}: ${f.error}`);
 }
@@ -260,8 +269,10 @@ async function main() {
       const findings = score.findingsOf(artifact);
       if (values.sample) printStubs(repo, findings, { seed, perClass });
       const { repo: name, commit, kinds, labels } = repo;
-      const rows = score.scoreRepo(labels, findings, score.withheldOf(artifact));
-      results.push({ repo: name, commit, kinds, labels: labels.size, rows });
+      const withheld = score.withheldOf(artifact);
+      const rows = score.scoreRepo(labels, findings, withheld);
+      const gone = score.goneLabels(labels, findings, withheld);
+      results.push({ repo: name, commit, kinds, labels: labels.size, rows, gone });
     } catch (error) {
       failed.push({ repo: repo.repo, error: error.message });
     }

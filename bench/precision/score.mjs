@@ -222,6 +222,21 @@ export function scoreRepo(labels, findings, withheld = withheldOf({})) {
   return rows;
 }
 
+/** The labels no shown finding matches any more (but for a class the CLI hides), for the record. */
+export function goneLabels(labels, findings, withheld = withheldOf({})) {
+  const found = new Set(findings.map(identity));
+  return [...labels]
+    .filter(([id, label]) => !found.has(id) && !withheld.hiddenClasses.has(label.signal))
+    .map(([, { file, line, signal, key, verdict, reason }]) => ({
+      file,
+      line,
+      signal,
+      key,
+      verdict,
+      reason,
+    }));
+}
+
 /** real / (real + false), or null when nothing sampled was judged either way. */
 export function precision(r) {
   return r.real + r.false === 0 ? null : r.real / (r.real + r.false);

@@ -30,7 +30,12 @@ interface Row {
 interface BenchJson {
   classes: Record<string, Row>;
   overall: { shown: number; shown_measured: number; unmeasured: number; real_ratio: number | null };
-  repositories: { repo: string; commit: string; rows: Record<string, Row> }[];
+  repositories: {
+    repo: string;
+    commit: string;
+    rows: Record<string, Row>;
+    gone: { file: string; line?: number; signal: string; key?: string; verdict: string }[];
+  }[];
   missing: { repo: string; missing: string }[];
   failed: { repo: string; error: string }[];
 }
@@ -147,6 +152,12 @@ describe('bench:precision scores labelled findings per signal class', () => {
     assert.equal(links.gone_real, 1);
     assert.equal(links.unlabelled, 0);
     assert.equal(links.precision, 2 / 3);
+    assert.deepEqual(
+      out.repositories
+        .find((r) => r.repo === 'acme/widgets')
+        ?.gone.map((g) => [g.file, g.line, g.key, g.verdict]),
+      [['docs/guide.md', 9, 'gone.md', 'real']],
+    );
     const code = out.classes['code_reference'];
     assert.ok(code);
     assert.deepEqual([code.shown, code.sampled, code.unsure, code.precision], [1, 1, 1, null]);
@@ -174,6 +185,10 @@ describe('bench:precision scores labelled findings per signal class', () => {
     assert.match(r.stdout, /^class\s+shown\s+sampled\s+real\s+false\s+unsure\s+gone/m);
     assert.match(r.stdout, /^broken_reference\s+3\s+3\s+2\s+1\s+0\s+1\s+1\s+0\s+0\s+0\s+0\.67$/m);
     assert.match(r.stdout, /real finds \/ shown by default: 0\.67/);
+    assert.match(
+      r.stdout,
+      /lost recall: 1 labelled-real finding\(s\) no longer shown:\n {2}acme\/widgets docs\/guide\.md:9 broken_reference gone\.md \(was found\)/,
+    );
     assert.match(r.stdout, /missing acme\/absent: git clone https:\/\/github\.com\/acme\/absent/);
   });
 
