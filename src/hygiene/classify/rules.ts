@@ -650,6 +650,7 @@ export function classifyWithRules(
     artifact,
     {
       readText: safeRead,
+      exists,
       realPath: facts.realPath ?? ((path) => path),
       isGenerated: facts.isGenerated ?? (() => false),
       linksTo: facts.linksTo ?? (() => false),

@@ -64,3 +64,53 @@ export const writtenPath = (target: string): string =>
 
 /** `text` as a JavaScript regular expression that matches exactly it. */
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Folder names under which a site keeps its translations. */
+const TRANSLATION_FOLDERS: ReadonlySet<string> = new Set([
+  'i18n',
+  'l10n',
+  'locales',
+  'locale',
+  'translations',
+]);
+/**
+ * Language codes a docs folder or a Hugo-style file suffix (`page.fr.md`) is named after: the
+ * languages documentation sites are commonly translated into, with an optional region
+ * (`zh-cn`, `pt_BR`, `zh-Hans`).
+ */
+const LANGUAGES: ReadonlySet<string> = new Set(
+  (
+    'en zh ja ko fr de es pt ru it uk pl tr vi id nl ar fa he hi th cs sv da fi nb no hu ro el bn ' +
+    'ta ur ms sk sl sr hr bg lt lv et ca eu gl ka hy az kk uz'
+  ).split(' '),
+);
+const LOCALE = /^([a-z]{2})(?:[-_](?:[a-z]{2}|hans|hant|latn|cyrl))?$/i;
+const VERSION_SEGMENT =
+  /^(?:versioned_docs|versioned_sidebars|versions?|v?\d+(?:\.(?:\d+|x))*|version-.+|release-\d.*|\d+\.x)$/i;
+
+const localeCode = (text: string): string | undefined => {
+  const m = LOCALE.exec(text);
+  return m !== null && LANGUAGES.has(m[1]!.toLowerCase()) ? text.toLowerCase().replace('_', '-') : undefined;
+};
+
+/**
+ * Which translation and which version of the docs a path belongs to: its locale folders
+ * (`i18n/`, `content/fr/`, `docs/zh-cn/`) or locale file suffix (`index.fr.md`), and its version
+ * folders (`versioned_docs/version-30.4/`, `v2/`, `1.x/`), each '' when it has none. Two
+ * paths of different variants are the same page in another language or release.
+ */
+export function variantOf(path: string): { locale: string; version: string } {
+  const segments = path.split('/');
+  const name = segments.pop() ?? '';
+  const locale: string[] = [];
+  const version: string[] = [];
+  for (const s of segments) {
+    const lower = s.toLowerCase();
+    if (TRANSLATION_FOLDERS.has(lower)) locale.push(lower);
+    else if (localeCode(s) !== undefined) locale.push(localeCode(s)!);
+    else if (VERSION_SEGMENT.test(s)) version.push(lower);
+  }
+  const suffix = /\.([A-Za-z_-]{2,7})\.[^.]+$/.exec(name)?.[1];
+  if (suffix !== undefined && localeCode(suffix) !== undefined) locale.push(localeCode(suffix)!);
+  return { locale: locale.join('/'), version: version.join('/') };
+}

@@ -289,6 +289,60 @@ describe('classifyWithRules', () => {
     );
   });
 
+  it('never replaces a package README (shown on npm or PyPI) with a link into docs/', () => {
+    const block = prose(3);
+    const dup: Signal = {
+      name: 'duplicate_content',
+      line: 5,
+      detail: 'lines 5–7 repeat README.md lines 5–7',
+      data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
+    };
+    const texts = {
+      'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
+      'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
+    };
+    for (const [manifest, registry] of [
+      ['package.json', 'npm'],
+      ['pyproject.toml', 'PyPI'],
+    ] as const) {
+      const reasons: string[] = [];
+      const proposals = classify({ 'docs/install.md': [dup] }, texts, {
+        exists: [manifest],
+        onDeclined: (_p, _s, reason) => reasons.push(reason),
+      });
+      assert.deepEqual(proposals, []);
+      assert.deepEqual(reasons, [
+        `no dedupe: README.md is the package's README, shown on ${registry} where a link into the repository's docs does not lead`,
+      ]);
+    }
+  });
+
+  it('never replaces a versioned doc with a link into the unreleased docs', () => {
+    const block = prose(8);
+    const dup: Signal = {
+      name: 'duplicate_content',
+      line: 3,
+      detail: 'dup',
+      data: { canonical_ref: 'docs/api.md#L3-L10', start_line: 3, end_line: 10 },
+    };
+    const reasons: string[] = [];
+    const proposals = classify(
+      { 'website/versioned_docs/version-30.4/api.md': [dup] },
+      {
+        'docs/api.md': `# API\n\n${block}\n`,
+        'website/versioned_docs/version-30.4/api.md': `# API\n\n${block}\n`,
+      },
+      {
+        links: [['website/versioned_docs/version-30.4/api.md', 'docs/api.md']],
+        onDeclined: (_p, _s, reason) => reasons.push(reason),
+      },
+    );
+    assert.deepEqual(proposals, []);
+    assert.deepEqual(reasons, [
+      'no dedupe: the copies are in different versions of the docs (one is released, one is not)',
+    ]);
+  });
+
   for (const [name, texts, options, reason] of [
     [
       'an HTML comment',
