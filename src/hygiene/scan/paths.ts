@@ -114,3 +114,42 @@ export function variantOf(path: string): { locale: string; version: string } {
   if (suffix !== undefined && localeCode(suffix) !== undefined) locale.push(localeCode(suffix)!);
   return { locale: locale.join('/'), version: version.join('/') };
 }
+
+/**
+ * A placeholder written as a path, not a path: `design/NNNN-shortname.md`, `test/repro-XXXX.js`,
+ * `content/en/blog/YYYY/post-name.md`, `<name>/x.md`, `{id}.json`, `my-plugin/`, `your-app/`,
+ * `example.md`, `foo/bar.ts`, `file-name.ts`, `path/to/x`, or a lone file name with a leading `_`
+ * (`_linux.cc`: the suffix of a family of files).
+ */
+export function isPlaceholderPath(path: string): boolean {
+  if (
+    /[<>{}$]|\.\.\.|…/.test(path) ||
+    /X{3,}|N{3,}|Y{4}|\bMM\b|\bDD\b/.test(path) ||
+    /\b(?:x{3,}|n{4,})\b/.test(path)
+  )
+    return true;
+  if (/(?:^|\/)path\/to\//i.test(path) || /^_[^/]*$/.test(path)) return true;
+  return path.split('/').some((segment) => {
+    const stem = segment.replace(/\.[^.]*$/, '').toLowerCase();
+    return (
+      /^(?:my|your|some)-/.test(stem) ||
+      /^(?:example|foo|bar|baz|qux|file[-_]?name|post[-_]name|short[-_]?name|some[-_]?file|placeholder)$/.test(
+        stem,
+      ) ||
+      /(?:^|[-_])(?:foo|example)(?:[-_]|$)/.test(stem)
+    );
+  });
+}
+
+/**
+ * Folder names so common that "this repository has one" says nothing about whether a
+ * backticked path under it was meant here: `hack/update-gofmt.sh` in kubernetes/community's
+ * contributor guide names the main kubernetes repository's script, not its own `hack/`.
+ */
+export const COMMON_FOLDERS: ReadonlySet<string> = new Set(
+  (
+    'hack scripts script docs doc src lib test tests tools tool bin build cmd pkg examples example ' +
+    'config configs internal api app apps assets static public vendor third_party hooks .github ci ' +
+    'dist utils util web site website content data contrib packages plugins staging cluster'
+  ).split(' '),
+);

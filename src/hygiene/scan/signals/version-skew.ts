@@ -28,14 +28,21 @@ const HISTORY_FOLDERS: ReadonlySet<string> = new Set([
   'migration',
   'migrations',
   'upgrading',
+  'meeting-notes',
+  'meeting-notes-archive',
+  'minutes',
+  'notes',
+  'archive',
+  'archived',
 ]);
-const DATED = /(?:^|[^0-9])(?:19|20)\d{2}[-_.]?(?:0[1-9]|1[0-2])(?![0-9])/;
+/** A year in a file name: a dated post, an annual report, a year's meeting notes. */
+const DATED = /(?:^|[^0-9])(?:19|20)\d{2}(?![0-9])/;
 /** A heading over history: a changelog, release notes, a version's entry, a migration guide. */
 const HISTORY_HEADING =
   /\b(?:change ?log|release notes?|what'?s new|history|migrat(?:e|ing|ion)|upgrad(?:e|ing) (?:from|to|guide))\b|^\[?v?\d+\.\d+(?:\.\d+)?\b/i;
 /** A line about the past, not a requirement of today. */
 const PAST =
-  /\b(?:deprecat\w*|removed|remov(?:e|ing) support|dropp(?:ed|ing)|drop support|no longer|used to|previously|formerly|was|were|since|until|prior to|earlier|legacy|end[- ]of[- ]life|EOL|backport\w*)\b/i;
+  /\b(?:deprecat\w*|removed|remov(?:e|ing) support|dropp(?:ed|ing)|drop support|no longer|used to|previously|formerly|shipped|released|introduced|was|were|since|until|prior to|earlier|legacy|end[- ]of[- ]life|EOL|backport\w*)\b/i;
 /** A present-tense requirement of a runtime. */
 const REQUIREMENT =
   /\b(?:requires?|required|requirements?|needs?|install\w*|minimum|at least|or (?:later|newer|above|higher|greater)|supports?|supported|compatible|prerequisites?|runs? on|use)\b|>=|≥|\d\+/i;

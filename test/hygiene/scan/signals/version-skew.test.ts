@@ -79,12 +79,16 @@ describe('version_skew', () => {
         '## Requirements', // 15
         '', // 16
         '- Node 18', // 17
+        '', // 18
+        'In 1.2 we shipped Node 14 support.', // 19
         '',
       ].join('\n'),
       'CHANGELOG.md': '# Changelog\n\n## 1.0.0\n\nNow requires Node 14.\n',
       'docs/release-notes.md': '# Notes\n\nRequires Node 12.\n',
       'website/blog/launch.md': '# Launch\n\nWidget requires Node 12.\n',
       'docs/2021-05-01-update.md': '# Update\n\nWidget requires Node 12.\n',
+      'sig-x/annual-report-2021.md': '# Report\n\nWidget requires Node 12.\n',
+      'sig-x/meeting-notes/march.md': '# Notes\n\nDo we support Node 12?\n',
       'docs/migration-guide.md': '# Migrating from 1.x\n\nYou need Node 12 or later.\n',
     });
     const artifact = await scanDir(repo.dir);
