@@ -153,3 +153,14 @@ export const COMMON_FOLDERS: ReadonlySet<string> = new Set(
     'dist utils util web site website content data contrib packages plugins staging cluster'
   ).split(' '),
 );
+
+/** Folders that hold an example or tutorial project (a book's `listings/`), not the repository's own code. */
+export const EXAMPLE_FOLDERS: ReadonlySet<string> = new Set(
+  'listings examples example samples sample tutorial tutorials demo demos snippets fixtures testdata'.split(
+    ' ',
+  ),
+);
+
+/** Whether a path lies in an example or tutorial project (`listings/ch07/src/lib.rs`). */
+export const isExamplePath = (path: string): boolean =>
+  path.split('/').some((s) => EXAMPLE_FOLDERS.has(s.toLowerCase()));

@@ -343,6 +343,23 @@ describe('classifyWithRules', () => {
     ]);
   });
 
+  it('never proposes deleting a published page on its name alone', () => {
+    const old = (served?: string): Signal => ({
+      name: 'stale_name_location',
+      detail: 'its name says old',
+      data: { reason: 'old', inbound_references: 0, ...(served !== undefined ? { served_by: served } : {}) },
+    });
+    const texts = { 'docs/old-setup.md': '# Setup\n\nText.\n', 'notes/old-notes.md': '# Notes\n' };
+    const proposals = classify(
+      { 'docs/old-setup.md': [old('mkdocs')], 'notes/old-notes.md': [old()] },
+      texts,
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.kind]),
+      [['notes/old-notes.md', 'delete-range']],
+    );
+  });
+
   for (const [name, texts, options, reason] of [
     [
       'an HTML comment',
