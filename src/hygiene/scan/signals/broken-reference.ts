@@ -47,11 +47,21 @@ function codePathEvidence(
   if (isPlaceholderPath(ref.target)) return undefined;
   if (facts.agentContext.has(docPath)) return 'agent-context';
   const candidates = codePathCandidates(docPath, ref.target);
-  // A lone common folder (`hack/`, `scripts/`) is weak evidence: another repository's path.
-  const specific = (dir: string) => dir !== '' && facts.tree.isDir(dir) && !COMMON_FOLDERS.has(dir);
+  // A lone common folder (`hack/`, `scripts/`) is weak evidence: another repository's path;
+  // it counts only when the doc also names a file of this repository in that folder
+  // (`./tools/doc-to-md.sh` beside a missing `tools/doc-to-md.xsl`).
+  const specific = (dir: string) =>
+    dir !== '' && facts.tree.isDir(dir) && (!COMMON_FOLDERS.has(dir) || namesFileIn(facts, docPath, dir));
   if (candidates.some((p) => specific(dirOf(p)))) return 'parent-folder';
   if (candidates.some((p) => history.existed.has(p) || history.renames.has(p))) return 'history';
   return undefined;
+}
+
+/** Whether the doc has a reference that resolves to a file in `dir`. */
+function namesFileIn(facts: ScanFacts, docPath: string, dir: string): boolean {
+  return (facts.resolvedRefs.get(docPath) ?? []).some(
+    ({ r }) => r?.exists === true && r.path.startsWith(`${dir}/`) && facts.tree.isFile(r.path),
+  );
 }
 
 /**

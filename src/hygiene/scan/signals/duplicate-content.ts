@@ -2,7 +2,8 @@
  * `duplicate_content`: a whole prose section repeated verbatim in one other scanned doc.
  * Made precise (docs/scanner-and-classifiers.md) so that it names a copy a maintainer would
  * want merged, never a copy made on purpose:
- * - never across translations or versions of the docs (`variantOf`: `i18n/`, `content/fr/`,
+ * - never in a released version's docs (a frozen snapshot), nor across translations or
+ *   versions of the docs (`variantOf`: `i18n/`, `content/fr/`,
  *   `index.fr.md`; `versioned_docs/version-30.4/` vs `docs/`, `v1/` vs `v2/`);
  * - never a generated doc (`linguist-generated`, a "generated … do not edit" marker, a
  *   `NAME.src.md` pair);
@@ -95,6 +96,8 @@ function sameVariantGroups(docs: ReadonlyMap<string, Doc>): Owner[][] {
   const byKey = new Map<string, Owner[]>();
   for (const doc of docs.values()) {
     const v = variantOf(doc.path);
+    // A released version's docs are a frozen snapshot: no copy in them is edited away.
+    if (v.version !== '') continue;
     for (const b of doc.parsed.blocks) {
       const key = `${b.hash}\0${v.locale}\0${v.version}`;
       const item = { path: doc.path, start: b.start, end: b.end };

@@ -6,10 +6,11 @@
  * that tells of the past ("deprecated since Rust 1.84", "dropped support for Node 8",
  * "removed in", "no longer", "previously"). A runtime (Node, Python, Go, Rust) counts only in
  * a requirement: "requires Node 16", "install Python 3.8+", "Node 18 or later", a line under
- * a "Requirements" or "Prerequisites" heading.
+ * a "Requirements" or "Prerequisites" heading. A released version's docs
+ * (`versioned_docs/version-0.77/`, `v1/`) are that release's and are left alone.
  */
 import { VersionMatcher } from '../manifests.js';
-import { baseOf } from '../paths.js';
+import { baseOf, variantOf } from '../paths.js';
 import type { SignalModule } from './types.js';
 
 /** A file or folder name that holds history: changelogs, release notes, posts, migration guides. */
@@ -73,7 +74,8 @@ export const versionSkew: SignalModule = {
     if (manifests.length === 0) return;
     const matcher = new VersionMatcher([...manifests]);
     for (const doc of facts.docs.values()) {
-      if (isHistoryPath(doc.path)) continue;
+      // A released version's docs (`versioned_docs/version-0.77/`) state that release's needs.
+      if (isHistoryPath(doc.path) || variantOf(doc.path).version !== '') continue;
       /** Headings above the current line, by level. */
       const headings: string[] = [];
       for (let i = doc.parsed.frontmatter.endLine; i < doc.lines.length; i++) {

@@ -474,6 +474,8 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
         'Our own `hack/old-check.sh` was removed.', // 4
         '',
       ].join('\n'),
+      'ADMIN.md': '# Admin\n\nRun `./tools/doc-to-md.sh`; adjust `tools/doc-to-md.xsl` first.\n',
+      'tools/doc-to-md.sh': 'echo convert\n',
       'hack/verify-links.sh': 'echo ok\n',
       'hack/old-check.sh': 'echo old\n',
       'scripts/lint.sh': 'echo lint\n',
@@ -484,6 +486,18 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
       {
         line: 4,
         data: { target: 'hack/old-check.sh', kind: 'code-path', broken_on: ['github'], evidence: 'history' },
+      },
+    ]);
+    // The doc names a file of this repository in that folder: the missing one is meant here too.
+    assert.deepEqual(brief(signalsOf(artifact, 'ADMIN.md', 'broken_reference')), [
+      {
+        line: 3,
+        data: {
+          target: 'tools/doc-to-md.xsl',
+          kind: 'code-path',
+          broken_on: ['github'],
+          evidence: 'parent-folder',
+        },
       },
     ]);
   });

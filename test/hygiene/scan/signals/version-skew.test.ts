@@ -87,6 +87,7 @@ describe('version_skew', () => {
       'docs/release-notes.md': '# Notes\n\nRequires Node 12.\n',
       'website/blog/launch.md': '# Launch\n\nWidget requires Node 12.\n',
       'docs/2021-05-01-update.md': '# Update\n\nWidget requires Node 12.\n',
+      'website/versioned_docs/version-0.77/getting-started.md': '# Start\n\nInstall Node 18 or newer.\n',
       'sig-x/annual-report-2021.md': '# Report\n\nWidget requires Node 12.\n',
       'sig-x/meeting-notes/march.md': '# Notes\n\nDo we support Node 12?\n',
       'docs/migration-guide.md': '# Migrating from 1.x\n\nYou need Node 12 or later.\n',
