@@ -8,12 +8,14 @@
  * - never a generated doc (`linguist-generated`, a "generated … do not edit" marker, a
  *   `NAME.src.md` pair);
  * - never a template: a block held by three or more docs of one variant;
+ * - never the same page in two doc trees (both files of one name: a mirror or a port);
+ * - never a doc assembled from three or more others (a print edition, a page of intros);
  * - only a whole section body (everything under one heading) on both sides, mostly prose
  *   (not a table, code or HTML).
  */
 import { findGeneratedDocs, sourcePairMembers } from '../../classify/generated.js';
 import { type Section, sectionsOf } from '../context/sections.js';
-import { ARCHIVE_SEGMENTS, cmp, STALE_FOLDERS, variantOf } from '../paths.js';
+import { ARCHIVE_SEGMENTS, baseOf, cmp, STALE_FOLDERS, variantOf } from '../paths.js';
 import type { Doc } from '../walk.js';
 import type { SignalModule } from './types.js';
 
@@ -53,7 +55,7 @@ export const duplicateContent: SignalModule = {
     const dupes = new Map<string, Copy[]>();
     for (const owners of sameVariantGroups(facts.docs)) {
       const paths = [...new Set(owners.map((o) => o.path))];
-      if (paths.length !== 2) continue;
+      if (paths.length !== 2 || sameName(paths[0]!, paths[1]!)) continue;
       const canonicalPath = paths.sort((a, b) => compareRank(canonicalRank(a), canonicalRank(b)))[0]!;
       const canonical = owners.find((o) => o.path === canonicalPath)!;
       for (const o of owners) {
@@ -107,8 +109,43 @@ function sameVariantGroups(docs: ReadonlyMap<string, Doc>): Owner[][] {
     }
   }
   // A block in TEMPLATE_COPIES or more docs of a variant is their shared template.
-  return [...byKey.values()].filter((owners) => new Set(owners.map((o) => o.path)).size < TEMPLATE_COPIES);
+  const groups = [...byKey.values()].filter(
+    (owners) => new Set(owners.map((o) => o.path)).size < TEMPLATE_COPIES,
+  );
+  const assembled = assembledDocs(groups);
+  return groups.filter((owners) => !owners.some((o) => assembled.has(o.path)));
 }
+
+/** Docs sharing blocks with this many other docs or more are assembled from them. */
+export const ASSEMBLED_SOURCES = 3;
+
+/**
+ * Docs assembled from others: one that shares blocks with `ASSEMBLED_SOURCES` or more other
+ * docs (rust-lang/book's `nostarch/chapter03.md`, the print edition built from every
+ * `src/ch03-*.md`; a page that collects the intros of the pages it lists). Its copies are
+ * the assembly, not a duplicate to mend.
+ */
+function assembledDocs(groups: readonly Owner[][]): Set<string> {
+  const partners = new Map<string, Set<string>>();
+  for (const owners of groups) {
+    const paths = [...new Set(owners.map((o) => o.path))];
+    for (const a of paths)
+      for (const b of paths) {
+        if (a === b) continue;
+        const set = partners.get(a) ?? new Set<string>();
+        set.add(b);
+        partners.set(a, set);
+      }
+  }
+  return new Set([...partners].filter(([, set]) => set.size >= ASSEMBLED_SOURCES).map(([path]) => path));
+}
+
+/**
+ * The same page in two doc trees (`README.md` mirrored as `docs/README.md`, jj's `docs/FAQ.md`
+ * ported to `web/docs/src/content/docs/FAQ.md`): a mirror is kept whole or dropped whole,
+ * never mended section by section with links.
+ */
+const sameName = (a: string, b: string): boolean => baseOf(a).toLowerCase() === baseOf(b).toLowerCase();
 
 const TABLE_ROW = /^\s*\|/;
 const HTML_LINE = /^\s*</;

@@ -93,4 +93,44 @@ describe('duplicate_content', () => {
     const found = everySignal(await scanDir(repo.dir), 'duplicate_content').map((s) => s.path);
     assert.deepEqual(found, ['docs/zh/sub/b.md']);
   });
+
+  it('never pairs the same page kept in two doc trees (a README mirrored into docs/, a port to a new site)', async () => {
+    const repo = fixtureRepo({
+      'README.md': WITH_SECTION('Tool', 'readmes'),
+      'docs/README.md': WITH_SECTION('Tool', 'readmes'),
+      'docs/FAQ.md': WITH_SECTION('FAQ', 'questions'),
+      'web/docs/src/content/docs/FAQ.md': WITH_SECTION('FAQ', 'questions'),
+    });
+    assert.deepEqual(everySignal(await scanDir(repo.dir), 'duplicate_content'), []);
+  });
+
+  it('never pairs a doc assembled from three or more others (a print edition) with its sources', async () => {
+    const chapter = (n: number) => [
+      '# Part',
+      '',
+      '## Setup',
+      '',
+      LONG(`chapter ${n}`),
+      '',
+      LONG('usage'),
+      '',
+    ];
+    const repo = fixtureRepo({
+      'src/ch03-01.md': [`# One`, '', '## Setup', '', LONG('chapter 1'), ''].join('\n'),
+      'src/ch03-02.md': [`# Two`, '', '## Setup', '', LONG('chapter 2'), ''].join('\n'),
+      'src/ch03-03.md': [`# Three`, '', '## Setup', '', LONG('chapter 3'), ''].join('\n'),
+      'nostarch/chapter03.md': [
+        ...chapter(1),
+        '## Setup',
+        '',
+        LONG('chapter 2'),
+        '',
+        '## Setup',
+        '',
+        LONG('chapter 3'),
+        '',
+      ].join('\n'),
+    });
+    assert.deepEqual(everySignal(await scanDir(repo.dir), 'duplicate_content'), []);
+  });
 });
