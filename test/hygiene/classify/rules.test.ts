@@ -267,22 +267,21 @@ describe('classifyWithRules', () => {
     assert.deepEqual(reasons, ['no dedupe: neither copy is canonical by links or place']);
   });
 
+  /** A README section the scanner found copied in docs/install.md (it calls the shallower README canonical). */
+  const README_DUP: Signal = {
+    name: 'duplicate_content',
+    line: 5,
+    detail: 'lines 5–7 repeat README.md lines 5–7',
+    data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
+  };
+  const readmeTexts = (block: string) => ({
+    'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
+    'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
+  });
+
   it('keeps a README section and links it to the docs/ guide, never the other way round', () => {
-    const block = prose(3);
-    // The scanner calls the shallower README canonical; the rules do not.
-    const dup: Signal = {
-      name: 'duplicate_content',
-      line: 5,
-      detail: 'lines 5–7 repeat README.md lines 5–7',
-      data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
-    };
-    const proposals = classify(
-      { 'docs/install.md': [dup] },
-      {
-        'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
-        'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
-      },
-    );
+    // The rules do not take the scanner's canonical copy for theirs.
+    const proposals = classify({ 'docs/install.md': [README_DUP] }, readmeTexts(prose(3)));
     assert.deepEqual(
       proposals.map((p) => [p.path, p.exact_edit?.anchor, p.exact_edit?.canonical_ref]),
       [['README.md', { start_line: 5, end_line: 7 }, 'docs/install.md#install']],
@@ -290,23 +289,13 @@ describe('classifyWithRules', () => {
   });
 
   it('never replaces a package README (shown on npm or PyPI) with a link into docs/', () => {
-    const block = prose(3);
-    const dup: Signal = {
-      name: 'duplicate_content',
-      line: 5,
-      detail: 'lines 5–7 repeat README.md lines 5–7',
-      data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
-    };
-    const texts = {
-      'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
-      'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
-    };
+    const texts = readmeTexts(prose(3));
     for (const [manifest, registry] of [
       ['package.json', 'npm'],
       ['pyproject.toml', 'PyPI'],
     ] as const) {
       const reasons: string[] = [];
-      const proposals = classify({ 'docs/install.md': [dup] }, texts, {
+      const proposals = classify({ 'docs/install.md': [README_DUP] }, texts, {
         exists: [manifest],
         onDeclined: (_p, _s, reason) => reasons.push(reason),
       });
