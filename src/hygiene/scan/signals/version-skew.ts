@@ -43,7 +43,7 @@ const HISTORY_HEADING =
   /\b(?:change ?log|release notes?|what'?s new|history|migrat(?:e|ing|ion)|upgrad(?:e|ing) (?:from|to|guide))\b|^\[?v?\d+\.\d+(?:\.\d+)?\b/i;
 /** A line about the past, not a requirement of today. */
 const PAST =
-  /\b(?:deprecat\w*|removed|remov(?:e|ing) support|dropp(?:ed|ing)|drop support|no longer|used to|previously|formerly|shipped|released|introduced|was|were|since|until|prior to|earlier|legacy|end[- ]of[- ]life|EOL|backport\w*)\b/i;
+  /\b(?:deprecat\w*|removed|remov(?:e|es|ing) support|drops?|dropp(?:ed|ing)|no longer|used to|previously|formerly|shipped|released|introduced|was|were|since|until|prior to|earlier|legacy|end[- ]of[- ]life|EOL|backport\w*)\b/i;
 /** A present-tense requirement of a runtime. */
 const REQUIREMENT =
   /\b(?:requires?|required|requirements?|needs?|install\w*|minimum|at least|or (?:later|newer|above|higher|greater)|supports?|supported|compatible|prerequisites?|runs? on|use)\b|>=|≥|\d\+/i;
@@ -59,7 +59,7 @@ export function isHistoryPath(path: string): boolean {
     HISTORY_NAME.test(name) ||
     DATED.test(name) ||
     segments.slice(0, -1).some((s) => HISTORY_FOLDERS.has(s.toLowerCase())) ||
-    segments.some((s) => /migrat/i.test(s))
+    segments.some((s) => /migrat|upgrad/i.test(s))
   );
 }
 

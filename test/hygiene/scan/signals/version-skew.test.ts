@@ -90,6 +90,8 @@ describe('version_skew', () => {
       'website/versioned_docs/version-0.77/getting-started.md': '# Start\n\nInstall Node 18 or newer.\n',
       'sig-x/annual-report-2021.md': '# Report\n\nWidget requires Node 12.\n',
       'sig-x/meeting-notes/march.md': '# Notes\n\nDo we support Node 12?\n',
+      'docs/UpgradingToWidget3.md': '# Upgrading\n\nYou need Node 12.\n',
+      'docs/compat.md': '# Compatibility\n\nWidget 3 drops support for Node 14; the minimum is now 20.\n',
       'docs/migration-guide.md': '# Migrating from 1.x\n\nYou need Node 12 or later.\n',
     });
     const artifact = await scanDir(repo.dir);
