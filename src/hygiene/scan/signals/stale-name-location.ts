@@ -59,7 +59,11 @@ export const staleNameLocation: SignalModule = {
         push('date-in-name', `its name carries a date (${date[0].replace(/^[^0-9]/, '')})`);
       // The word as the name's first or last word (`old-setup.md`, `api-draft.md`), not inside a
       // longer slug (`update-old-x-ignores.md` is about old ignores, not an old page).
-      const atEdge = (word: string) => stemWords[0] === word || stemWords[stemWords.length - 1] === word;
+      // A name written as a symbol (`Draft.md`, Hugo's page on the `.Draft` method) is a page
+      // about that symbol.
+      const symbolName = /^[A-Z][a-z]+(?:[A-Z][a-z]*)*\.[^.]+$/.test(name);
+      const atEdge = (word: string) =>
+        !symbolName && (stemWords[0] === word || stemWords[stemWords.length - 1] === word);
       if (atEdge('draft')) push('draft', 'its name says draft');
       if (atEdge('old')) push('old', 'its name says old');
       const newer = newerSibling.get(doc.path);

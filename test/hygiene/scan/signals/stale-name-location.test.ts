@@ -56,15 +56,17 @@ describe('stale_name_location', () => {
     assert.deepEqual(reasons('docs/notes-2024-03-15.md'), ['date-in-name']);
   });
 
-  it('reads old and draft as a word at the edge of the name, not inside a longer slug', async () => {
+  it('reads old and draft as a word at the edge of the name, not inside a longer slug nor as a symbol (Draft.md)', async () => {
     const repo = fixtureRepo({
       'docs/update-old-x-ignores.md': '# Update old ignores\n',
       'docs/drafting-a-draft-policy.md': '# Policy\n',
       'docs/setup-old.md': '# Setup\n',
+      'content/methods/page/Draft.md': '# Draft\n\nReports whether the page is a draft.\n',
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(signalsOf(artifact, 'docs/update-old-x-ignores.md', 'stale_name_location'), []);
     assert.deepEqual(signalsOf(artifact, 'docs/drafting-a-draft-policy.md', 'stale_name_location'), []);
+    assert.deepEqual(signalsOf(artifact, 'content/methods/page/Draft.md', 'stale_name_location'), []);
     assert.deepEqual(brief(signalsOf(artifact, 'docs/setup-old.md', 'stale_name_location')), [
       { line: undefined, data: { reason: 'old', inbound_references: 0 } },
     ]);
