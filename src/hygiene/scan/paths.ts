@@ -129,14 +129,17 @@ export function isPlaceholderPath(path: string): boolean {
   )
     return true;
   if (/(?:^|\/)path\/to\//i.test(path) || /^_[^/]*$/.test(path)) return true;
+  // A version placeholder: `theme/vX.Y.Z`, `x.y`.
+  if (/(?:^|[^A-Za-z])[vV]?(?:X\.Y|x\.y)(?:\.[Zz])?(?![A-Za-z])/.test(path)) return true;
   return path.split('/').some((segment) => {
-    const stem = segment.replace(/\.[^.]*$/, '').toLowerCase();
+    const lower = segment.toLowerCase();
+    const stem = lower.replace(/\..*$/, '');
     return (
       /^(?:my|your|some)-/.test(stem) ||
       /^(?:example|foo|bar|baz|qux|file[-_]?name|post[-_]name|short[-_]?name|some[-_]?file|placeholder)$/.test(
         stem,
       ) ||
-      /(?:^|[-_])(?:foo|example)(?:[-_]|$)/.test(stem)
+      /(?:^|[-_.])(?:foo|example)(?:[-_.]|$)/.test(lower)
     );
   });
 }
@@ -150,7 +153,9 @@ export const COMMON_FOLDERS: ReadonlySet<string> = new Set(
   (
     'hack scripts script docs doc src lib test tests tools tool bin build cmd pkg examples example ' +
     'config configs internal api app apps assets static public vendor third_party hooks .github ci ' +
-    'dist utils util web site website content data contrib packages plugins staging cluster'
+    'dist utils util web site website content data contrib packages plugins staging cluster ' +
+    // a static site's own folders, which every Hugo, Jekyll or Astro site has
+    'layouts archetypes themes partials components pages styles css js images img _includes _layouts _data _sass'
   ).split(' '),
 );
 

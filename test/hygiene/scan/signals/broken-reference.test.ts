@@ -511,13 +511,16 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
         '',
         'Write `design/NNNN-shortname.md`, `test/repro-XXXX.js` or `content/en/blog/YYYY/post-name.md`.', // 3
         'Copy `src/lib/file-name.ts`, `design/my-feature/plan.md`, `design/example.md`, `test/foo/bar.js`.', // 4
-        'But `design/gone.md` is broken.', // 5
+        'See `layouts/_shortcodes/foo.en.html` and `theme/vX.Y.Z/README.md`.', // 5
+        'But `design/gone.md` is broken.', // 6
         '',
       ].join('\n'),
       'design/0001-first.md': '# First\n',
       'test/repro-1234.js': '1\n',
       'content/en/blog/2024/launch.md': '# Launch\n',
       'src/lib/real.ts': 'export {};\n',
+      'layouts/_shortcodes/real.html': '<b>real</b>\n',
+      'theme/v1.0.0/README.md': '# Theme\n',
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(
@@ -530,7 +533,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
       signalsOf(artifact, 'docs/guide.md', 'broken_reference').map(
         (s) => `${s.line} ${String(s.data?.['target'])}`,
       ),
-      ['5 design/gone.md'],
+      ['6 design/gone.md'],
     );
   });
 });
