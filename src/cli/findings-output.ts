@@ -15,6 +15,7 @@ import {
   type Finding,
   findingLocation,
   GATE_EXIT_CODE,
+  groupFindings,
   parseFailOn,
   parseMaxFindings,
   readChangedLines,
@@ -22,6 +23,7 @@ import {
   selectFindings,
 } from '../hygiene/output/index.js';
 import { renderSarif } from '../hygiene/output/sarif.js';
+import type { Entry } from '../hygiene/types.js';
 import type { CommandContext } from './command.js';
 
 export const FORMATS = ['text', 'json', 'sarif', 'github'] as const;
@@ -115,23 +117,59 @@ export async function selectForFlags(
 /** How many finding lines the text format prints before summarising the rest. */
 const LISTED_FINDINGS = 50;
 
+/** One finding as a text line: `  path:line:col  rule  message  [entry, tier]`. */
+function findingLine(finding: Finding): string {
+  const entry = finding.entry === undefined ? '' : `  [${finding.entry.id}, ${finding.entry.safety_tier}]`;
+  return `  ${quote(findingLocation(finding))}  ${finding.rule}  ${escapeText(finding.message)}${entry}`;
+}
+
 /** The text format's finding lines (`path:line:col  rule  message`) and the gate's verdict. */
 export function renderFindingLines(selected: SelectedFindings): string[] {
   const lines: string[] = [];
   const { findings } = selected;
   if (findings.length > 0) lines.push('Findings:');
-  for (const finding of findings.slice(0, LISTED_FINDINGS)) {
-    const entry = finding.entry === undefined ? '' : `  [${finding.entry.id}, ${finding.entry.safety_tier}]`;
-    lines.push(
-      `  ${quote(findingLocation(finding))}  ${finding.rule}  ${escapeText(finding.message)}${entry}`,
-    );
-  }
+  for (const finding of findings.slice(0, LISTED_FINDINGS)) lines.push(findingLine(finding));
   if (findings.length > LISTED_FINDINGS)
     lines.push(`  … and ${findings.length - LISTED_FINDINGS} more (--format json lists all)`);
+  return [...lines, ...verdictLines(selected)];
+}
+
+/** The baseline's and the gate's lines under the findings. */
+function verdictLines(selected: SelectedFindings): string[] {
+  const lines: string[] = [];
   if (selected.baselined > 0) lines.push(`${selected.baselined} findings are in the baseline and not shown.`);
   const verdict = gateLine(selected);
   if (verdict !== undefined) lines.push(verdict);
   return lines;
+}
+
+/** How many findings each group of `check`'s text shows before pointing at the rest. */
+export const LISTED_PER_GROUP = 10;
+
+/**
+ * `check`'s findings grouped by what to do (`groupFindings`): fix, review, look at; each
+ * group's first `LISTED_PER_GROUP` lines, then how many more and where they are (`rest`:
+ * the saved report.md, or `--format json` when none was saved).
+ */
+export function renderFindingGroups(
+  selected: SelectedFindings,
+  entries: readonly Entry[],
+  rest: string,
+): string[] {
+  const groups = groupFindings(selected.findings, entries);
+  const sections: [string, string, Finding[]][] = [
+    ['Fix', 'stw hygiene clean applies them', groups.fix],
+    ['Review', 'a rewrite to read before it is applied', groups.review],
+    ['Look at', 'signals with no proposed fix', groups.look],
+  ];
+  const lines: string[] = [];
+  for (const [title, hint, list] of sections) {
+    if (list.length === 0) continue;
+    lines.push(`${title} — ${list.length} (${hint}):`);
+    for (const finding of list.slice(0, LISTED_PER_GROUP)) lines.push(findingLine(finding));
+    if (list.length > LISTED_PER_GROUP) lines.push(`  … ${list.length - LISTED_PER_GROUP} more in ${rest}`);
+  }
+  return [...lines, ...verdictLines(selected)];
 }
 
 function gateLine(selected: SelectedFindings): string | undefined {

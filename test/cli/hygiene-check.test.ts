@@ -25,12 +25,61 @@ before(() => {
 after(() => repo.cleanup());
 
 describe('stw hygiene check', () => {
+  it('scan prints one path:line signal line per signal after the counts', async () => {
+    const result = await runCli(['hygiene', 'scan'], { cwd: repo.dir, env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Signals:$/m);
+    assert.match(result.stdout, /^Findings:$/m);
+    assert.match(
+      result.stdout,
+      /^ {2}docs\/plans\/done\.md:2:1 {2}frontmatter_marker {2}frontmatter status: done$/m,
+    );
+    assert.match(
+      result.stdout,
+      /^ {2}docs\/plans\/idea\.md {2}stale_name_location {2}lives under "docs\/plans\/"$/m,
+    );
+    assert.doesNotMatch(result.stdout, /Files with signals/);
+  });
+
+  it('prints the top findings grouped by what to do (fix, look at), each capped, the rest in report.md', async () => {
+    const own = makeRepo();
+    try {
+      const links = Array.from({ length: 12 }, (_, i) => `- [gone ${i + 1}](gone-${i + 1}.md)`);
+      own.commit('docs', {
+        'README.md': `# Widgets\n\nSee [setup](docs/setup.md).\n\n${links.join('\n')}\n`,
+        'docs/setup.md': '# Setup\n',
+        'docs/plans/idea.md': '# Idea\n\nNobody links here.\n',
+      });
+      own.move('move setup', 'docs/setup.md', 'docs/install.md');
+      const result = await runCli(['hygiene', 'check'], { cwd: own.dir, env });
+      assert.equal(result.code, 0, result.stderr);
+      const lines = result.stdout.split('\n');
+      const fix = lines.indexOf('Fix — 2 (stw hygiene clean applies them):');
+      assert.ok(fix !== -1, result.stdout);
+      assert.match(
+        lines[fix + 1]!,
+        /^ {2}README\.md:3:\d+ {2}broken_reference {2}link target "docs\/setup\.md" .*\[[^,\]]+, auto\]$/,
+      );
+      assert.match(
+        lines[fix + 2]!,
+        /^ {2}docs\/plans\/idea\.md {2}stale_name_location {2}.*\[[^,\]]+, confirm\]$/,
+      );
+      const look = lines.indexOf('Look at — 12 (signals with no proposed fix):');
+      assert.ok(look > fix, result.stdout);
+      assert.match(lines[look + 1]!, /^ {2}README\.md:5:\d+ {2}broken_reference {2}link target "gone-1\.md"/);
+      assert.equal(lines[look + 11], '  … 2 more in report.md');
+      assert.ok(!lines.some((line) => line.startsWith('Review')), 'no group without findings');
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it('writes a report that stw hygiene validate accepts, prints the summary and both paths; .dochygiene/ ignores itself', async () => {
     const result = await runCli(['hygiene', 'check'], { cwd: repo.dir, env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
-      /^Checked 4 docs: 2 entries in 2 files \(1 auto, 1 need confirmation\); 1 signal with no proposed fix in 1 file; 2 files cleared\.\n/,
+      /^Checked 4 docs: 2 entries in 2 files \(1 auto, 1 need confirmation\); 1 signal with no proposed fix in 1 file; 2 files cleared \(no signal\)\.\n/,
     );
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.md')));
     assert.ok(result.stdout.includes(join(repo.dir, '.dochygiene', 'report.json')));

@@ -31,6 +31,63 @@ function project(): TestRepo {
 const read = (repo: TestRepo, path: string) => readFileSync(repo.path(path), 'utf8');
 
 describe('stw hygiene clean (built CLI)', () => {
+  it('lists confirm entries awaiting approval one per line, a screen at most, and says how to approve many', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const files: Record<string, string> = {};
+    for (let i = 1; i <= 24; i++) files[`docs/p${String(i).padStart(2, '0')}.md`] = 'Plan\nkeep\nobsolete\n';
+    for (let i = 1; i <= 3; i++) files[`docs/m${i}.md`] = `Old ${i}\n`;
+    repo.commit('docs', files);
+    const entries = [
+      ...Object.keys(files)
+        .filter((path) => path.includes('/p'))
+        .map((path) =>
+          makeEntry(repo.dir, { id: `del-${path.slice(5, 8)}`, path, kind: 'delete-range', anchor: [3, 3] }),
+        ),
+      ...[1, 2, 3].map((i) =>
+        makeEntry(repo.dir, {
+          id: `mv-${i}`,
+          path: `docs/m${i}.md`,
+          kind: 'move-to-archive',
+          dest_path: `docs/archive/m${i}.md`,
+        }),
+      ),
+    ];
+    writeProjectReport(repo.dir, makeReport(repo.dir, entries));
+    const result = await runCli(['hygiene', 'clean', '--dry-run'], { cwd: repo.dir, env: NOW });
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.split('\n');
+    const head = lines.findIndex((line) => line.startsWith('27 confirm-tier entries need approval'));
+    assert.ok(head !== -1, result.stdout);
+    assert.equal(
+      lines[head],
+      '27 confirm-tier entries need approval; rerun with --approve ID for each (repeatable):',
+    );
+    const listed = lines.slice(head + 1).filter((line) => /^ {2}(?:IRREVERSIBLE )?\[confirm\] /.test(line));
+    assert.equal(listed.length, 20, 'one screen at most');
+    assert.match(
+      listed[0]!,
+      /^ {2}IRREVERSIBLE \[confirm\] del-p01 docs\/p01\.md · stale\/orphaned · delete-range: delete line 3 of 3/,
+    );
+    assert.ok(
+      lines.every((line) => line.length < 200 && (line.match(/--approve/g) ?? []).length <= 1),
+      result.stdout,
+    );
+    assert.ok(
+      lines.includes(
+        '  … 7 more: stw hygiene clean --dry-run --json lists every one (outcome "needs-approval"), and .dochygiene/report.md describes them.',
+      ),
+    );
+    assert.ok(
+      lines.includes(
+        "--yes approves the 3 reversible ones at once (the batch list's defaults); an IRREVERSIBLE one only by its own --approve ID.",
+      ),
+      result.stdout,
+    );
+    // The entries awaiting approval are not listed a second time above.
+    assert.equal(lines.filter((line) => line.includes('needs approval ')).length, 0);
+  });
+
   it('off a terminal commits auto entries, leaves confirm entries for --approve, stamps last_clean', async () => {
     const repo = project();
     const first = await runCliJson(['hygiene', 'clean'], { cwd: repo.dir, env: NOW });

@@ -13,7 +13,7 @@ import {
   findingsJson,
   finishFindings,
   parseFindingsFlags,
-  renderFindingLines,
+  renderFindingGroups,
   rootPaths,
   selectForFlags,
 } from '../findings-output.js';
@@ -38,7 +38,7 @@ export function unfixedClause(summary: CheckResult['summary']): string {
 export function renderCheckSummary(result: CheckResult, narrowed: boolean): string {
   const { report, summary } = result;
   const lines = [
-    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'entry', 'entries')} in ${plural(summary.files_with_entries, 'file')} (${summary.auto} auto, ${summary.confirm} need confirmation)${unfixedClause(summary)}; ${plural(summary.cleared, 'file')} cleared.`,
+    `Checked ${plural(report.scan.files_scanned, 'doc')}: ${plural(summary.candidates, 'entry', 'entries')} in ${plural(summary.files_with_entries, 'file')} (${summary.auto} auto, ${summary.confirm} need confirmation)${unfixedClause(summary)}; ${plural(summary.cleared, 'file')} cleared (no signal).`,
   ];
   if (summary.agents.length > 0) {
     lines.push('Agent context at start-up (≈ tokens; saved per session if all are applied):');
@@ -124,7 +124,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const human = () =>
     [
       renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
-      ...renderFindingLines(selected),
+      ...renderFindingGroups(selected, report.entries, result.saved ? 'report.md' : 'the --json output'),
     ].join('\n');
   const json = {
     status: result.partial ? 'partial' : 'complete',

@@ -84,7 +84,8 @@ export function renderClean(result: CleanResult, style: Style): string {
     );
   if (result.commit !== undefined && result.hooks_ran === false)
     lines.push('Your pre-commit and commit-msg hooks were skipped (--no-verify).');
-  for (const entry of result.entries) {
+  // Entries awaiting approval are listed apart, a page at most (below).
+  for (const entry of result.entries.filter((e) => e.outcome !== 'needs-approval')) {
     const label = OUTCOME_LABEL[entry.outcome].padEnd(14);
     const colour =
       entry.outcome === 'applied' ? style.green : entry.outcome === 'skipped' ? style.yellow : style.dim;
@@ -98,11 +99,12 @@ export function renderClean(result: CleanResult, style: Style): string {
     const reason = entry.reason ? ` (${entry.reason}${detail ? `: ${escapeText(detail)}` : ''})` : '';
     lines.push(`  ${colour(label)} ${describeEntry(entry, style)}${reason}`);
   }
-  const pending = result.entries.filter((e) => e.outcome === 'needs-approval');
-  if (pending.length > 0)
-    lines.push(
-      `${pending.length} confirm-tier entr${pending.length === 1 ? 'y needs' : 'ies need'} approval: rerun with ${pending.map((e) => `--approve ${e.id}`).join(' ')}`,
-    );
+  lines.push(
+    ...renderPending(
+      result.entries.filter((e) => e.outcome === 'needs-approval'),
+      style,
+    ),
+  );
   if (result.counts.skipped > 0)
     lines.push(`${result.counts.skipped} skipped: re-run 'stw hygiene check' to re-analyse them.`);
   if (result.counts.needs_model > 0)
@@ -120,6 +122,34 @@ export function renderClean(result: CleanResult, style: Style): string {
       `Removed temp files an interrupted run left: ${result.removed_temp_files.map(quote).join(' ')}`,
     );
   return lines.join('\n');
+}
+
+/** How many entries awaiting approval the text lists: one screen. */
+export const PENDING_PAGE = 20;
+
+/**
+ * The confirm entries awaiting approval: one per line, its id (for `--approve ID`) and what it
+ * does, at most `PENDING_PAGE` of them, then how many more and where they all are;
+ * and how to approve the reversible ones at once (`--yes` takes the batch list's defaults).
+ */
+export function renderPending(pending: readonly CleanResult['entries'][number][], style: Style): string[] {
+  if (pending.length === 0) return [];
+  const lines = [
+    `${pending.length} confirm-tier entr${pending.length === 1 ? 'y needs' : 'ies need'} approval; rerun with --approve ID for each (repeatable):`,
+  ];
+  for (const entry of pending.slice(0, PENDING_PAGE)) lines.push(`  ${describeEntry(entry, style)}`);
+  if (pending.length > PENDING_PAGE)
+    lines.push(
+      `  … ${pending.length - PENDING_PAGE} more: stw hygiene clean --dry-run --json lists every one (outcome "needs-approval"), and .dochygiene/report.md describes them.`,
+    );
+  const reversible = pending.filter((e) => e.default_selected).length;
+  if (reversible > 0)
+    lines.push(
+      reversible === pending.length
+        ? `--yes approves ${reversible === 1 ? 'it' : `all ${reversible}`} at once (the batch list's defaults).`
+        : `--yes approves the ${reversible} reversible ones at once (the batch list's defaults); an IRREVERSIBLE one only by its own --approve ID.`,
+    );
+  return lines;
 }
 
 /** What the run found of an earlier, interrupted one (a killed `clean`, `sweep` or `apply`). */

@@ -18,9 +18,6 @@ import {
 } from '../findings-output.js';
 import { rootScopes } from '../scope.js';
 
-/** How many signal-bearing files the human summary names before summarising the rest. */
-const LISTED_FILES = 20;
-
 export function renderScanSummary(artifact: ScanArtifact): string {
   const lines: string[] = [];
   const bearing = Object.keys(artifact.signals);
@@ -34,13 +31,6 @@ export function renderScanSummary(artifact: ScanArtifact): string {
     lines.push('Signals:');
     for (const [name, count] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
       lines.push(`  ${name.padEnd(24)} ${count}`);
-    lines.push('Files with signals:');
-    for (const path of bearing.slice(0, LISTED_FILES)) {
-      const names = [...new Set(artifact.signals[path]!.map((s) => s.name))].join(', ');
-      lines.push(`  ${quote(path)}  ${names}`);
-    }
-    if (bearing.length > LISTED_FILES)
-      lines.push(`  … and ${bearing.length - LISTED_FILES} more (see --json)`);
   }
   if (artifact.excluded.length > 0) {
     const byReason = new Map<string, string[]>();
@@ -101,7 +91,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     flags.baseline !== undefined ||
     flags.changedSince !== undefined ||
     values.format !== undefined;
-  const human = () => [renderScanSummary(artifact), ...(ci ? renderFindingLines(selected) : [])].join('\n');
+  // The signals themselves follow the summary, one `path:line:col  signal  detail` line each.
+  const human = () => [renderScanSummary(artifact), ...renderFindingLines(selected)].join('\n');
   const json = {
     status: partial ? 'partial' : 'complete',
     ...artifact,

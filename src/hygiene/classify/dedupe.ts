@@ -16,7 +16,7 @@
 import { posix } from 'node:path';
 import GithubSlugger from 'github-slugger';
 import { type ParsedDoc, parseMarkdown } from '../scan/markdown.js';
-import { ARCHIVE_SEGMENTS, STALE_FOLDERS } from '../scan/paths.js';
+import { ARCHIVE_SEGMENTS, STALE_FOLDERS, variantOf } from '../scan/paths.js';
 import type { Proposal, Signal } from '../types.js';
 import { HEADING_FRAGMENT } from './proposals.js';
 
@@ -33,6 +33,8 @@ export interface DedupeFacts {
   isGenerated: (path: string) => boolean;
   /** Whether `from` has a reference (link, image, definition) that resolves to the file `to`. */
   linksTo: (from: string, to: string) => boolean;
+  /** Whether a project-relative file exists (a package manifest beside a README). */
+  exists?: (path: string) => boolean;
   /** `parseMarkdown(text)` of the doc at `path`, possibly a parse already made of that text. */
   parse?: (path: string, text: string) => ParsedDoc;
 }
@@ -176,6 +178,24 @@ function placeRank(path: string): number {
   return 1;
 }
 
+/** The manifests whose package page shows the README beside them, and the registry. */
+const PACKAGE_MANIFESTS: readonly [string, string][] = [
+  ['package.json', 'npm'],
+  ['pyproject.toml', 'PyPI'],
+  ['setup.py', 'PyPI'],
+  ['setup.cfg', 'PyPI'],
+  ['Cargo.toml', 'crates.io'],
+];
+
+/** The registry that shows `path` as a package's page (a README beside a manifest), if any. */
+function packageReadmeOf(path: string, facts: DedupeFacts): string | undefined {
+  if (!/^readme(?:\.[^/]*)?$/i.test(posix.basename(path))) return undefined;
+  const dir = posix.dirname(path);
+  for (const [manifest, registry] of PACKAGE_MANIFESTS)
+    if (facts.exists?.(dir === '.' ? manifest : `${dir}/${manifest}`) === true) return registry;
+  return undefined;
+}
+
 /** Which copy is canonical, and why; undefined when the evidence does not say. */
 function chooseCanonical(
   pair: Pair,
@@ -223,6 +243,10 @@ export function decideDedupe(
   const real = [facts.realPath(pair.copy.path), facts.realPath(pair.other.path)];
   if (real[0] === undefined || real[1] === undefined || real[0] === real[1])
     return { declined: 'both copies are the same file' };
+  const [va, vb] = [variantOf(pair.copy.path), variantOf(pair.other.path)];
+  if (va.version !== vb.version)
+    return { declined: 'the copies are in different versions of the docs (one is released, one is not)' };
+  if (va.locale !== vb.locale) return { declined: 'the copies are translations of each other' };
   if (facts.isGenerated(pair.copy.path) || facts.isGenerated(pair.other.path))
     return { declined: 'a copy is generated' };
   const copies = templateCopies(pairs, pair);
@@ -230,6 +254,11 @@ export function decideDedupe(
     return { declined: `the block is in ${copies} files: template boilerplate, not a copy` };
   const chosen = chooseCanonical(pair, facts);
   if (chosen === undefined) return { declined: 'neither copy is canonical by links or place' };
+  const registry = packageReadmeOf(chosen.edit.path, facts);
+  if (registry !== undefined)
+    return {
+      declined: `${chosen.edit.path} is the package's README, shown on ${registry} where a link into the repository's docs does not lead`,
+    };
   const docs = new Map<string, ParsedDoc>();
   for (const copy of [chosen.keep, chosen.edit]) {
     const text = facts.readText(copy.path);

@@ -197,11 +197,16 @@ function isOlderSibling(signal: Signal): boolean {
   );
 }
 
+/**
+ * A doc nothing links to whose name or folder says stale. Never a page a site publishes
+ * (`served_by`): a name alone is no reason to delete a published page.
+ */
 function isUnreferencedStaleName(signal: Signal): boolean {
   return (
     signal.name === 'stale_name_location' &&
     STALE_NAME_REASONS.has(str(signal.data?.['reason']) ?? '') &&
-    signal.data?.['inbound_references'] === 0
+    signal.data?.['inbound_references'] === 0 &&
+    signal.data?.['served_by'] === undefined
   );
 }
 
@@ -650,6 +655,7 @@ export function classifyWithRules(
     artifact,
     {
       readText: safeRead,
+      exists,
       realPath: facts.realPath ?? ((path) => path),
       isGenerated: facts.isGenerated ?? (() => false),
       linksTo: facts.linksTo ?? (() => false),

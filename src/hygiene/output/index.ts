@@ -54,3 +54,4 @@ export function selectFindings(
     isCounted: (finding) => verdict !== undefined && isCounted(finding, failOn),
   };
 }
+export { type FindingGroups, groupFindings } from './groups.js';

@@ -262,7 +262,7 @@ export function renderReportMarkdown(report: Report, extras: ReportMarkdownExtra
     ...(filteredOnly.length > 0
       ? [`- **Left out by the category filter:** ${count(filteredOnly.length, 'file')}`]
       : []),
-    `- **Cleared:** ${count(cleared.length, 'file')}`,
+    `- **Cleared:** ${count(cleared.length, 'file')} (cleared: scanned and found with no signal, so nothing to do there)`,
     ...agentLines(report, saved, tokenizer),
     '',
     'Apply with `stw hygiene clean` (auto entries are approved; confirm entries need `--approve ID`).',

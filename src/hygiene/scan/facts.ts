@@ -1,4 +1,5 @@
 import type { DocRef } from './markdown.js';
+import { isExamplePath } from './paths.js';
 import { type AnchorLookup, type Resolved, resolveReference } from './resolve.js';
 import { THRESHOLDS } from './thresholds.js';
 import type { Doc, ProjectTree, ProjectWalk } from './walk.js';
@@ -79,7 +80,9 @@ export function collectFacts(walk: ProjectWalk, agentContext: ReadonlySet<string
         inbound.set(r.path, set);
       }
       set.add(doc.path);
-      if (!walk.inGlobs(r.path) && r.path !== '' && !seenTargets.has(r.path)) {
+      // An example project's file (a book's `listings/…/src/lib.rs`) is not the repository's
+      // own code: its churn says nothing about the doc (edit_recency_vs_churn).
+      if (!walk.inGlobs(r.path) && r.path !== '' && !seenTargets.has(r.path) && !isExamplePath(r.path)) {
         seenTargets.add(r.path);
         const docsFor = referencedBy.get(r.path);
         if (docsFor) docsFor.push(doc.path);

@@ -177,7 +177,7 @@ export class VersionMatcher {
         if (word)
           this.runtime.push({
             regex: new RegExp(
-              `(?<![\\w/.-])${word}\\s*(?:version\\s*)?(?:>=|≥|\\^|~)?\\s*v?(\\d+(?:\\.\\d+){0,2})(?![\\w.])`,
+              `(?<![\\w/.-])${word}\\s*(?:version\\s*)?(?:>=|≥|\\^|~)?\\s*v?(\\d+(?:\\.\\d+){0,2})(?!\\w|\\.\\d)`,
               'g',
             ),
             literals: RUNTIME_LITERALS[f.subject] ?? [],
@@ -189,7 +189,7 @@ export class VersionMatcher {
     this.named =
       names.length > 0
         ? new RegExp(
-            `(?<![\\w@/.-])(${names.join('|')})(?:@[\\^~]?|\\s+v)(\\d+(?:\\.\\d+){0,2})(?![\\w.])`,
+            `(?<![\\w@/.-])(${names.join('|')})(?:@[\\^~]?|\\s+v)(\\d+(?:\\.\\d+){0,2})(?!\\w|\\.\\d)`,
             'g',
           )
         : undefined;

@@ -64,3 +64,108 @@ export const writtenPath = (target: string): string =>
 
 /** `text` as a JavaScript regular expression that matches exactly it. */
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Folder names under which a site keeps its translations. */
+const TRANSLATION_FOLDERS: ReadonlySet<string> = new Set([
+  'i18n',
+  'l10n',
+  'locales',
+  'locale',
+  'translations',
+]);
+/**
+ * Language codes a docs folder or a Hugo-style file suffix (`page.fr.md`) is named after: the
+ * languages documentation sites are commonly translated into, with an optional region
+ * (`zh-cn`, `pt_BR`, `zh-Hans`).
+ */
+const LANGUAGES: ReadonlySet<string> = new Set(
+  (
+    'en zh ja ko fr de es pt ru it uk pl tr vi id nl ar fa he hi th cs sv da fi nb no hu ro el bn ' +
+    'ta ur ms sk sl sr hr bg lt lv et ca eu gl ka hy az kk uz'
+  ).split(' '),
+);
+const LOCALE = /^([a-z]{2})(?:[-_](?:[a-z]{2}|hans|hant|latn|cyrl))?$/i;
+const VERSION_SEGMENT =
+  /^(?:versioned_docs|versioned_sidebars|versions?|v?\d+(?:\.(?:\d+|x))*|version-.+|release-\d.*|\d+\.x)$/i;
+
+const localeCode = (text: string): string | undefined => {
+  const m = LOCALE.exec(text);
+  return m !== null && LANGUAGES.has(m[1]!.toLowerCase()) ? text.toLowerCase().replace('_', '-') : undefined;
+};
+
+/**
+ * Which translation and which version of the docs a path belongs to: its locale folders
+ * (`i18n/`, `content/fr/`, `docs/zh-cn/`) or locale file suffix (`index.fr.md`), and its version
+ * folders (`versioned_docs/version-30.4/`, `v2/`, `1.x/`), each '' when it has none. Two
+ * paths of different variants are the same page in another language or release.
+ */
+export function variantOf(path: string): { locale: string; version: string } {
+  const segments = path.split('/');
+  const name = segments.pop() ?? '';
+  const locale: string[] = [];
+  const version: string[] = [];
+  for (const s of segments) {
+    const lower = s.toLowerCase();
+    if (TRANSLATION_FOLDERS.has(lower)) locale.push(lower);
+    else if (localeCode(s) !== undefined) locale.push(localeCode(s)!);
+    else if (VERSION_SEGMENT.test(s)) version.push(lower);
+  }
+  const suffix = /\.([A-Za-z_-]{2,7})\.[^.]+$/.exec(name)?.[1];
+  if (suffix !== undefined && localeCode(suffix) !== undefined) locale.push(localeCode(suffix)!);
+  return { locale: locale.join('/'), version: version.join('/') };
+}
+
+/**
+ * A placeholder written as a path, not a path: `design/NNNN-shortname.md`, `test/repro-XXXX.js`,
+ * `content/en/blog/YYYY/post-name.md`, `<name>/x.md`, `{id}.json`, `my-plugin/`, `your-app/`,
+ * `example.md`, `foo/bar.ts`, `file-name.ts`, `path/to/x`, or a lone file name with a leading `_`
+ * (`_linux.cc`: the suffix of a family of files).
+ */
+export function isPlaceholderPath(path: string): boolean {
+  if (
+    /[<>{}$]|\.\.\.|…/.test(path) ||
+    /X{3,}|N{3,}|Y{4}|\bMM\b|\bDD\b/.test(path) ||
+    /\b(?:x{3,}|n{4,})\b/.test(path)
+  )
+    return true;
+  if (/(?:^|\/)path\/to\//i.test(path) || /^_[^/]*$/.test(path)) return true;
+  // A version placeholder: `theme/vX.Y.Z`, `x.y`.
+  if (/(?:^|[^A-Za-z])[vV]?(?:X\.Y|x\.y)(?:\.[Zz])?(?![A-Za-z])/.test(path)) return true;
+  return path.split('/').some((segment) => {
+    const lower = segment.toLowerCase();
+    const stem = lower.replace(/\..*$/, '');
+    return (
+      /^(?:my|your|some)-/.test(stem) ||
+      /^(?:example|foo|bar|baz|qux|file[-_]?name|post[-_]name|short[-_]?name|some[-_]?file|placeholder)$/.test(
+        stem,
+      ) ||
+      /(?:^|[-_.])(?:foo|example)(?:[-_.]|$)/.test(lower)
+    );
+  });
+}
+
+/**
+ * Folder names so common that "this repository has one" says nothing about whether a
+ * backticked path under it was meant here: `hack/update-gofmt.sh` in kubernetes/community's
+ * contributor guide names the main kubernetes repository's script, not its own `hack/`.
+ */
+export const COMMON_FOLDERS: ReadonlySet<string> = new Set(
+  (
+    'hack scripts script docs doc src lib test tests tools tool bin build cmd pkg examples example ' +
+    'config configs internal api app apps assets static public vendor third_party hooks .github ci ' +
+    'dist utils util web site website content data contrib packages plugins staging cluster ' +
+    // a static site's own folders, which every Hugo, Jekyll or Astro site has
+    'layouts archetypes themes partials components pages styles css js images img _includes _layouts _data _sass'
+  ).split(' '),
+);
+
+/** Folders that hold an example or tutorial project (a book's `listings/`), not the repository's own code. */
+export const EXAMPLE_FOLDERS: ReadonlySet<string> = new Set(
+  'listings examples example samples sample tutorial tutorials demo demos snippets fixtures testdata'.split(
+    ' ',
+  ),
+);
+
+/** Whether a path lies in an example or tutorial project (`listings/ch07/src/lib.rs`). */
+export const isExamplePath = (path: string): boolean =>
+  path.split('/').some((s) => EXAMPLE_FOLDERS.has(s.toLowerCase()));

@@ -267,25 +267,85 @@ describe('classifyWithRules', () => {
     assert.deepEqual(reasons, ['no dedupe: neither copy is canonical by links or place']);
   });
 
+  /** A README section the scanner found copied in docs/install.md (it calls the shallower README canonical). */
+  const README_DUP: Signal = {
+    name: 'duplicate_content',
+    line: 5,
+    detail: 'lines 5–7 repeat README.md lines 5–7',
+    data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
+  };
+  const readmeTexts = (block: string) => ({
+    'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
+    'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
+  });
+
   it('keeps a README section and links it to the docs/ guide, never the other way round', () => {
-    const block = prose(3);
-    // The scanner calls the shallower README canonical; the rules do not.
-    const dup: Signal = {
-      name: 'duplicate_content',
-      line: 5,
-      detail: 'lines 5–7 repeat README.md lines 5–7',
-      data: { canonical_ref: 'README.md#L5-L7', start_line: 5, end_line: 7 },
-    };
-    const proposals = classify(
-      { 'docs/install.md': [dup] },
-      {
-        'README.md': `# Tool\n\n## Install\n\n${block}\n\n## Use\n\nRun it.\n`,
-        'docs/install.md': `# Installing\n\n## Install\n\n${block}\n`,
-      },
-    );
+    // The rules do not take the scanner's canonical copy for theirs.
+    const proposals = classify({ 'docs/install.md': [README_DUP] }, readmeTexts(prose(3)));
     assert.deepEqual(
       proposals.map((p) => [p.path, p.exact_edit?.anchor, p.exact_edit?.canonical_ref]),
       [['README.md', { start_line: 5, end_line: 7 }, 'docs/install.md#install']],
+    );
+  });
+
+  it('never replaces a package README (shown on npm or PyPI) with a link into docs/', () => {
+    const texts = readmeTexts(prose(3));
+    for (const [manifest, registry] of [
+      ['package.json', 'npm'],
+      ['pyproject.toml', 'PyPI'],
+    ] as const) {
+      const reasons: string[] = [];
+      const proposals = classify({ 'docs/install.md': [README_DUP] }, texts, {
+        exists: [manifest],
+        onDeclined: (_p, _s, reason) => reasons.push(reason),
+      });
+      assert.deepEqual(proposals, []);
+      assert.deepEqual(reasons, [
+        `no dedupe: README.md is the package's README, shown on ${registry} where a link into the repository's docs does not lead`,
+      ]);
+    }
+  });
+
+  it('never replaces a versioned doc with a link into the unreleased docs', () => {
+    const block = prose(8);
+    const dup: Signal = {
+      name: 'duplicate_content',
+      line: 3,
+      detail: 'dup',
+      data: { canonical_ref: 'docs/api.md#L3-L10', start_line: 3, end_line: 10 },
+    };
+    const reasons: string[] = [];
+    const proposals = classify(
+      { 'website/versioned_docs/version-30.4/api.md': [dup] },
+      {
+        'docs/api.md': `# API\n\n${block}\n`,
+        'website/versioned_docs/version-30.4/api.md': `# API\n\n${block}\n`,
+      },
+      {
+        links: [['website/versioned_docs/version-30.4/api.md', 'docs/api.md']],
+        onDeclined: (_p, _s, reason) => reasons.push(reason),
+      },
+    );
+    assert.deepEqual(proposals, []);
+    assert.deepEqual(reasons, [
+      'no dedupe: the copies are in different versions of the docs (one is released, one is not)',
+    ]);
+  });
+
+  it('never proposes deleting a published page on its name alone', () => {
+    const old = (served?: string): Signal => ({
+      name: 'stale_name_location',
+      detail: 'its name says old',
+      data: { reason: 'old', inbound_references: 0, ...(served !== undefined ? { served_by: served } : {}) },
+    });
+    const texts = { 'docs/old-setup.md': '# Setup\n\nText.\n', 'notes/old-notes.md': '# Notes\n' };
+    const proposals = classify(
+      { 'docs/old-setup.md': [old('mkdocs')], 'notes/old-notes.md': [old()] },
+      texts,
+    );
+    assert.deepEqual(
+      proposals.map((p) => [p.path, p.exact_edit?.kind]),
+      [['notes/old-notes.md', 'delete-range']],
     );
   });
 

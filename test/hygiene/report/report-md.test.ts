@@ -94,7 +94,7 @@ describe('renderReportMarkdown', () => {
       '- **Category filter:** `stale`',
       '- **Files scanned:** 4',
       '- **Candidates:** 3 entries in 3 files — 1 auto, 2 need confirmation (1 irreversible)',
-      '- **Cleared:** 1 file',
+      '- **Cleared:** 1 file (cleared: scanned and found with no signal, so nothing to do there)',
       '- **Tokens saved per agent session if all are applied:** ≈4000 (counted with `gpt-tokenizer/o200k_base`)',
       '## Stale (2 entries)',
       '### `aaaa1111` `docs/a.md`',

@@ -4,7 +4,7 @@ import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
 import { renameMayBeSplit, renameTarget } from '../history-facts.js';
 import type { DocRef } from '../markdown.js';
-import { baseOf, dirOf, MARKDOWN_EXT } from '../paths.js';
+import { baseOf, COMMON_FOLDERS, dirOf, isPlaceholderPath, MARKDOWN_EXT } from '../paths.js';
 import {
   checkResolved,
   codePathCandidates,
@@ -44,11 +44,24 @@ function codePathEvidence(
   docPath: string,
   ref: DocRef,
 ): CodePathEvidence | undefined {
+  if (isPlaceholderPath(ref.target)) return undefined;
   if (facts.agentContext.has(docPath)) return 'agent-context';
   const candidates = codePathCandidates(docPath, ref.target);
-  if (candidates.some((p) => dirOf(p) !== '' && facts.tree.isDir(dirOf(p)))) return 'parent-folder';
+  // A lone common folder (`hack/`, `scripts/`) is weak evidence: another repository's path;
+  // it counts only when the doc also names a file of this repository in that folder
+  // (`./tools/doc-to-md.sh` beside a missing `tools/doc-to-md.xsl`).
+  const specific = (dir: string) =>
+    dir !== '' && facts.tree.isDir(dir) && (!COMMON_FOLDERS.has(dir) || namesFileIn(facts, docPath, dir));
+  if (candidates.some((p) => specific(dirOf(p)))) return 'parent-folder';
   if (candidates.some((p) => history.existed.has(p) || history.renames.has(p))) return 'history';
   return undefined;
+}
+
+/** Whether the doc has a reference that resolves to a file in `dir`. */
+function namesFileIn(facts: ScanFacts, docPath: string, dir: string): boolean {
+  return (facts.resolvedRefs.get(docPath) ?? []).some(
+    ({ r }) => r?.exists === true && r.path.startsWith(`${dir}/`) && facts.tree.isFile(r.path),
+  );
 }
 
 /**

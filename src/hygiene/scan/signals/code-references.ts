@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { git } from '../../../core/git.js';
-import { baseOf, dirOf } from '../paths.js';
+import { baseOf, dirOf, isPlaceholderPath } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
 import type { EmitSignal, SignalInput } from './types.js';
@@ -134,6 +134,8 @@ export function classifySpan(text: string): Omit<CodeRef, 'line'> | undefined {
   if (flag) return { kind: 'cli-flag', target: t, key: t.replace(/=.*$/, '') };
   const env = ENV_VAR.exec(t);
   if (env) return COMMON_ENV.has(env[1]!) ? undefined : { kind: 'env-var', target: t, key: env[1]! };
+  const pathLike = (PATHISH.test(t) && !t.includes('::')) || (SOURCE_EXT.test(t) && /^[\w.-]+$/.test(t));
+  if (pathLike && isPlaceholderPath(t)) return undefined;
   if (PATHISH.test(t) && !t.includes('::')) {
     const path = t.replace(/^\.\//, '').replace(/\/+$/, '');
     if (path === '' || path.startsWith('../') || path.startsWith('/') || path.includes('{')) return undefined;

@@ -16,7 +16,7 @@ export const frontmatterMarker: SignalModule = {
     for (const doc of facts.docs.values()) {
       frontmatterMarkers(doc, emit);
       const body = doc.parsed.bodyStatus;
-      if (body && DONE_STATUSES.has(body.value)) {
+      if (body && DONE_STATUSES.has(body.value) && isDocLevel(doc, body.line)) {
         emit(doc.path, {
           line: body.line,
           detail: `in-body status: ${body.value}`,
@@ -66,6 +66,22 @@ function frontmatterMarkers(doc: Doc, emit: EmitSignal): void {
       data: { marker: 'archived', value: 'true' },
     });
   }
+}
+
+const HEADING = /^ {0,3}#{1,6}(?:[ \t]|$)/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
+
+/**
+ * Whether a status line speaks for the whole doc: at its top (under the title at most, before
+ * any other heading) and not an item of a list. "Status: **DEPRECATED**" under one option
+ * deep inside a plan describes that option, not the plan.
+ */
+function isDocLevel(doc: Doc, line: number): boolean {
+  if (LIST_ITEM.test(doc.lines[line - 1] ?? '')) return false;
+  let headings = 0;
+  for (let n = doc.parsed.frontmatter.endLine + 1; n < line; n++)
+    if (!doc.parsed.codeLines.has(n) && HEADING.test(doc.lines[n - 1] ?? '')) headings++;
+  return headings <= 1;
 }
 
 function lineOf(line: number | undefined): { line?: number } {

@@ -21,6 +21,16 @@ const CONTEXT_NAMES: readonly { name: string; folder?: string }[] = [
   { name: '.clinerules', folder: '' },
 ];
 
+/** Folders of API reference pages, each named after the class or type it documents. */
+const API_FOLDERS: ReadonlySet<string> = new Set([
+  'api',
+  'apis',
+  'reference',
+  'classes',
+  'interfaces',
+  'types',
+]);
+
 const key = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Edit distance at most 1 (one letter added, dropped or changed). */
@@ -53,6 +63,10 @@ export function misnamedAs(path: string): string | undefined {
   const folder = dirOf(path);
   if (!/\.(?:md|mdc|markdown)$|^\.[a-z]+rules?$/i.test(name)) return undefined;
   const isLowercase = name.toLowerCase() === name;
+  const stem = name.replace(/\.[^.]*$/, '');
+  const isUppercase = stem.toUpperCase() === stem;
+  // An API reference page (`docs/api/Agents.md`) documents a class or type of that name.
+  if (!isUppercase && folder.split('/').some((f) => API_FOLDERS.has(f.toLowerCase()))) return undefined;
   for (const c of CONTEXT_NAMES) {
     if (name === c.name) {
       // The right name in a folder the agent does not look in.
@@ -65,8 +79,9 @@ export function misnamedAs(path: string): string | undefined {
     const k = key(name);
     const ck = key(c.name);
     const sameLetters = k === ck;
-    // A one-letter slip only in a name written in capitals, as context names are (AGENT.md).
-    const slip = !sameLetters && !isLowercase && k.length >= 7 && withinOne(k, ck);
+    // A one-letter slip only in a name written all in capitals, as context names are
+    // (AGENT.md); `Agent.md` is a page about something named Agent (a class, a product).
+    const slip = !sameLetters && isUppercase && k.length >= 7 && withinOne(k, ck);
     if (!sameLetters && !slip) continue;
     // `docs/agents.md` is a page about agents; a lowercase name counts only in the root or
     // in the folder the agent looks in (`.github/copilot_instructions.md`).

@@ -1,4 +1,7 @@
+import type { ScanFacts } from '../facts.js';
 import { baseOf, dirOf, STALE_FOLDERS } from '../paths.js';
+import { readSites, siteOf } from '../site/index.js';
+import type { SiteFiles } from '../site/types.js';
 import type { SignalModule } from './types.js';
 
 const DATE_IN_NAME =
@@ -24,6 +27,7 @@ export const staleNameLocation: SignalModule = {
   needs: [],
   collect({ facts }, emit) {
     const newerSibling = newerSiblings(facts.allDocs);
+    const servedBy = publishedPages(facts);
     for (const doc of facts.docs.values()) {
       const inboundRefs = facts.inbound.get(doc.path)?.size ?? 0;
       const segments = doc.path.split('/');
@@ -32,8 +36,18 @@ export const staleNameLocation: SignalModule = {
         .toLowerCase()
         .replace(/\.[^.]*$/, '')
         .split(/[^a-z0-9]+/);
+      // A page a site serves is published: a name is never reason enough to delete it.
+      const site = servedBy(doc.path);
       const push = (reason: string, detail: string, extra: Record<string, unknown> = {}) =>
-        emit(doc.path, { detail, data: { reason, ...extra, inbound_references: inboundRefs } });
+        emit(doc.path, {
+          detail: site === undefined ? detail : `${detail}; the ${site} site publishes it`,
+          data: {
+            reason,
+            ...extra,
+            inbound_references: inboundRefs,
+            ...(site !== undefined ? { served_by: site } : {}),
+          },
+        });
       const folderAt = segments.slice(0, -1).findIndex((s) => STALE_FOLDERS.has(s.toLowerCase()));
       if (folderAt !== -1) {
         const folder = segments.slice(0, folderAt + 1).join('/');
@@ -43,14 +57,34 @@ export const staleNameLocation: SignalModule = {
       const published = segments.slice(0, -1).some((s) => DATED_BY_CONVENTION.has(s.toLowerCase()));
       if (date && !published)
         push('date-in-name', `its name carries a date (${date[0].replace(/^[^0-9]/, '')})`);
-      if (stemWords.includes('draft')) push('draft', 'its name says draft');
-      if (stemWords.includes('old')) push('old', 'its name says old');
+      // The word as the name's first or last word (`old-setup.md`, `api-draft.md`), not inside a
+      // longer slug (`update-old-x-ignores.md` is about old ignores, not an old page).
+      // A name written as a symbol (`Draft.md`, Hugo's page on the `.Draft` method) is a page
+      // about that symbol.
+      const symbolName = /^[A-Z][a-z]+(?:[A-Z][a-z]*)*\.[^.]+$/.test(name);
+      const atEdge = (word: string) =>
+        !symbolName && (stemWords[0] === word || stemWords[stemWords.length - 1] === word);
+      if (atEdge('draft')) push('draft', 'its name says draft');
+      if (atEdge('old')) push('old', 'its name says old');
       const newer = newerSibling.get(doc.path);
       if (newer)
         push('older-version', `a newer version sits beside it: "${newer}"`, { newer_sibling: newer });
     }
   },
 };
+
+/** Doc → the generator of the site that serves it as a page (undefined: no site serves it). */
+function publishedPages(facts: ScanFacts): (doc: string) => string | undefined {
+  const { tree } = facts;
+  const sites = readSites(tree.root, tree.files);
+  if (sites.length === 0) return () => undefined;
+  const files: SiteFiles = {
+    files: tree.files,
+    isFile: (p) => tree.isFile(p),
+    frontmatter: (p) => facts.docs.get(p)?.parsed.frontmatter.data,
+  };
+  return (doc) => siteOf(sites, files, doc)?.generator;
+}
 
 /** Doc → the newest sibling of the same versioned name (`guide-v1.md` → `guide-v2.md`). */
 function newerSiblings(allDocs: readonly string[]): Map<string, string> {

@@ -424,15 +424,15 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
 
   it('reports backticked paths as code-path evidence: all in agent context, elsewhere only when meant here', async () => {
     const repo = fixtureRepo({
-      'AGENTS.md': '# Agents\n\nRun `hack/verify-all.sh` and `tools/lint.sh`.\n',
+      'AGENTS.md': '# Agents\n\nRun `hack/verify-all.sh` and `tools/lint/run.sh`.\n',
       'docs/guide.md': [
         '# Guide',
         '',
         'Other repositories: `hack/update-gofmt.sh`, `text/0000-my-feature.md`.', // 3: no such folders here
-        'Ours: `tools/gone.sh` (folder exists) and `scripts/old.sh` (existed once).', // 4
+        'Ours: `tools/lint/gone.sh` (folder exists) and `scripts/old.sh` (existed once).', // 4
         '',
       ].join('\n'),
-      'tools/lint.sh': 'echo lint\n',
+      'tools/lint/run.sh': 'echo lint\n',
       'scripts/old.sh': 'echo old\n',
     });
     repo.remove('drop the scripts folder', ['scripts/old.sh']);
@@ -452,7 +452,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
       {
         line: 4,
         data: {
-          target: 'tools/gone.sh',
+          target: 'tools/lint/gone.sh',
           kind: 'code-path',
           broken_on: ['github'],
           evidence: 'parent-folder',
@@ -463,5 +463,77 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
         data: { target: 'scripts/old.sh', kind: 'code-path', broken_on: ['github'], evidence: 'history' },
       },
     ]);
+  });
+
+  it("takes a lone common folder (`hack/`, `scripts/`) for weak evidence: another repository's path, unless history shows it here", async () => {
+    const repo = fixtureRepo({
+      'contributors/guide.md': [
+        '# Guide',
+        '',
+        'Run `hack/update-gofmt.sh` and `scripts/release.sh` in the main repository.', // 3
+        'Our own `hack/old-check.sh` was removed.', // 4
+        '',
+      ].join('\n'),
+      'ADMIN.md': '# Admin\n\nRun `./tools/doc-to-md.sh`; adjust `tools/doc-to-md.xsl` first.\n',
+      'tools/doc-to-md.sh': 'echo convert\n',
+      'hack/verify-links.sh': 'echo ok\n',
+      'hack/old-check.sh': 'echo old\n',
+      'scripts/lint.sh': 'echo lint\n',
+    });
+    repo.remove('drop the old check', ['hack/old-check.sh']);
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(brief(signalsOf(artifact, 'contributors/guide.md', 'broken_reference')), [
+      {
+        line: 4,
+        data: { target: 'hack/old-check.sh', kind: 'code-path', broken_on: ['github'], evidence: 'history' },
+      },
+    ]);
+    // The doc names a file of this repository in that folder: the missing one is meant here too.
+    assert.deepEqual(brief(signalsOf(artifact, 'ADMIN.md', 'broken_reference')), [
+      {
+        line: 3,
+        data: {
+          target: 'tools/doc-to-md.xsl',
+          kind: 'code-path',
+          broken_on: ['github'],
+          evidence: 'parent-folder',
+        },
+      },
+    ]);
+  });
+
+  it('never takes a placeholder for a path', async () => {
+    const repo = fixtureRepo({
+      'AGENTS.md':
+        '# Agents\n\nName it `design/NNNN-shortname.md`; see `src/<name>/index.ts`.\n\nPlatform code goes in `_linux.cc`; a new module in `file-name.ts`, not `gone.ts`.\n',
+      'docs/guide.md': [
+        '# Guide',
+        '',
+        'Write `design/NNNN-shortname.md`, `test/repro-XXXX.js` or `content/en/blog/YYYY/post-name.md`.', // 3
+        'Copy `src/lib/file-name.ts`, `design/my-feature/plan.md`, `design/example.md`, `test/foo/bar.js`.', // 4
+        'See `layouts/_shortcodes/foo.en.html` and `theme/vX.Y.Z/README.md`.', // 5
+        'But `design/gone.md` is broken.', // 6
+        '',
+      ].join('\n'),
+      'design/0001-first.md': '# First\n',
+      'test/repro-1234.js': '1\n',
+      'content/en/blog/2024/launch.md': '# Launch\n',
+      'src/lib/real.ts': 'export {};\n',
+      'layouts/_shortcodes/real.html': '<b>real</b>\n',
+      'theme/v1.0.0/README.md': '# Theme\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(
+      signalsOf(artifact, 'AGENTS.md', 'broken_reference').map(
+        (s) => `${s.line} ${String(s.data?.['target'])}`,
+      ),
+      ['5 gone.ts'],
+    );
+    assert.deepEqual(
+      signalsOf(artifact, 'docs/guide.md', 'broken_reference').map(
+        (s) => `${s.line} ${String(s.data?.['target'])}`,
+      ),
+      ['6 design/gone.md'],
+    );
   });
 });

@@ -21,4 +21,20 @@ describe('edit_recency_vs_churn', () => {
       },
     ]);
   });
+
+  it("leaves a doc whose references are an example project's files (a book's listings/)", async () => {
+    const repo = fixtureRepo({
+      'src/ch07-modules.md':
+        '# Modules\n\nSee [lib.rs](../listings/ch07/src/lib.rs) and [the example](../examples/app/main.rs).\n',
+      'listings/ch07/src/lib.rs': 'pub fn v() -> u32 { 0 }\n',
+      'examples/app/main.rs': 'fn main() {}\n',
+    });
+    for (let i = 1; i <= 10; i++)
+      repo.commit(`listing ${i}`, {
+        'listings/ch07/src/lib.rs': `pub fn v() -> u32 { ${i} }\n`,
+        'examples/app/main.rs': `fn main() { let _ = ${i}; }\n`,
+      });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(signalsOf(artifact, 'src/ch07-modules.md', 'edit_recency_vs_churn'), []);
+  });
 });

@@ -49,4 +49,29 @@ describe('frontmatter_marker', () => {
     ]);
     assert.deepEqual(signalsOf(artifact, 'todo.md', 'frontmatter_marker'), []);
   });
+
+  it('reads a status line only at the top of the doc, never one describing a part deep inside', async () => {
+    const repo = fixtureRepo({
+      'docs/plan.md': [
+        '# Plan', // 1
+        '', // 2
+        'We choose how to load configuration.', // 3
+        '', // 4
+        '## Options', // 5
+        '', // 6
+        '### The legacy flag', // 7
+        '', // 8
+        'Status: **DEPRECATED**', // 9
+        '', // 10
+      ].join('\n'),
+      'docs/list.md': ['# List', '', '- Status: done for the parser', '- more', ''].join('\n'),
+      'docs/done.md': ['# Done', '', 'Status: **Completed**', '', '## Details', ''].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(signalsOf(artifact, 'docs/plan.md', 'frontmatter_marker'), []);
+    assert.deepEqual(signalsOf(artifact, 'docs/list.md', 'frontmatter_marker'), []);
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/done.md', 'frontmatter_marker')), [
+      { line: 3, data: { marker: 'body-status', value: 'completed' } },
+    ]);
+  });
 });

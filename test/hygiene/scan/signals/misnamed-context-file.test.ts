@@ -67,4 +67,18 @@ describe('misnamed_context_file', () => {
     ])
       assert.equal(misnamedAs(path), undefined, path);
   });
+
+  it('leaves a page named after a class or type it documents (docs/api/Agent.md)', async () => {
+    const repo = fixtureRepo({
+      'docs/api/Agent.md': '# Agent\n\nThe `Agent` class runs tools.\n',
+      'docs/api/Agents.md': '# Agents\n\nThe `Agents` registry.\n',
+      'docs/guide/Agent.md': '# Agent\n',
+      'AGENT.md': '# Rules\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(
+      everySignal(artifact, 'misnamed_context_file').map((s) => s.path),
+      ['AGENT.md'],
+    );
+  });
 });

@@ -55,4 +55,38 @@ describe('stale_name_location', () => {
     assert.deepEqual(reasons('website/blog/drafts/2025-01-01-next.md'), ['location']);
     assert.deepEqual(reasons('docs/notes-2024-03-15.md'), ['date-in-name']);
   });
+
+  it('reads old and draft as a word at the edge of the name, not inside a longer slug nor as a symbol (Draft.md)', async () => {
+    const repo = fixtureRepo({
+      'docs/update-old-x-ignores.md': '# Update old ignores\n',
+      'docs/drafting-a-draft-policy.md': '# Policy\n',
+      'docs/setup-old.md': '# Setup\n',
+      'content/methods/page/Draft.md': '# Draft\n\nReports whether the page is a draft.\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(signalsOf(artifact, 'docs/update-old-x-ignores.md', 'stale_name_location'), []);
+    assert.deepEqual(signalsOf(artifact, 'docs/drafting-a-draft-policy.md', 'stale_name_location'), []);
+    assert.deepEqual(signalsOf(artifact, 'content/methods/page/Draft.md', 'stale_name_location'), []);
+    assert.deepEqual(brief(signalsOf(artifact, 'docs/setup-old.md', 'stale_name_location')), [
+      { line: undefined, data: { reason: 'old', inbound_references: 0 } },
+    ]);
+  });
+
+  it('says when a site publishes the page, so that no name alone deletes it', async () => {
+    const repo = fixtureRepo({
+      'mkdocs.yml': 'site_name: Site\n',
+      'docs/index.md': '# Home\n',
+      'docs/old-setup.md': '# Setup\n',
+      'notes/old-notes.md': '# Notes\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    const published = signalsOf(artifact, 'docs/old-setup.md', 'stale_name_location');
+    assert.deepEqual(brief(published), [
+      { line: undefined, data: { reason: 'old', inbound_references: 0, served_by: 'mkdocs' } },
+    ]);
+    assert.match(published[0]!.detail, /the mkdocs site publishes it/);
+    assert.deepEqual(brief(signalsOf(artifact, 'notes/old-notes.md', 'stale_name_location')), [
+      { line: undefined, data: { reason: 'old', inbound_references: 0 } },
+    ]);
+  });
 });
