@@ -17,6 +17,7 @@ export const duplicateContent: SignalModule = {
   scope: 'docs',
   description:
     'a block that appears verbatim in another scanned doc, with the copy in the more canonical place',
+  shownByDefault: false,
   needs: [],
   collect({ facts }, emit) {
     const blockOwners = new Map<string, { path: string; start: number; end: number }[]>();

@@ -6,6 +6,7 @@ export const versionSkew: SignalModule = {
   name: 'version_skew',
   scope: 'docs',
   description: 'a stated version that disagrees with package.json, pyproject.toml, Cargo.toml or go.mod',
+  shownByDefault: false,
   needs: ['manifests'],
   collect({ facts, manifests }, emit) {
     if (manifests.length === 0) return;
