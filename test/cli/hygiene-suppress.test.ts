@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { schemaValidator } from '../../src/core/schema.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 
@@ -132,6 +133,8 @@ describe('signals shown by default, and --signals all', () => {
     }>(['hygiene', 'scan'], { cwd: repo.dir, env });
     assert.equal(scan.code, 0, scan.stderr);
     assert.equal(scan.json.withheld.suppressed['broken_reference'], 4);
+    const { status: _status, ...artifact } = scan.json as unknown as Record<string, unknown>;
+    assert.deepEqual(schemaValidator('scan.schema.json')(artifact), []);
     assert.ok((scan.json.withheld.hidden['duplicate_content'] ?? 0) >= 1);
     const human = await runCli(['hygiene', 'scan'], { cwd: repo.dir, env });
     assert.match(
@@ -228,7 +231,7 @@ describe('config: signals:, links.ignore, --config, .dochygiene.yaml', () => {
         suppression: 'signals.context_weight: off',
         reason: 'hid nothing: the scan found no such signal',
       },
-      { path: configFile(), suppression: 'links.ignore[0] "nowhere/**"', reason: 'silenced nothing' },
+      { path: configFile(), suppression: 'links.ignore[0] nowhere/**', reason: 'silenced nothing' },
     ]);
     const human = await runCli(
       ['hygiene', 'scan', '--config', configFile(), '--report-unused-suppressions'],

@@ -46,9 +46,9 @@ describe('inline suppression directives', () => {
     assert.deepEqual(silenced(text, [link(4), other(4), link(6), link(8), other(8), link(30)]), [0, 1, 3, 5]);
   });
 
-  it('a stw-disable at the top of the file also silences findings with no line; one lower down does not', () => {
+  it('a stw-disable at the top of the file covers it from line 1 and its findings with no line; one lower down does not', () => {
     const top = '---\ntitle: x\n---\n\n<!-- stw-disable stale_name_location -->\n# T\n';
-    assert.deepEqual(silenced(top, [other(undefined), link(undefined)]), [0]);
+    assert.deepEqual(silenced(top, [other(undefined), link(undefined), other(1), other(9)]), [0, 2, 3]);
     const lower = '# T\n\n<!-- stw-disable -->\n';
     assert.deepEqual(silenced(lower, [other(undefined)]), []);
   });
@@ -173,10 +173,10 @@ describe('withhold', () => {
     assert.deepEqual(withheld.suppressed, { broken_reference: 2 });
     assert.deepEqual(
       withheld.suppressed_signals.map((s) => s.by),
-      ['a.md:3 stw-ignore-next-line', 'links.ignore[0] "legacy/**"'],
+      ['a.md:3 stw-ignore-next-line', 'links.ignore[0] legacy/**'],
     );
     assert.deepEqual(withheld.unused_suppressions, [
-      { path: '.dochygiene.yml', suppression: 'links.ignore[1] "never/**"', reason: 'silenced nothing' },
+      { path: '.dochygiene.yml', suppression: 'links.ignore[1] never/**', reason: 'silenced nothing' },
     ]);
   });
 

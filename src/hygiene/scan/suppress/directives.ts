@@ -6,8 +6,8 @@
  * - `<!-- stw-ignore-next-line [signal…] -->`: the findings on the line after it;
  * - `<!-- stw-disable [signal…] -->` … `<!-- stw-enable [signal…] -->`: the findings on the
  *   lines between (to the end of the file when never enabled again); one at the top of the
- *   file (nothing but frontmatter, blank lines and comments before it) also silences the
- *   file's findings that have no line.
+ *   file (nothing but frontmatter, blank lines and comments before it) covers the file from
+ *   its first line, frontmatter included, and the file's findings that have no line.
  *
  * No signal name: every class. markdown-link-check's comments (`markdown-link-check-disable`,
  * `-enable`, `-disable-next-line`, `-disable-line`), which users already write for a link
@@ -136,12 +136,10 @@ export class DocSuppressions {
       if (d.form === 'disable') {
         for (const key of keys) {
           if (open.has(key)) continue;
-          const region = {
-            directive: d,
-            from: d.line,
-            to: Number.POSITIVE_INFINITY,
-            top: d.line < firstContent,
-          };
+          // At the top (nothing but frontmatter, blank lines and comments before it), a disable
+          // covers the file from its first line: the frontmatter, and findings with no line.
+          const top = d.line < firstContent;
+          const region = { directive: d, from: top ? 1 : d.line, to: Number.POSITIVE_INFINITY, top };
           open.set(key, region);
           this.regions.push(region);
         }

@@ -110,7 +110,7 @@ function silencedBy(
   const index = ignore.match(target);
   if (index === undefined) return undefined;
   ignoreUsed.add(index);
-  return `links.ignore[${index}] ${JSON.stringify(ignore.entries[index])}`;
+  return `links.ignore[${index}] ${ignore.entries[index]}`;
 }
 
 function directiveUnusedReason(d: Directive, used: number): string | undefined {
@@ -155,7 +155,7 @@ function unusedConfig(
     if (!ignoreUsed.has(index))
       out.push({
         path,
-        suppression: `links.ignore[${index}] ${JSON.stringify(entry)}`,
+        suppression: `links.ignore[${index}] ${entry}`,
         reason: 'silenced nothing',
       });
   });
