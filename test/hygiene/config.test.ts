@@ -394,6 +394,10 @@ describe('signals:, links.ignore, .dochygiene.yaml and --config (issue 31)', () 
     const config = await loadConfig(dir, process.env, file);
     assert.equal(config.context.budget_tokens, 900);
     assert.equal(config.source, file);
+    // The reminder (stw hygiene remind --config FILE) reads the same file.
+    writeFileSync(file, 'reminder:\n  stale_after_days: 2\n');
+    assert.equal(await readStaleAfterDays(dir, file), 2);
+    await assert.rejects(readStaleAfterDays(dir, join(dir, 'none.yml')), { code: 'config-unreadable' });
     writeFileSync(file, 'classifier:\n  provider: anthropic\n');
     await assert.rejects(loadConfig(dir, process.env, file), {
       code: 'user-only-key',
