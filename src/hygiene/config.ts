@@ -66,14 +66,21 @@ function lifecycleViolations(rules: Raw[]): string[] {
   return violations;
 }
 
-// `scan.globs` come from the repository too: each must be a glob the linear-time matcher
-// takes (a backtracking matcher hangs on `**/*a*a*a*a*a*a*c`; docs/trust.md).
-function scanGlobViolations(raw: Raw): string[] {
-  const scan = isObject(raw['scan']) ? raw['scan'] : {};
-  const globs = Array.isArray(scan['globs']) ? scan['globs'] : [];
-  return globs.flatMap((glob, index) => {
-    const problem = typeof glob === 'string' ? globProblem(glob) : undefined;
-    return problem === undefined ? [] : [`${formatJsonPath(['scan', 'globs', index])}: ${problem}`];
+/**
+ * The problems of each string in the list at `section.key` (`problem` says what is wrong
+ * with one, or undefined), each named by its JSON path (`scan.globs[2]: …`).
+ */
+function listViolations(
+  raw: Raw,
+  section: string,
+  key: string,
+  problem: (entry: string) => string | undefined,
+): string[] {
+  const parent = isObject(raw[section]) ? raw[section] : {};
+  const entries = Array.isArray(parent[key]) ? parent[key] : [];
+  return entries.flatMap((entry, index) => {
+    const found = typeof entry === 'string' ? problem(entry) : undefined;
+    return found === undefined ? [] : [`${formatJsonPath([section, key, index])}: ${found}`];
   });
 }
 
@@ -87,17 +94,6 @@ function signalNameViolations(raw: Raw): string[] {
   return unknown.map(
     (name) => `signals.${name}: unknown signal ${JSON.stringify(name)}; valid: ${SIGNAL_NAMES.join(', ')}`,
   );
-}
-
-// `links.ignore` entries come from the repository: globs for the linear-time matcher, or
-// /regex/ for RE2 (scan/suppress/link-ignore.ts; docs/trust.md).
-function linkIgnoreViolations(raw: Raw): string[] {
-  const links = isObject(raw['links']) ? raw['links'] : {};
-  const entries = Array.isArray(links['ignore']) ? links['ignore'] : [];
-  return entries.flatMap((entry, index) => {
-    const problem = typeof entry === 'string' ? linkIgnoreProblem(entry) : undefined;
-    return problem === undefined ? [] : [`${formatJsonPath(['links', 'ignore', index])}: ${problem}`];
-  });
 }
 
 // `archive.dir` names a folder of the project: one a move may go into (docs/trust.md, "Moves").
@@ -159,8 +155,11 @@ export function parseConfig(
   const ruleViolations = [
     ...archiveViolations(raw),
     ...lifecycleViolations(rules as Raw[]),
-    ...scanGlobViolations(raw),
-    ...linkIgnoreViolations(raw),
+    // `scan.globs` and `links.ignore` come from the repository: each must be a glob the
+    // linear-time matcher takes (a backtracking matcher hangs on `**/*a*a*a*a*a*a*c`), or
+    // for `links.ignore` a /regex/ RE2 runs (scan/suppress/link-ignore.ts; docs/trust.md).
+    ...listViolations(raw, 'scan', 'globs', globProblem),
+    ...listViolations(raw, 'links', 'ignore', linkIgnoreProblem),
   ];
   if (ruleViolations.length > 0)
     fail(
