@@ -44,7 +44,7 @@ import { renderReportMarkdown, signalsWithoutEntry, splitUnverifiable } from './
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
 import { GITIGNORE_LINE, isUnwritable, StateStore } from './state/store.js';
-import type { Proposal, Report, ScanArtifact, Signal } from './types.js';
+import type { Proposal, Report, ScanArtifact, Signal, SignalCounts, UnusedSuppression } from './types.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -71,6 +71,12 @@ export interface CheckOptions {
   onProgress?: (message: string) => void;
   /** False (`--no-write`): build and validate the report but save nothing under `.dochygiene/`. */
   write?: boolean;
+  /** `--config FILE`: the repository config read instead of `.dochygiene.yml` (docs/trust.md: trusted as the repository's). */
+  configFile?: string;
+  /** `--signals all`: show the classes hidden by default or by `signals: {NAME: off}`. */
+  showAllSignals?: boolean;
+  /** `--report-unused-suppressions`: list the directives and config entries that silenced nothing. */
+  reportUnusedSuppressions?: boolean;
   /** Test-only: corrupt the assembled report before validation, to prove nothing invalid is written. */
   faults?: { corruptReport?: (report: Report) => void };
 }
@@ -104,6 +110,8 @@ export interface CheckSummary {
   /** Σ weighted_tokens over every agent's start-up files; `agents` has the per-agent figures. */
   tokens_saved_per_session: number;
   agents: AgentSummary[];
+  /** Per signal class: findings shown, hidden and suppressed, and the switch that shows the hidden ones. */
+  signal_counts?: SignalCounts;
 }
 
 export interface CheckResult {
@@ -128,6 +136,8 @@ export interface CheckResult {
   model?: ModelUsageSummary & { dropped_proposals: DroppedProposal[] };
   /** What went wrong after the report was written (it stands): e.g. `last_check` could not be stamped. */
   warnings?: string[];
+  /** `--report-unused-suppressions`: the directives and config entries that silenced nothing. */
+  unusedSuppressions?: UnusedSuppression[];
 }
 
 /** Reads and parses a proposals file; a malformed one is rejected before any scan. */
@@ -172,6 +182,7 @@ export function summarizeReport(report: Report, all: ScanArtifact['signals'] = {
       startup_files: a.startup.files.length,
       tokens_saved_per_session: a.tokens_saved_per_session,
     })),
+    ...(report.signal_counts !== undefined ? { signal_counts: report.signal_counts } : {}),
   };
 }
 
@@ -350,7 +361,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   // An unsafe .dochygiene (e.g. a symlink out of the project) is refused before the scan.
   await new StateStore(root).assertSafe();
   const env = options.env ?? process.env;
-  const config = await loadConfig(root, env);
+  const config = await loadConfig(root, env, options.configFile);
   // A missing key is refused here, before the scan: nothing is sent, the report is kept.
   const settings =
     supplied === undefined
@@ -371,6 +382,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
       root,
       config,
       nowMs: options.clock.now().getTime(),
+      ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
+      ...(options.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
       ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
@@ -483,5 +496,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     summary: summarizeReport(report, unfixed),
     ...(model !== undefined ? { model } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(artifact.withheld?.unused_suppressions !== undefined
+      ? { unusedSuppressions: artifact.withheld.unused_suppressions }
+      : {}),
   };
 }

@@ -5,10 +5,20 @@ import { readConfigFile } from '../core/read-config-file.js';
 import { formatJsonPath, schemaValidator } from '../core/schema.js';
 import { isSafeRelativePath } from './classify/proposals.js';
 import { globProblem } from './scan/lifecycle-glob.js';
+import { linkIgnoreProblem } from './scan/suppress/link-ignore.js';
 import { refuseUserOnlyKeys, userConfigPath } from './trust.js';
-import { type ClassifierSettings, DEFAULT_CONFIG, type HygieneConfig, type LifecycleRule } from './types.js';
+import {
+  type ClassifierSettings,
+  DEFAULT_CONFIG,
+  type HygieneConfig,
+  type LifecycleRule,
+  SIGNAL_NAMES,
+  type SignalName,
+} from './types.js';
 
 export const CONFIG_FILE = '.dochygiene.yml';
+/** The same file under the other extension YAML tools accept; both at once is an error. */
+export const CONFIG_FILE_YAML = '.dochygiene.yaml';
 
 /** Defaults for the optional keys of a lifecycle rule (schemas/config.schema.json). */
 export const LIFECYCLE_RULE_DEFAULTS = { retain_recent: 3, max_age_days: 3 } as const;
@@ -56,15 +66,34 @@ function lifecycleViolations(rules: Raw[]): string[] {
   return violations;
 }
 
-// `scan.globs` come from the repository too: each must be a glob the linear-time matcher
-// takes (a backtracking matcher hangs on `**/*a*a*a*a*a*a*c`; docs/trust.md).
-function scanGlobViolations(raw: Raw): string[] {
-  const scan = isObject(raw['scan']) ? raw['scan'] : {};
-  const globs = Array.isArray(scan['globs']) ? scan['globs'] : [];
-  return globs.flatMap((glob, index) => {
-    const problem = typeof glob === 'string' ? globProblem(glob) : undefined;
-    return problem === undefined ? [] : [`${formatJsonPath(['scan', 'globs', index])}: ${problem}`];
+/**
+ * The problems of each string in the list at `section.key` (`problem` says what is wrong
+ * with one, or undefined), each named by its JSON path (`scan.globs[2]: …`).
+ */
+function listViolations(
+  raw: Raw,
+  section: string,
+  key: string,
+  problem: (entry: string) => string | undefined,
+): string[] {
+  const parent = isObject(raw[section]) ? raw[section] : {};
+  const entries = Array.isArray(parent[key]) ? parent[key] : [];
+  return entries.flatMap((entry, index) => {
+    const found = typeof entry === 'string' ? problem(entry) : undefined;
+    return found === undefined ? [] : [`${formatJsonPath([section, key, index])}: ${found}`];
   });
+}
+
+// `signals:` names classes: an unknown one is named with the valid ones (the schema's own
+// message would list no names), before the schema runs.
+function signalNameViolations(raw: Raw): string[] {
+  const signals = raw['signals'];
+  if (!isObject(signals)) return [];
+  const known: readonly string[] = SIGNAL_NAMES;
+  const unknown = Object.keys(signals).filter((name) => !known.includes(name));
+  return unknown.map(
+    (name) => `signals.${name}: unknown signal ${JSON.stringify(name)}; valid: ${SIGNAL_NAMES.join(', ')}`,
+  );
 }
 
 // `archive.dir` names a folder of the project: one a move may go into (docs/trust.md, "Moves").
@@ -115,6 +144,8 @@ export function parseConfig(
   refuseUserOnlyKeys(raw, source, env);
   const lifecycle = isObject(raw['lifecycle']) ? raw['lifecycle'] : {};
   const rules = (Array.isArray(lifecycle['rules']) ? lifecycle['rules'] : []) as unknown[];
+  const names = signalNameViolations(raw);
+  if (names.length > 0) fail(source, names);
   const violations = schemaValidator('config.schema.json')(raw);
   if (violations.length > 0)
     fail(
@@ -124,7 +155,11 @@ export function parseConfig(
   const ruleViolations = [
     ...archiveViolations(raw),
     ...lifecycleViolations(rules as Raw[]),
-    ...scanGlobViolations(raw),
+    // `scan.globs` and `links.ignore` come from the repository: each must be a glob the
+    // linear-time matcher takes (a backtracking matcher hangs on `**/*a*a*a*a*a*a*c`), or
+    // for `links.ignore` a /regex/ RE2 runs (scan/suppress/link-ignore.ts; docs/trust.md).
+    ...listViolations(raw, 'scan', 'globs', globProblem),
+    ...listViolations(raw, 'links', 'ignore', linkIgnoreProblem),
   ];
   if (ruleViolations.length > 0)
     fail(
@@ -172,6 +207,8 @@ function mergeOverDefaults(raw: Raw): HygieneConfig {
         ...DEFAULT_CONFIG.scan.excluded_dirs,
       ],
     },
+    signals: { ...(section('signals') as Partial<Record<SignalName, 'on' | 'off'>>) },
+    links: { ignore: [...((section('links')['ignore'] as string[] | undefined) ?? [])] },
     reminder: { ...DEFAULT_CONFIG.reminder, ...section('reminder') },
     archive: { ...DEFAULT_CONFIG.archive, ...section('archive') },
     context: { ...DEFAULT_CONFIG.context, ...section('context') },
@@ -203,13 +240,50 @@ export async function loadUserConfig(env: NodeJS.ProcessEnv = process.env): Prom
 }
 
 /**
- * The configuration in effect: `<root>/.dochygiene.yml` (a missing file is the default
- * configuration) for what to scan and how to judge it, and the user config for the classifier
- * and the vault command (docs/trust.md). `env` locates the user config.
+ * The repository config's text and its name in messages: the `--config` file when one is
+ * given (it must exist), else `<root>/.dochygiene.yml` or `<root>/.dochygiene.yaml` (both: a
+ * `config-invalid` error; neither: undefined, the default configuration).
  */
-export async function loadConfig(root: string, env: NodeJS.ProcessEnv = process.env): Promise<HygieneConfig> {
-  const text = await readOptional(join(root, CONFIG_FILE), CONFIG_FILE);
-  const config = text === undefined ? structuredClone(DEFAULT_CONFIG) : parseConfig(text, CONFIG_FILE, env);
+export async function readRepositoryConfig(
+  root: string,
+  file?: string,
+): Promise<{ text: string; source: string } | undefined> {
+  if (file !== undefined) {
+    const text = await readOptional(file, file);
+    if (text === undefined)
+      throw new ConfigError('config-unreadable', `${file}: cannot read: no such file (--config)`, { file });
+    return { text, source: file };
+  }
+  const [yml, yaml] = await Promise.all([
+    readOptional(join(root, CONFIG_FILE), CONFIG_FILE),
+    readOptional(join(root, CONFIG_FILE_YAML), CONFIG_FILE_YAML),
+  ]);
+  if (yml !== undefined && yaml !== undefined)
+    throw new ConfigError(
+      'config-invalid',
+      `${CONFIG_FILE} and ${CONFIG_FILE_YAML} both exist; keep one of them`,
+      { file: CONFIG_FILE },
+    );
+  if (yml !== undefined) return { text: yml, source: CONFIG_FILE };
+  return yaml === undefined ? undefined : { text: yaml, source: CONFIG_FILE_YAML };
+}
+
+/**
+ * The configuration in effect: the repository's config (`readRepositoryConfig`: `--config
+ * FILE`, else `<root>/.dochygiene.yml` or `.yaml`; none is the default configuration) for what
+ * to scan and how to judge it, and the user config for the classifier and the vault command
+ * (docs/trust.md: a `--config` file is trusted as the repository's, no more). `env` locates
+ * the user config. `source` names the file the repository config came from.
+ */
+export async function loadConfig(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  file?: string,
+): Promise<HygieneConfig> {
+  const found = await readRepositoryConfig(root, file);
+  const config =
+    found === undefined ? structuredClone(DEFAULT_CONFIG) : parseConfig(found.text, found.source, env);
+  if (found !== undefined) config.source = found.source;
   const user = await loadUserConfig(env);
   if (user.classifier !== undefined) config.classifier = user.classifier;
   if (user.vault_command !== undefined) config.lifecycle.vault_command = user.vault_command;

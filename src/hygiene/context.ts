@@ -53,6 +53,9 @@ export interface ContextResult {
 
 export interface ContextOptions {
   cwd: string;
+  /** `--config FILE`: the repository config read instead of `.dochygiene.yml` (docs/trust.md: trusted as the repository's). */
+  configFile?: string;
+
   /** Only these agents, in this order; default: every agent that reads something here. */
   agents?: AgentId[];
   deadline?: Deadline;
@@ -83,7 +86,7 @@ export function findingsFor(agent: AgentContext, artifact: ScanArtifact): Contex
 /** Scans the project (nothing is written) and returns the per-agent context facts. */
 export async function runContext(options: ContextOptions): Promise<ContextResult> {
   const root = await resolveProjectRoot(options.cwd);
-  const config = await loadConfig(root);
+  const config = await loadConfig(root, process.env, options.configFile);
   const artifact = await scan({
     root,
     config,

@@ -48,14 +48,26 @@ export interface LifecycleConfig {
   vault_command?: string[];
 }
 
+/** `signals:` in `.dochygiene.yml`: `on` shows a class hidden by default, `off` hides a shown one. */
+export type SignalSwitch = 'on' | 'off';
+
 export interface HygieneConfig {
   scan: { globs: string[]; excluded_dirs: string[] };
+  /** Per signal class, shown or hidden over its default (docs/configuration in README). */
+  signals: Partial<Record<SignalName, SignalSwitch>>;
+  /**
+   * `links.ignore`: targets whose broken-reference findings are suppressed (counted, not
+   * shown): globs (the linear-time matcher of scan/lifecycle-glob.ts) or `/regex/` (RE2).
+   */
+  links: { ignore: string[] };
   reminder: { stale_after_days: number };
   /** `null`: an `archive/` folder beside each file. */
   archive: { dir: string | null };
   context: { budget_tokens: number };
   classifier: ClassifierSettings;
   lifecycle: LifecycleConfig;
+  /** Where the repository config was read from (`.dochygiene.yml`, `.dochygiene.yaml`, a `--config` path), for messages. */
+  source?: string;
 }
 
 /**
@@ -69,6 +81,8 @@ export const DEFAULT_CONFIG: HygieneConfig = {
     globs: ['**/*.md', '**/*.mdc', ...AGENT_CONTEXT_GLOBS],
     excluded_dirs: ['build', 'vendor', 'archive', 'graphify-out', '.dochygiene', 'node_modules', '.git'],
   },
+  signals: {},
+  links: { ignore: [] },
   reminder: { stale_after_days: 7 },
   archive: { dir: null },
   context: { budget_tokens: 2000 },
@@ -141,6 +155,45 @@ export interface Signal {
   data?: Record<string, unknown>;
 }
 
+/** A finding the user silenced: where, and by what (docs/scanner-and-classifiers.md, "Silencing a finding"). */
+export interface SuppressedSignal {
+  path: string;
+  name: SignalName;
+  line?: number;
+  /** The directive (`docs/a.md:12 stw-ignore-next-line`) or config entry (`links.ignore[0]`) that silenced it. */
+  by: string;
+}
+
+/** A directive or config entry that silenced nothing (`--report-unused-suppressions`). */
+export interface UnusedSuppression {
+  /** The doc with the directive, or the config file. */
+  path: string;
+  /** The directive's line; absent for a config entry. */
+  line?: number;
+  /** The directive as written, or the config key (`signals.version_skew: off`, `links.ignore[1]`). */
+  suppression: string;
+  reason: string;
+}
+
+/**
+ * What the scan computed but does not show (docs/scanner-and-classifiers.md, "Which signals are
+ * shown", "Silencing a finding"): hidden classes and suppressed findings, counted per class.
+ * Neither is in `signals`, so no classifier, model or proposals file can make an entry of one.
+ */
+export interface Withheld {
+  /** Every class hidden in this run (by default, or `signals: {NAME: off}`). */
+  hidden_classes: SignalName[];
+  /** Per class: findings of a hidden class (not also suppressed). */
+  hidden: Partial<Record<SignalName, number>>;
+  /** Per class: findings silenced by a directive or `links.ignore`. */
+  suppressed: Partial<Record<SignalName, number>>;
+  suppressed_signals: SuppressedSignal[];
+  /** The switch that shows the hidden classes. */
+  show_hidden_with: string;
+  /** Directives and config entries that silenced nothing (only with `--report-unused-suppressions`). */
+  unused_suppressions?: UnusedSuppression[];
+}
+
 export interface ExcludedPath {
   path: string;
   /** e.g. frozen, dochygiene-ignore, append-only-log, tool-state, excluded-dir, binary, not-utf8, symlink-outside-root. */
@@ -181,6 +234,8 @@ export interface ScanArtifact {
   history_incomplete?: { path: string; reason: string }[];
   /** Per agent: what a session started at the root loads at start-up, on demand, and what a cap cuts. */
   agents?: AgentContext[];
+  /** Findings computed but not shown: hidden classes and suppressed findings. */
+  withheld?: Withheld;
 }
 
 // ── Categories, edit kinds, tiers (report schema 1.0) ──────────────────────────
@@ -335,6 +390,21 @@ export interface Entry {
   lifecycle?: LifecycleInfo;
 }
 
+/** One class's findings: shown, hidden (its class is), suppressed (by a directive or `links.ignore`). */
+export interface ClassCounts {
+  shown: number;
+  hidden: number;
+  suppressed: number;
+}
+
+/** Report 1.1 `signal_counts`: what the user was shown, per class and in all (report.md's opening table). */
+export interface SignalCounts extends ClassCounts {
+  /** Every class with a finding, or hidden. */
+  by_signal: Partial<Record<SignalName, ClassCounts>>;
+  hidden_classes: SignalName[];
+  show_hidden_with: string;
+}
+
 /** Report schema versions `validate` accepts; finalize writes the newest. */
 export const REPORT_SCHEMA_VERSIONS = ['1.0', '1.1'] as const;
 export type ReportSchemaVersion = (typeof REPORT_SCHEMA_VERSIONS)[number];
@@ -371,6 +441,8 @@ export interface Report {
   context?: { agents: AgentContextSummary[] };
   /** 1.1: scanner signals on shortlisted files that got no proposal at all. */
   unresolved_signals?: Record<string, Signal[]>;
+  /** 1.1: per class, the findings shown, hidden and suppressed. */
+  signal_counts?: SignalCounts;
 }
 
 /**

@@ -24,6 +24,13 @@ describe('the validators compiled at build time', () => {
     'text',
     { schema_version: 1, entries: [{ path: 7 }], unknown_key: true },
     { version: 2, branches: [{}], tasks: 'x', signals: { 'a.md': [{ name: 3 }] } },
+    // issue 31: config signals:/links.ignore, the scan's withheld, the report's signal_counts.
+    {
+      signals: { nope: 'on', version_skew: 'maybe' },
+      links: { ignore: [3, ''], extra: 1 },
+      withheld: { hidden: { nope: 0 }, suppressed_signals: [{ path: '' }] },
+      signal_counts: { shown: -1, by_signal: { broken_reference: { shown: 'x' }, nope: {} } },
+    },
   ];
   for (const file of readdirSync(SCHEMAS).filter((f) => f.endsWith('.schema.json'))) {
     it(`${file}: judge as Ajv does when it compiles the schema now`, () => {

@@ -104,7 +104,12 @@ describe('runCheck', () => {
     assert.equal(distill.token_estimate.injection_frequency, 1);
     assert.equal(first.summary.tokens_saved_per_session, distill.token_estimate.weighted_tokens);
     assert.ok(first.summary.tokens_saved_per_session > 300);
-    assert.deepEqual(first.summary, {
+    const { signal_counts: counts, ...summary } = first.summary;
+    // Nothing suppressed; the hidden classes listed (docs/scanner-and-classifiers.md, "Which signals are shown").
+    assert.equal(counts?.suppressed, 0);
+    assert.deepEqual(counts?.hidden_classes.sort(), ['duplicate_content', 'version_skew']);
+    assert.equal(counts?.shown, Object.values(first.signals).flat().length);
+    assert.deepEqual(summary, {
       candidates: 5,
       files_with_entries: 5,
       signals_without_entry: 1,

@@ -332,3 +332,80 @@ describe('readStaleAfterDays (the reminder’s light reader)', () => {
     }
   });
 });
+
+describe('signals:, links.ignore, .dochygiene.yaml and --config (issue 31)', () => {
+  it('signals: takes on or off per class; an unknown name is one line naming the valid ones', () => {
+    const config = parseConfig('signals:\n  duplicate_content: on\n  broken_reference: off\n');
+    assert.deepEqual(config.signals, { duplicate_content: 'on', broken_reference: 'off' });
+    const unknown = configError('signals:\n  duplicate_contents: on\n');
+    assert.equal(unknown.code, 'config-invalid');
+    assert.match(
+      unknown.message,
+      /^\.dochygiene\.yml: signals\.duplicate_contents: unknown signal "duplicate_contents"; valid: broken_reference, version_skew, .*dropped_tool_claim$/,
+    );
+    assert.doesNotMatch(unknown.message, /\n/);
+    assert.match(
+      configError('signals:\n  version_skew: yes\n').message,
+      /^\.dochygiene\.yml: signals\.version_skew: must be one of "on", "off"/,
+    );
+  });
+
+  it('links.ignore takes globs and /regex/; one that could backtrack or is a regex written as a glob is refused', () => {
+    assert.deepEqual(
+      parseConfig('links:\n  ignore: ["https://example.com/**", "/\\\\.pdf$/i"]\n').links.ignore,
+      ['https://example.com/**', '/\\.pdf$/i'],
+    );
+    assert.match(
+      configError('links:\n  ignore: ["/(x)\\\\1/"]\n').message,
+      /^\.dochygiene\.yml: links\.ignore\[0\]: not a regular expression RE2 accepts/,
+    );
+    assert.match(
+      configError("links:\n  ignore: ['^https://example\\.com']\n").message,
+      /links\.ignore\[0\]: looks like a regular expression .*write it between slashes/,
+    );
+    assert.match(
+      configError('links:\n  ignored: []\n').message,
+      /links: must NOT have additional properties|ignored/,
+    );
+  });
+
+  it('reads .dochygiene.yaml as well as .yml; both at once is a one-line error', async () => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, '.dochygiene.yaml'), 'context:\n  budget_tokens: 700\n');
+    const config = await loadConfig(dir);
+    assert.equal(config.context.budget_tokens, 700);
+    assert.equal(config.source, '.dochygiene.yaml');
+    assert.equal(await readStaleAfterDays(dir), DEFAULT_CONFIG.reminder.stale_after_days);
+    writeFileSync(join(dir, '.dochygiene.yaml'), 'reminder:\n  stale_after_days: 3\n');
+    assert.equal(await readStaleAfterDays(dir), 3);
+    writeFileSync(join(dir, '.dochygiene.yml'), 'context:\n  budget_tokens: 800\n');
+    await assert.rejects(loadConfig(dir), {
+      name: 'ConfigError',
+      message: '.dochygiene.yml and .dochygiene.yaml both exist; keep one of them',
+    });
+    await assert.rejects(readStaleAfterDays(dir), { message: /both exist; keep one of them/ });
+  });
+
+  it('--config FILE replaces the repository config, is trusted no more than it, and must exist', async () => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, '.dochygiene.yml'), 'context:\n  budget_tokens: 800\n');
+    const file = join(dir, 'other.yml');
+    writeFileSync(file, 'context:\n  budget_tokens: 900\n');
+    const config = await loadConfig(dir, process.env, file);
+    assert.equal(config.context.budget_tokens, 900);
+    assert.equal(config.source, file);
+    // The reminder (stw hygiene remind --config FILE) reads the same file.
+    writeFileSync(file, 'reminder:\n  stale_after_days: 2\n');
+    assert.equal(await readStaleAfterDays(dir, file), 2);
+    await assert.rejects(readStaleAfterDays(dir, join(dir, 'none.yml')), { code: 'config-unreadable' });
+    writeFileSync(file, 'classifier:\n  provider: anthropic\n');
+    await assert.rejects(loadConfig(dir, process.env, file), {
+      code: 'user-only-key',
+      message: new RegExp(`^${file}: classifier\\.provider may come only from you`),
+    });
+    await assert.rejects(loadConfig(dir, process.env, join(dir, 'none.yml')), {
+      code: 'config-unreadable',
+      message: /none\.yml: cannot read: no such file \(--config\)/,
+    });
+  });
+});

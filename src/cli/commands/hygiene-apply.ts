@@ -11,6 +11,7 @@ import { validateReport } from '../../hygiene/report/validate.js';
 import type { Report } from '../../hygiene/types.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { CONFIG_OPTION, configFileFlag } from '../signal-flags.js';
 import { renderInterrupted } from './hygiene-clean.js';
 
 /** `stw hygiene apply`: the patch applier behind the approval gate — edits the worktree, never commits. */
@@ -18,7 +19,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(
     ctx.argv,
     'hygiene apply',
-    { report: { type: 'string' }, only: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+    {
+      report: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      ...CONFIG_OPTION,
+    },
     0,
   );
   const out = new Output(values.json === true, ctx.streams, ctx.env);
@@ -48,11 +54,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
   const report = value as Report;
   const root = await resolveProjectRoot(ctx.cwd);
-  await checkReportBelongs(report, root, Deadline.none());
+  const { configFile } = configFileFlag(ctx.cwd, values.config);
+  await checkReportBelongs(report, root, Deadline.none(), configFile);
   const only = values.only === undefined ? undefined : many(values.only);
   const result = await applyGated({
     root,
     report,
+    ...(configFile !== undefined ? { configFile } : {}),
     env: ctx.env,
     clock: ctx.clock,
     ...(only ? { only } : {}),

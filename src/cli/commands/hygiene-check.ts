@@ -6,6 +6,7 @@ import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { collectFindings } from '../../hygiene/output/findings.js';
 import { shallowWarning } from '../../hygiene/output/shallow.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
+import { withheldClause } from '../../hygiene/report/signal-counts.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import {
@@ -18,6 +19,7 @@ import {
   selectForFlags,
 } from '../findings-output.js';
 import { rootScopes } from '../scope.js';
+import { renderUnused, SIGNAL_OPTIONS, signalFlags } from '../signal-flags.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -31,7 +33,8 @@ export function unfixedClause(summary: CheckResult['summary']): string {
     summary.unverifiable_references > 0
       ? `; ${plural(summary.unverifiable_references, 'link')} no site model could check`
       : '';
-  return unfixed + unverifiable;
+  const withheld = withheldClause(summary.signal_counts);
+  return unfixed + unverifiable + (withheld === '' ? '' : `; ${withheld}`);
 }
 
 /** The human summary; the scope line appears only when the user narrowed the check. */
@@ -95,6 +98,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       model: { type: 'string' },
       'no-write': { type: 'boolean' },
       ...FINDINGS_OPTIONS,
+      ...SIGNAL_OPTIONS,
     },
     Number.POSITIVE_INFINITY,
   );
@@ -111,6 +115,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(values['no-write'] === true ? { write: false } : {}),
+    ...signalFlags(ctx.cwd, values),
     env: ctx.env,
     modelRetry: retryPolicyFromEnv(ctx.env),
     onNotice: (message) => out.diag(`stw: ${message}`),
@@ -124,6 +129,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const human = () =>
     [
       renderCheckSummary(result, scopes.length > 0 || values.category !== undefined),
+      ...renderUnused(result.unusedSuppressions),
       ...renderFindingGroups(selected, report.entries, result.saved ? 'report.md' : 'the --json output'),
     ].join('\n');
   const json = {
@@ -142,6 +148,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     gitignore_line: result.gitignoreLine ?? null,
     model: result.model ?? null,
     warnings: result.warnings ?? [],
+    ...(result.unusedSuppressions !== undefined ? { unused_suppressions: result.unusedSuppressions } : {}),
     ...findingsJson(selected),
   };
   if (flags.format === 'text' || flags.format === 'json') out.result(json, human);

@@ -9,6 +9,7 @@ import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { crashFaultsFromEnv } from '../crash-points.js';
 import { describeEntry, GateCancelled, type GateFlags, gatePlan, renderApplyList } from '../gate.js';
+import { CONFIG_OPTION, configFileFlag } from '../signal-flags.js';
 
 const crashFaults = (env: NodeJS.ProcessEnv) => {
   const faults = crashFaultsFromEnv(env);
@@ -25,16 +26,18 @@ export const GATE_OPTIONS = {
   'dry-run': { type: 'boolean' },
   'no-verify': { type: 'boolean' },
   json: { type: 'boolean' },
+  ...CONFIG_OPTION,
 } as const;
 
 /** `--generated`, `--classifier`, `--model`: where generative entries' text comes from. */
 export function openSources(
   ctx: CommandContext,
-  values: { generated?: string; classifier?: string; model?: string },
+  values: { generated?: string; classifier?: string; model?: string; config?: string },
   out: Output,
 ): Promise<GenerativeSources> {
   return openGenerativeSources({
     cwd: ctx.cwd,
+    ...configFileFlag(ctx.cwd, values.config),
     ...(values.generated !== undefined ? { generatedFile: resolve(ctx.cwd, values.generated) } : {}),
     ...(values.classifier !== undefined ? { classifier: values.classifier } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
@@ -209,6 +212,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     approve: many(values.approve),
     reject: many(values.reject),
     generative: sources.plan,
+    ...configFileFlag(ctx.cwd, values.config),
   };
   const planned = await planClean(options);
   sources.checkPlan(planned);

@@ -8,6 +8,7 @@ import {
 } from '../../hygiene/context.js';
 import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { CONFIG_OPTION, configFileFlag } from '../signal-flags.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -66,11 +67,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene context', {
     agent: { type: 'string', multiple: true },
     json: { type: 'boolean' },
+    ...CONFIG_OPTION,
   });
   const agents = many(values.agent).map(parseAgentName);
   const out = new Output(values.json === true, ctx.streams, ctx.env);
   const result = await runContext({
     cwd: ctx.cwd,
+    ...configFileFlag(ctx.cwd, values.config),
     agents,
     signal: ctx.signal,
     onProgress: (message) => out.progress(`stw: ${message}`),

@@ -13,6 +13,7 @@ import { validateReport } from '../../hygiene/report/validate.js';
 import type { ScanArtifact } from '../../hygiene/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { CONFIG_OPTION, configFileFlag } from '../signal-flags.js';
 
 const isStringArray = (value: unknown) =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -65,6 +66,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     proposals: { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean' },
+    ...CONFIG_OPTION,
   });
   const output = new Output(values.json === true, ctx.streams, ctx.env);
   if (values.scan === undefined)
@@ -76,7 +78,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const proposals = await readProposalsFile(resolve(ctx.cwd, values.proposals));
   const artifact = await readScanArtifact(resolve(ctx.cwd, values.scan), ctx.cwd);
   // Every link fix is proved (applied in memory, re-resolved) before it can be an entry.
-  const proved = await proveLinkFixesIn(artifact.project_root, proposals);
+  const { configFile } = configFileFlag(ctx.cwd, values.config);
+  const proved = await proveLinkFixesIn(artifact.project_root, proposals, undefined, configFile);
   for (const item of proved.unproved) output.diag(`stw: ${describeUnproved(item)}`);
   const report = await finalizeReport({
     artifact,
@@ -84,7 +87,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     generatedAt: formatInstant(ctx.clock.now()),
     clock: ctx.clock,
     // A move may go to the project's archive.dir as well as to a folder named like an archive.
-    archiveDir: (await loadConfig(artifact.project_root, ctx.env)).archive.dir,
+    archiveDir: (await loadConfig(artifact.project_root, ctx.env, configFile)).archive.dir,
   });
   const violations = validateReport(report);
   if (violations.length > 0) {

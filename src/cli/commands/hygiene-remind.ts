@@ -1,6 +1,7 @@
 // The SessionStart hook. Loaded at every session start (straight from bin.ts, before the
 // rest of the CLI), so it imports only light modules (no JSON Schema, Markdown or
 // tokenizer code) and exits 0 on every runtime path.
+import { resolve } from 'node:path';
 import { formatInstant } from '../../core/clock.js';
 import { escapeText } from '../../core/quote.js';
 import { decideReminder, lookUpWorkTree, readStaleAfterDays } from '../../hygiene/state/reminder.js';
@@ -12,9 +13,9 @@ import type { CommandContext } from '../command.js';
 const GIT_BUDGET_MS = 3000;
 
 export async function run(ctx: CommandContext): Promise<number> {
-  parseCommandArgs(ctx.argv, 'hygiene remind', {}, 0);
+  const { values } = parseCommandArgs(ctx.argv, 'hygiene remind', { config: { type: 'string' } }, 0);
   try {
-    const line = await remind(ctx);
+    const line = await remind(ctx, values.config === undefined ? undefined : resolve(ctx.cwd, values.config));
     if (line !== undefined) ctx.streams.stdout.write(`${line}\n`);
   } catch (error) {
     // Corrupt state, bad config, unwritable .dochygiene/, a malformed STW_NOW: no banner.
@@ -38,13 +39,13 @@ async function findRoot(ctx: CommandContext): Promise<string | undefined> {
 }
 
 /** The one JSON line to print, or undefined for nothing. Stamps `last_reminded` before answering. */
-async function remind(ctx: CommandContext): Promise<string | undefined> {
+async function remind(ctx: CommandContext, configFile: string | undefined): Promise<string | undefined> {
   const now = ctx.clock.now();
   // Outside a repository there is no project to remind about, and nowhere we should write.
   const root = await findRoot(ctx);
   if (root === undefined) return undefined;
   const store = new StateStore(root);
-  const decision = await decideReminder(await store.read(), now, () => readStaleAfterDays(root));
+  const decision = await decideReminder(await store.read(), now, () => readStaleAfterDays(root, configFile));
   if (!decision.remind) return undefined;
   // Stamp first: if the stamp cannot be written, show nothing rather than nag every session.
   await store.stamp('last_reminded', formatInstant(now));

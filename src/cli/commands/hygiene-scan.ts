@@ -4,6 +4,7 @@ import { loadConfig } from '../../hygiene/config.js';
 import { collectFindings } from '../../hygiene/output/findings.js';
 import { shallowWarning } from '../../hygiene/output/shallow.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
+import { signalCounts } from '../../hygiene/report/signal-counts.js';
 import { isPartialScan, scan } from '../../hygiene/scan/index.js';
 import type { ScanArtifact } from '../../hygiene/types.js';
 import { many, parseCommandArgs } from '../args.js';
@@ -17,6 +18,7 @@ import {
   selectForFlags,
 } from '../findings-output.js';
 import { rootScopes } from '../scope.js';
+import { renderUnused, renderWithheldLine, SIGNAL_OPTIONS, signalFlags } from '../signal-flags.js';
 
 export function renderScanSummary(artifact: ScanArtifact): string {
   const lines: string[] = [];
@@ -63,11 +65,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene scan', {
     scope: { type: 'string', multiple: true },
     ...FINDINGS_OPTIONS,
+    ...SIGNAL_OPTIONS,
   });
   const flags = parseFindingsFlags(values, ctx.cwd, false);
   const out = new Output(flags.format === 'json', ctx.streams, ctx.env);
+  const shown = signalFlags(ctx.cwd, values);
   const root = await resolveProjectRoot(ctx.cwd);
-  const config = await loadConfig(root);
+  const config = await loadConfig(root, ctx.env, shown.configFile);
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
   const artifact = await scan({
     root,
@@ -76,6 +80,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     signal: ctx.signal,
     nowMs: ctx.clock.now().getTime(),
     onProgress: (message) => out.progress(`stw: ${message}`),
+    ...(shown.showAllSignals === true ? { showAllSignals: true } : {}),
+    ...(shown.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
   });
   const partial = isPartialScan(artifact);
   const selected = await selectForFlags(
@@ -92,7 +98,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     flags.changedSince !== undefined ||
     values.format !== undefined;
   // The signals themselves follow the summary, one `path:line:col  signal  detail` line each.
-  const human = () => [renderScanSummary(artifact), ...renderFindingLines(selected)].join('\n');
+  const human = () =>
+    [
+      renderScanSummary(artifact),
+      ...renderWithheldLine(signalCounts(artifact)),
+      ...renderUnused(artifact.withheld?.unused_suppressions),
+      ...renderFindingLines(selected),
+    ].join('\n');
   const json = {
     status: partial ? 'partial' : 'complete',
     ...artifact,

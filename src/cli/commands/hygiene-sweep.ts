@@ -6,6 +6,7 @@ import { many, parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { GateCancelled, gatePlan } from '../gate.js';
 import { rootScopes } from '../scope.js';
+import { configFileFlag, showAllFlag } from '../signal-flags.js';
 import { renderModelUsage, unfixedClause } from './hygiene-check.js';
 import {
   announcer,
@@ -24,7 +25,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(
     ctx.argv,
     'hygiene sweep',
-    { ...GATE_OPTIONS, scope: { type: 'string', multiple: true }, category: { type: 'string' } },
+    {
+      ...GATE_OPTIONS,
+      scope: { type: 'string', multiple: true },
+      category: { type: 'string' },
+      signals: { type: 'string' },
+    },
     0,
   );
   const out = new Output(values.json === true, ctx.streams, ctx.env);
@@ -36,6 +42,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     approve: many(values.approve),
     reject: many(values.reject),
     generative: sources.plan,
+    ...configFileFlag(ctx.cwd, values.config),
   };
   const scopes = await rootScopes(ctx.cwd, many(values.scope));
   let result: Awaited<ReturnType<typeof sweep>>;
@@ -49,6 +56,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       modelRetry: retryPolicyFromEnv(ctx.env),
       onNotice: (message) => out.diag(`stw: ${message}`),
       dryRun,
+      ...(showAllFlag(values.signals) ? { showAllSignals: true } : {}),
       noVerify: values['no-verify'] === true,
       clock: ctx.clock,
       env: ctx.env,

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 interface SignalList {
   docs: string[];
   agent_context: string[];
+  /** Classes hidden by default (a module's `shownByDefault`). */
+  hidden: string[];
 }
 
 function series(names: readonly string[]): string {
@@ -31,8 +33,12 @@ function wrap(text: string, width: number): string[] {
 /** "signals a classifier needs: …; in agent-context files also …." as help lines. */
 export function signalHelpLines(width = 88): string[] {
   const list = JSON.parse(readFileSync(new URL('./signal-list.json', import.meta.url), 'utf8')) as SignalList;
+  const hidden =
+    list.hidden.length > 0
+      ? ` Hidden by default (counted, not shown; --signals all shows them): ${series(list.hidden)}.`
+      : '';
   return wrap(
-    `signals a classifier needs: ${series(list.docs)}; in agent-context files also ${series(list.agent_context)}.`,
+    `signals a classifier needs: ${series(list.docs)}; in agent-context files also ${series(list.agent_context)}.${hidden}`,
     width,
   );
 }

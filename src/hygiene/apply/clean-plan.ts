@@ -71,6 +71,8 @@ export interface CleanPlan {
   apply: string[];
   /** The approvals and rejections the plan was made with (to make it again, e.g. after a recovery). */
   decisions: { approve: string[]; reject: string[] };
+  /** `--config FILE`: the repository config read instead of `.dochygiene.yml` (docs/trust.md: trusted as the repository's). */
+  configFile?: string;
 }
 
 export interface PlanCleanOptions {
@@ -85,6 +87,8 @@ export interface PlanCleanOptions {
    */
   generative?: { texts: ReadonlySet<string>; model: boolean };
   deadline?: Deadline;
+  /** `--config FILE`: the repository config read instead of `.dochygiene.yml` (docs/trust.md: trusted as the repository's). */
+  configFile?: string;
 }
 
 export const kindOf = (entry: Entry): EditKind | 'generative' =>
@@ -102,7 +106,7 @@ function refuseUnknownIds(report: Report, ids: readonly string[], flag: string):
 }
 
 /** Loads `.dochygiene/report.json` and refuses it unless it is valid and was made for `root`. */
-export async function loadReportFor(root: string): Promise<Report> {
+export async function loadReportFor(root: string, configFile?: string): Promise<Report> {
   const store = new StateStore(root);
   if (!(await store.hasReport()))
     throw new RefusalError('no-report', "no report: run 'stw hygiene check' first", {
@@ -117,7 +121,7 @@ export async function loadReportFor(root: string): Promise<Report> {
       violations,
     );
   const report = value as Report;
-  await checkReportBelongs(report, root, Deadline.none());
+  await checkReportBelongs(report, root, Deadline.none(), configFile);
   return report;
 }
 
@@ -126,14 +130,19 @@ export async function loadReportFor(root: string): Promise<Report> {
  * this root (an absolute path), and every entry must be on a file the configured scan
  * would include (docs/report-schema.md, "Which reports are accepted").
  */
-export async function checkReportBelongs(report: Report, root: string, deadline: Deadline): Promise<void> {
+export async function checkReportBelongs(
+  report: Report,
+  root: string,
+  deadline: Deadline,
+  configFile?: string,
+): Promise<void> {
   if (!(await isSameRoot(report.scan.project_root, root)))
     throw new RefusalError(
       'foreign-report',
       `the report was made for ${JSON.stringify(report.scan.project_root)}, not this project; run 'stw hygiene check' here`,
       { report_root: report.scan.project_root, project_root: root },
     );
-  const outside = await entriesOutsideScan(root, report, deadline);
+  const outside = await entriesOutsideScan(root, report, deadline, configFile);
   if (outside.length > 0)
     throw new RefusalError(
       'entry-outside-scan',
@@ -185,7 +194,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
   const approve = options.approve ?? [];
   const reject = options.reject ?? [];
   await checkRepository(root, deadline);
-  const report = await loadReportFor(root);
+  const report = await loadReportFor(root, options.configFile);
   refuseUnknownIds(report, approve, '--approve');
   refuseUnknownIds(report, reject, '--reject');
   const both = approve.filter((id) => reject.includes(id));
@@ -242,6 +251,7 @@ export async function planClean(options: PlanCleanOptions): Promise<CleanPlan> {
     entries,
     apply: entries.filter((e) => e.decision === 'approved').map((e) => e.id),
     decisions: { approve: [...approve], reject: [...reject] },
+    ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
   };
 }
 

@@ -98,6 +98,7 @@ export async function clean(options: CleanOptions): Promise<CleanResult> {
             cwd: planned.root,
             ...planned.decisions,
             ...(options.generative ? { generative: options.generative } : {}),
+            ...(planned.configFile !== undefined ? { configFile: planned.configFile } : {}),
             deadline,
           })
         : planned;

@@ -35,6 +35,8 @@ import { notWritablePaths } from './writable.js';
 export interface GatedApplyOptions extends ApplyOptions {
   /** For the lock's start time; default: the system clock. */
   clock?: Clock;
+  /** `--config FILE`: the repository config read instead of `.dochygiene.yml` (docs/trust.md: trusted as the repository's). */
+  configFile?: string;
 }
 
 export interface GatedApplyResult extends ApplyResult {
@@ -96,7 +98,7 @@ export async function applyGated(options: GatedApplyOptions): Promise<GatedApply
   }
 }
 
-async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApplyResult> {
+async function applyHeld(options: GatedApplyOptions, nowMs: number): Promise<GatedApplyResult> {
   const deadline = options.deadline ?? Deadline.none();
   const all = selectEntries(options.report, options.only);
   const needsModel = all.filter((entry) => kindOf(entry) === 'generative');
@@ -131,7 +133,7 @@ async function applyHeld(options: ApplyOptions, nowMs: number): Promise<GatedApp
   const toApply = approved.filter((entry) => !held.has(entry.path)).map((entry) => entry.id);
   // The reference invariant, as clean runs it: nothing that would break a resolving reference,
   // and a move's inbound links move with it.
-  const config = await loadConfig(options.root, options.env);
+  const config = await loadConfig(options.root, options.env, options.configFile);
   const world = await readDocWorld(options.root, config, deadline);
   const kept = keepReferencesResolving(
     world,

@@ -344,6 +344,9 @@ export async function prepareRewrites(
 
 export interface GenerativeSourcesOptions {
   cwd: string;
+  /** `--config FILE`: the repository config read instead of `.dochygiene.yml` (docs/trust.md: trusted as the repository's). */
+  configFile?: string;
+
   /** `--generated FILE`. */
   generatedFile?: string;
   /** `--classifier` / `--model`, over `.dochygiene.yml`. */
@@ -379,7 +382,7 @@ export async function openGenerativeSources(options: GenerativeSourcesOptions): 
   const generated =
     options.generatedFile !== undefined ? await readGeneratedFile(options.generatedFile) : undefined;
   const root = await resolveProjectRoot(options.cwd);
-  const config = await loadConfig(root, options.env);
+  const config = await loadConfig(root, options.env, options.configFile);
   const overrides = {
     ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),

@@ -305,7 +305,7 @@ export interface GuardedPlan {
  * link rewrites join the entries to apply.
  */
 export async function guardCleanPlan(plan: CleanPlan, deadline: Deadline): Promise<GuardedPlan> {
-  const config = await loadConfig(plan.root);
+  const config = await loadConfig(plan.root, process.env, plan.configFile);
   const world = await readDocWorld(plan.root, config, deadline);
   const writable = await writableFor(plan.root, plan.report, plan.apply, deadline);
   const kept = keepReferencesResolving(world, plan.report, plan.apply, writable);

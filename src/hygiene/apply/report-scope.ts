@@ -32,8 +32,9 @@ export async function entriesOutsideScan(
   root: string,
   report: Report,
   deadline: Deadline,
+  configFile?: string,
 ): Promise<OutsideScan[]> {
-  const config = await loadConfig(root);
+  const config = await loadConfig(root, process.env, configFile);
   const globs = [...new Set([...config.scan.globs, ...AGENT_CONTEXT_GLOBS])];
   const isDoc = globsMatcher(globs);
   const excluded = config.scan.excluded_dirs.map((dir) => dir.replace(/^\.\/+|\/+$/g, ''));

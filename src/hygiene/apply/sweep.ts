@@ -30,6 +30,8 @@ export interface SweepOptions extends Omit<CleanOptions, 'plan'> {
   model?: string;
   modelRetry?: RetryPolicy;
   onNotice?: (message: string) => void;
+  /** `--signals all` for the check: the hidden classes are shown (and may get entries). */
+  showAllSignals?: boolean;
 }
 
 export interface SweepResult {
@@ -104,6 +106,8 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
       ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.env !== undefined ? { env: options.env } : {}),
+      ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+      ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
     });
     let plan = await planClean(options);
     if (options.gate !== undefined) plan = await options.gate(plan);

@@ -36,8 +36,10 @@ import {
   type Proposal,
   type Report,
   type ScanArtifact,
+  type Signal,
 } from '../types.js';
 import { startupPaths, tokensSavedFor } from './agent-savings.js';
+import { signalCounts } from './signal-counts.js';
 
 export interface FinalizeInput {
   artifact: ScanArtifact;
@@ -169,6 +171,27 @@ function fileViolations(proposal: Proposal, file: FileBytes, at: string): string
   return out;
 }
 
+/**
+ * Why a cited signal the user was not shown cannot carry an entry, in words; undefined when
+ * it was shown (or is no withheld one). A suppressed finding, and any signal of a hidden class,
+ * is refused as an unknown one is: no proposal may come from a signal the user did not see
+ * (docs/scanner-and-classifiers.md, "Which signals are shown", "Silencing a finding").
+ */
+function withheldCitation(signal: Signal, path: string, artifact: ScanArtifact): string | undefined {
+  const withheld = artifact.withheld;
+  if (withheld === undefined) return undefined;
+  const line = typeof signal.line === 'number' ? signal.line : undefined;
+  const suppressed = withheld.suppressed_signals.find(
+    (s) => s.path === path && s.name === signal.name && (line === undefined || s.line === line),
+  );
+  const name = JSON.stringify(signal.name);
+  if (suppressed !== undefined)
+    return `the ${name} signal${suppressed.line !== undefined ? ` on line ${suppressed.line}` : ''} is suppressed (${suppressed.by}), so no entry may cite it`;
+  if ((withheld.hidden_classes as readonly string[]).includes(signal.name))
+    return `${name} is a hidden signal class, so no entry may cite it (shown with ${withheld.show_hidden_with} or signals: {${signal.name}: on})`;
+  return undefined;
+}
+
 /** The signals entryEvidence reads as proof of an auto edit. */
 const PROOF_SIGNALS: ReadonlySet<string> = new Set(['broken_reference', 'frontmatter_marker']);
 
@@ -197,6 +220,11 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
     ...proposal,
     signals: proposal.signals.map((signal, j) => {
       const scanned = citedSignal(signal, artifact.signals[proposal.path] ?? []);
+      const withheld = scanned === undefined ? withheldCitation(signal, proposal.path, artifact) : undefined;
+      if (withheld !== undefined) {
+        uncited.push(`proposals[${i}].signals[${j}]: ${withheld}`);
+        return signal;
+      }
       if (scanned !== undefined || !PROOF_SIGNALS.has(signal.name)) return scanned ?? signal;
       const line = typeof signal.line === 'number' ? ` on line ${signal.line}` : '';
       uncited.push(
@@ -288,6 +316,7 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   assignEntryIds(entries);
 
   const budget = input.budgetTokens ?? DEFAULT_CONFIG.context.budget_tokens;
+  const counts = signalCounts(artifact);
   const proposed = new Set(proposals.map((p) => p.path));
   const unresolved = Object.keys(artifact.signals)
     .filter(
@@ -324,6 +353,7 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
     ...(unresolved.length > 0
       ? { unresolved_signals: Object.fromEntries(unresolved.map((path) => [path, artifact.signals[path]!])) }
       : {}),
+    ...(counts !== undefined ? { signal_counts: counts } : {}),
   };
 }
 

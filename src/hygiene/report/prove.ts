@@ -53,8 +53,9 @@ export async function proveLinkFixesIn(
   root: string,
   proposals: readonly Proposal[],
   deadline?: Deadline,
+  configFile?: string,
 ): Promise<{ proposals: Proposal[]; unproved: UnprovedFix[] }> {
-  const world = await readDocWorld(root, await loadConfig(root), deadline);
+  const world = await readDocWorld(root, await loadConfig(root, process.env, configFile), deadline);
   const unproved: UnprovedFix[] = [];
   const proved = proveLinkFixes(world, proposals, (proposal, reason) =>
     unproved.push({ path: proposal.path, reason }),

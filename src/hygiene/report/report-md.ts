@@ -7,6 +7,7 @@
  */
 import { escapeText } from '../../core/quote.js';
 import type { Entry, Report, ScanArtifact, Signal } from '../types.js';
+import { renderSignalTable } from './signal-counts.js';
 
 /** How many cleared paths are listed before the rest are summarised (the JSON has all). */
 const CLEARED_LISTED = 200;
@@ -244,6 +245,7 @@ export function renderReportMarkdown(report: Report, extras: ReportMarkdownExtra
   const lines = [
     '# Docs hygiene report',
     '',
+    ...renderSignalTable(report.signal_counts),
     `- **Generated:** ${escapeMarkdown(report.generated_at)}`,
     `- **Scope:** ${scope}`,
     `- **Category filter:** ${filter}`,

@@ -3,6 +3,7 @@ import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo, isOwnershipRefused, shallowDepth } from '../../core/git.js';
+import { CONFIG_FILE } from '../config.js';
 import type { ScannedDocuments } from '../references.js';
 import type { ExcludedPath, HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
@@ -18,6 +19,7 @@ import { defaultParseWorkers } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput, type SignalModule } from './signals/index.js';
+import { withhold } from './suppress/index.js';
 import { docGlobs, ProjectWalk } from './walk.js';
 
 export { HISTORY_SIGNALS } from './signals/index.js';
@@ -37,6 +39,10 @@ export interface ScanOptions {
   parseWorkers?: number;
   /** "Now" in epoch ms, for lifecycle ages (the injectable clock's instant). */
   nowMs?: number;
+  /** `--signals all`: show the classes hidden by default or by `signals: {NAME: off}`. */
+  showAllSignals?: boolean;
+  /** `--report-unused-suppressions`: list the directives and config entries that silenced nothing. */
+  reportUnusedSuppressions?: boolean;
 }
 
 const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
@@ -191,7 +197,15 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     root,
     inScope,
   });
-  const signals = computed.signals;
+  // Hidden classes and suppressed findings are counted, never shown (scan/suppress).
+  const { shown: signals, withheld } = withhold({
+    signals: computed.signals,
+    docs: facts.docs,
+    config,
+    configSource: config.source ?? CONFIG_FILE,
+    showAll: options.showAllSignals === true,
+    reportUnused: options.reportUnusedSuppressions === true,
+  });
   historyFacts = computed.history;
 
   const shortlist = [...facts.docs.keys()].sort(cmp);
@@ -222,6 +236,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       : {}),
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
+    withheld,
   };
   return {
     artifact,

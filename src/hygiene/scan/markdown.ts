@@ -50,6 +50,32 @@ export interface ParsedDoc {
   codeLines: Set<number>;
   /** Block-level HTML comments (0-based start, exclusive end): stripped before agent injection. */
   commentBlocks: [number, number][];
+  /**
+   * HTML comments that may be suppression directives (`<!-- stw-… -->`, `<!-- markdown-link-check-… -->`),
+   * outside code: never one in a fenced or indented block or a code span. Read by scan/suppress.
+   */
+  directives: DirectiveComment[];
+}
+
+/** One directive-like HTML comment: its body (between `<!--` and `-->`, trimmed) and 1-based lines. */
+export interface DirectiveComment {
+  text: string;
+  line: number;
+  endLine: number;
+}
+
+/** An HTML comment whose body starts with a directive prefix (scan/suppress/directives.ts). */
+const DIRECTIVE_COMMENT = /<!--\s*((?:stw|markdown-link-check)-[\s\S]*?)-->/g;
+
+/** The directive comments in an HTML token's text that starts on 0-based line `start0`. */
+function directiveComments(html: string, start0: number): DirectiveComment[] {
+  const out: DirectiveComment[] = [];
+  for (const m of html.matchAll(DIRECTIVE_COMMENT)) {
+    const before = html.slice(0, m.index).split('\n').length - 1;
+    const inside = m[0].split('\n').length - 1;
+    out.push({ text: m[1]!.trim(), line: start0 + before + 1, endLine: start0 + before + inside + 1 });
+  }
+  return out;
 }
 
 /** Normalised blocks shorter than this are too small to call duplicated. */
@@ -221,11 +247,12 @@ export function parseMarkdown(text: string): ParsedDoc {
   const blocks: DocBlock[] = [];
   const codeLines = new Set<number>();
   const commentBlocks: [number, number][] = [];
+  const directives: DirectiveComment[] = [];
   const tasks = { total: 0, done: 0, firstLine: 0 };
   let bodyStatus: ParsedDoc['bodyStatus'];
   const slugger = new GithubSlugger();
 
-  const state: InlineState = { lines, refs, imports, anchors };
+  const state: InlineState = { lines, refs, imports, anchors, directives };
 
   let rowMap: [number, number] | null = null;
   for (let i = 0; i < tokens.length; i++) {
@@ -250,6 +277,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     }
     if (token.type === 'html_block' && map) {
       if (token.content.trimStart().startsWith('<!--')) commentBlocks.push([map[0], map[1]]);
+      directives.push(...directiveComments(token.content, map[0]));
       addHtml(state, token.content, map[0], map[1]);
       continue;
     }
@@ -298,6 +326,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     blocks,
     codeLines,
     commentBlocks,
+    directives,
   };
 }
 
@@ -307,6 +336,7 @@ interface InlineState {
   refs: DocRef[];
   imports: DocRef[];
   anchors: Set<string>;
+  directives: DirectiveComment[];
 }
 
 /** Finds `needle` on the lines from `from0` to `end0`; returns the 0-based line or -1. */
@@ -372,9 +402,14 @@ function scanInline(state: InlineState, children: Token[], start0: number, end0:
         if (src) place(src, 'image', labelStart(child.content));
         break;
       }
-      case 'html_inline':
+      case 'html_inline': {
+        if (child.content.startsWith('<!--')) {
+          const at = findLine(child.content.split('\n', 1)[0]!, cursor, end0);
+          if (at !== -1) state.directives.push(...directiveComments(child.content, at));
+        }
         addHtml(state, child.content, cursor, end0);
         break;
+      }
       case 'code_inline': {
         const path = child.content.trim().replace(/(?::\d+)+$|#L\d+(?:-L\d+)?$/, '');
         if (CODE_PATH.test(path) && !path.includes('://')) {

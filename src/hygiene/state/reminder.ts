@@ -57,8 +57,41 @@ export async function decideReminder(
   };
 }
 
+/** A config file's text, or undefined when it does not exist; `config-unreadable` naming `label` otherwise. */
+async function readNamed(path: string, label: string): Promise<string | undefined> {
+  try {
+    return await readConfigFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = error instanceof ConfigFileProblem ? error.message : (code ?? 'error');
+    throw new ConfigError('config-unreadable', `${label}: cannot read: ${why}`);
+  }
+}
+
+/** The repository config's text and name, as `loadConfig` finds it (`--config`, `.yml`, `.yaml`). */
+async function readReminderConfig(root: string, file?: string): Promise<{ text?: string; label: string }> {
+  if (file !== undefined) {
+    const text = await readNamed(file, file);
+    if (text === undefined)
+      throw new ConfigError('config-unreadable', `${file}: cannot read: no such file (--config)`);
+    return { text, label: file };
+  }
+  const [yml, yaml] = await Promise.all([
+    readNamed(join(root, '.dochygiene.yml'), '.dochygiene.yml'),
+    readNamed(join(root, '.dochygiene.yaml'), '.dochygiene.yaml'),
+  ]);
+  if (yml !== undefined && yaml !== undefined)
+    throw new ConfigError(
+      'config-invalid',
+      '.dochygiene.yml and .dochygiene.yaml both exist; keep one of them',
+    );
+  return yaml !== undefined
+    ? { text: yaml, label: '.dochygiene.yaml' }
+    : { text: yml, label: '.dochygiene.yml' };
+}
+
 /**
- * `reminder.stale_after_days` from `<root>/.dochygiene.yml`, read without the full config
+ * `reminder.stale_after_days` from `<root>/.dochygiene.yml` (or `.yaml`, or `--config FILE`), read without the full config
  * loader (no JSON Schema machinery at session start). Missing file or key → the default
  * from `DEFAULT_CONFIG`. A file whose text never names the key cannot set it, so it is not
  * parsed (YAML would only let an escaped key spell it otherwise). Malformed YAML or a bad
@@ -66,16 +99,9 @@ export async function decideReminder(
  * when a command that uses it runs. Both parsers read YAML 1.2's core schema, so they agree
  * on the one integer read here.
  */
-export async function readStaleAfterDays(root: string): Promise<number> {
+export async function readStaleAfterDays(root: string, file?: string): Promise<number> {
   const fallback = DEFAULT_CONFIG.reminder.stale_after_days;
-  let text: string | undefined;
-  try {
-    text = await readConfigFile(join(root, '.dochygiene.yml'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = error instanceof ConfigFileProblem ? error.message : (code ?? 'error');
-    throw new ConfigError('config-unreadable', `.dochygiene.yml: cannot read: ${why}`);
-  }
+  const { text, label } = await readReminderConfig(root, file);
   if (text === undefined) return fallback;
   if (!text.includes('stale_after_days')) return fallback;
   const { load } = await import('js-yaml');
@@ -83,21 +109,21 @@ export async function readStaleAfterDays(root: string): Promise<number> {
   try {
     raw = load(text);
   } catch {
-    throw new ConfigError('config-invalid', '.dochygiene.yml: not valid YAML');
+    throw new ConfigError('config-invalid', `${label}: not valid YAML`);
   }
   if (raw === null || raw === undefined) return fallback;
   if (typeof raw !== 'object' || Array.isArray(raw))
-    throw new ConfigError('config-invalid', '.dochygiene.yml: (root): must be a mapping of keys');
+    throw new ConfigError('config-invalid', `${label}: (root): must be a mapping of keys`);
   const reminder = (raw as Record<string, unknown>)['reminder'];
   if (reminder === undefined) return fallback;
   if (typeof reminder !== 'object' || reminder === null || Array.isArray(reminder))
-    throw new ConfigError('config-invalid', '.dochygiene.yml: reminder: must be a mapping');
+    throw new ConfigError('config-invalid', `${label}: reminder: must be a mapping`);
   const value = (reminder as Record<string, unknown>)['stale_after_days'];
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
     throw new ConfigError(
       'config-invalid',
-      '.dochygiene.yml: reminder.stale_after_days: must be a positive integer',
+      `${label}: reminder.stale_after_days: must be a positive integer`,
     );
   return value;
 }

@@ -680,3 +680,35 @@ describe('check with a model classifier: failures keep the previous report', () 
     assert.equal(unknown.code, 2);
   });
 });
+
+describe('a model classifier and the signals the user was not shown (issue 31)', () => {
+  it('a file whose only signal is hidden is never sent; a proposal citing a hidden signal is dropped', async () => {
+    const repo = project('signals:\n  broken_reference: off\n');
+    const citesHidden = { ...DISTILL, signals: [{ name: 'broken_reference', line: 3 }] };
+    const server = await stub(
+      anthropic({ 'docs/guide.md': answer(LINK_FIX), 'CLAUDE.md': answer(citesHidden, DISTILL) }),
+    );
+    const result = await runCliJson<CheckJson>(['hygiene', 'check', '--classifier', 'anthropic'], {
+      cwd: repo.dir,
+      env: anthropicEnv(server),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    // docs/guide.md's broken link is hidden: the file is not sent, so no fix can come from it.
+    assert.deepEqual(
+      server.requests.map((r) => requestedFile(r.body)),
+      ['CLAUDE.md', 'CLAUDE.md'],
+      'CLAUDE.md is re-asked once for its invalid proposal',
+    );
+    for (const request of server.requests)
+      assert.doesNotMatch(userTexts(request.body)[0]!, /broken_reference/);
+    assert.equal(result.json.model?.dropped, 1);
+    assert.match(
+      result.json.model?.dropped_proposals[0]?.violations.join('\n') ?? '',
+      /signals\[0\]: the scanner reported no "broken_reference" signal on line 3 for this file/,
+    );
+    assert.deepEqual(
+      readReport(repo).entries.map((e) => e.path),
+      ['CLAUDE.md'],
+    );
+  });
+});

@@ -11,14 +11,24 @@ import {
 } from '../../../src/hygiene/types.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../../helpers/git-repo.js';
 
-/** Scans `root` with the default config (or `config`) and checks the artifact against its schema. */
+/**
+ * Scans `root` with the default config (or `config`) and checks the artifact against its
+ * schema. Every class is shown (`--signals all`): these tests are about what each signal
+ * module computes; `defaultVisibility` scans as a user does, with the hidden classes withheld.
+ */
 export async function scanDir(
   root: string,
-  options: { scopes?: string[]; config?: Partial<HygieneConfig>; parseWorkers?: number } = {},
+  options: {
+    scopes?: string[];
+    config?: Partial<HygieneConfig>;
+    parseWorkers?: number;
+    defaultVisibility?: boolean;
+  } = {},
 ): Promise<ScanArtifact> {
   const artifact = await scan({
     root,
     config: { ...DEFAULT_CONFIG, ...options.config },
+    showAllSignals: options.defaultVisibility !== true,
     ...(options.scopes ? { scopes: options.scopes } : {}),
     ...(options.parseWorkers !== undefined ? { parseWorkers: options.parseWorkers } : {}),
   });

@@ -44,7 +44,7 @@ export async function lifecycleContext(
   options: CleanOptions,
   run: { checkpointed: boolean; baseHead: string; holdDir: string },
 ): Promise<LifecycleApplyContext> {
-  const { lifecycle } = await loadConfig(plan.root, options.env);
+  const { lifecycle } = await loadConfig(plan.root, options.env, plan.configFile);
   return {
     rules: lifecycle.rules,
     ...(lifecycle.vault_command ? { vaultCommand: lifecycle.vault_command } : {}),

@@ -6,6 +6,7 @@ export const appendOnlyGrowth: SignalModule = {
   name: 'append_only_growth',
   scope: 'docs',
   description: `${THRESHOLDS.appendMinCommits}+ commits, ${THRESHOLDS.appendMinRatio * 100}% of them only appending, and ${THRESHOLDS.appendMinLines}+ lines`,
+  shownByDefault: true,
   needs: ['history'],
   collect({ facts, history }, emit) {
     const incomplete = new Set(history.incomplete.map((h) => h.path));

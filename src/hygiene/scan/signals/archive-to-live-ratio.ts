@@ -7,6 +7,7 @@ export const archiveToLiveRatio: SignalModule = {
   name: 'archive_to_live_ratio',
   scope: 'docs',
   description: 'its folder holds more archived than live docs, or it links mostly into archives',
+  shownByDefault: true,
   needs: [],
   collect({ facts }, emit) {
     const archivedIn = new Map<string, number>();

@@ -73,6 +73,7 @@ export const brokenReference: SignalModule = {
   scope: 'docs',
   description:
     'a reference whose path or fragment does not resolve where it is read (GitHub, the site), with a suggested target when one is known',
+  shownByDefault: true,
   needs: ['renames'],
   async collect({ facts, history }, emit) {
     const { tree } = facts;

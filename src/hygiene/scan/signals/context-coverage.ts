@@ -17,6 +17,7 @@ export const contextCoverage: SignalModule = {
   scope: 'agent-context',
   description:
     'an AGENTS.md Claude Code never reads (no CLAUDE.md imports, links or is it), or a context file symlinked to a long human guide',
+  shownByDefault: true,
   needs: [],
   collect(input, emit) {
     unreadAgentsFiles(input, emit);

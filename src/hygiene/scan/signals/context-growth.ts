@@ -48,6 +48,7 @@ export const contextGrowth: SignalModule = {
   name: 'context_growth',
   scope: 'agent-context',
   description: `an agent-context file whose last ${THRESHOLDS.contextGrowthWindow} commits mostly added lines, growing by half or more`,
+  shownByDefault: true,
   needs: ['history'],
   collect({ facts, history, whoLoads }, emit) {
     const incomplete = new Set(history.incomplete.map((h) => h.path));

@@ -43,6 +43,7 @@ export const contextIndexDrift: SignalModule = {
   scope: 'agent-context',
   description:
     'an agent-context file listing the skills, commands or agents of the project that misses some or names gone ones',
+  shownByDefault: true,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     const entries = new Map<IndexKind, Set<string>>();

@@ -14,6 +14,7 @@ export const contextWeight: SignalModule = {
   name: 'context_weight',
   scope: 'docs',
   description: 'an agent-context file or import above context.budget_tokens',
+  shownByDefault: true,
   needs: [],
   async collect({ facts, config, agents, whoLoads }, emit) {
     if (facts.agentContext.size === 0) return;

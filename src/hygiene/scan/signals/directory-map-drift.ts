@@ -90,6 +90,7 @@ export const directoryMapDrift: SignalModule = {
   scope: 'agent-context',
   description:
     'a directory tree or folder list in an agent-context file that lists gone entries or leaves out folders',
+  shownByDefault: true,
   needs: [],
   async collect({ facts, whoLoads, history }, emit) {
     const { tree } = facts;

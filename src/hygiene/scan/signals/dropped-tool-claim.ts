@@ -131,6 +131,7 @@ export const droppedToolClaim: SignalModule = {
   scope: 'agent-context',
   description:
     'an agent-context file names a tool the repository has no config, dependency or file of any more, and history shows it removed',
+  shownByDefault: true,
   needs: ['history'],
   async collect({ facts, whoLoads }, emit) {
     const { tree } = facts;

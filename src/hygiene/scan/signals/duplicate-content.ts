@@ -42,6 +42,7 @@ export const duplicateContent: SignalModule = {
   scope: 'docs',
   description:
     'a whole prose section repeated verbatim in one other doc of the same language and version (not generated, not a template in 3+ docs)',
+  shownByDefault: false,
   needs: [],
   async collect({ facts }, emit) {
     const canonicalRank = (path: string): Rank => [

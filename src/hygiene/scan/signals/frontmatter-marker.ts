@@ -11,6 +11,7 @@ export const frontmatterMarker: SignalModule = {
   scope: 'docs',
   description:
     'frontmatter status done/superseded/…, superseded_by, archived: true, an in-body status line, or all tasks ticked',
+  shownByDefault: true,
   needs: [],
   collect({ facts }, emit) {
     for (const doc of facts.docs.values()) {

@@ -88,6 +88,7 @@ export const machineMarkers: SignalModule = {
   name: 'machine_markers',
   scope: 'agent-context',
   description: `an HTML-comment marker of one shape on ${MACHINE_MARKERS.minLines}+ lines of an agent-context file (with as many ids, or on ${MACHINE_MARKERS.minShare * 100}%+ of the prose): tokens no agent uses`,
+  shownByDefault: true,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of contextDocs(facts, whoLoads)) {

@@ -97,6 +97,7 @@ export const misnamedContextFile: SignalModule = {
   scope: 'agent-context',
   description:
     'a file named almost like an agent-context file (case, a doubled dot, a singular), which no agent loads',
+  shownByDefault: true,
   needs: [],
   collect({ facts, whoLoads, inScope }, emit) {
     // Every listed path in scope, not only the scanned docs: `CLAUDE.MD` is no doc by the

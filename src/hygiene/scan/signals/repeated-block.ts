@@ -133,6 +133,7 @@ export const repeatedBlock: SignalModule = {
   name: 'repeated_block',
   scope: 'agent-context',
   description: `a paragraph or list of ${REPEATED_BLOCK.minWords}+ words written twice, word for word, in one agent-context file`,
+  shownByDefault: true,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of contextDocs(facts, whoLoads)) {

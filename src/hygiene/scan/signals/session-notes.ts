@@ -39,6 +39,7 @@ export const sessionNotes: SignalModule = {
   name: 'session_notes',
   scope: 'agent-context',
   description: 'dated entries, progress logs, first-person or hand-off notes in an agent-context file',
+  shownByDefault: true,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of facts.docs.values()) {

@@ -24,6 +24,7 @@ export const staleNameLocation: SignalModule = {
   scope: 'docs',
   description:
     'lives under plans/, drafts/, wip/ …, or its name carries a date, draft, old or an older version',
+  shownByDefault: true,
   needs: [],
   collect({ facts }, emit) {
     const newerSibling = newerSiblings(facts.allDocs);

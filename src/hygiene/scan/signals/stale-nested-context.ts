@@ -93,6 +93,7 @@ export const staleNestedContext: SignalModule = {
   name: 'stale_nested_context',
   scope: 'agent-context',
   description: `an agent-context file in a subfolder that names ${STALE_NESTED.minNamed}+ of its sub-folders, unedited while folders it does not name were added`,
+  shownByDefault: true,
   needs: ['history'],
   async collect({ facts, whoLoads, history }, emit) {
     const { tree } = facts;

@@ -56,6 +56,7 @@ export const toolSpecificWording: SignalModule = {
   scope: 'agent-context',
   description:
     "wording for one agent's tools in a file another agent loads at start-up or through an @import",
+  shownByDefault: true,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of facts.docs.values()) {

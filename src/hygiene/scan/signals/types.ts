@@ -43,6 +43,13 @@ export interface SignalModule {
    */
   scope: 'docs' | 'agent-context';
   description: string;
+  /**
+   * Whether its findings are shown by default (docs/scanner-and-classifiers.md, "Which signals
+   * are shown"). A hidden class is computed but withheld: counted in the summaries, never
+   * shown or proposed for, until `--signals all` or `signals: {NAME: on}` shows it. Set from
+   * the precision bench (bench/precision/): a class is shown at 0.9 measured precision or more.
+   */
+  shownByDefault: boolean;
   needs: readonly SignalNeed[];
   collect(input: SignalInput, emit: EmitSignal): void | Promise<void>;
 }

@@ -69,6 +69,7 @@ export const versionSkew: SignalModule = {
   scope: 'docs',
   description:
     'a present-tense version requirement that disagrees with package.json, pyproject.toml, Cargo.toml or go.mod (never a changelog, post, migration guide or a statement of the past)',
+  shownByDefault: false,
   needs: ['manifests'],
   collect({ facts, manifests }, emit) {
     if (manifests.length === 0) return;
