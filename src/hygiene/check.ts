@@ -71,6 +71,8 @@ export interface CheckOptions {
   onProgress?: (message: string) => void;
   /** False (`--no-write`): build and validate the report but save nothing under `.dochygiene/`. */
   write?: boolean;
+  /** False (`--no-cache`): the scan reads and parses everything (`ScanOptions.cache`). */
+  cache?: boolean;
   /** Test-only: corrupt the assembled report before validation, to prove nothing invalid is written. */
   faults?: { corruptReport?: (report: Report) => void };
 }
@@ -371,6 +373,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
       root,
       config,
       nowMs: options.clock.now().getTime(),
+      env,
+      ...(options.cache === false ? { cache: false } : {}),
       ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
       ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),

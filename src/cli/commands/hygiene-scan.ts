@@ -72,6 +72,7 @@ export function renderScanSummary(artifact: ScanArtifact): string {
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene scan', {
     scope: { type: 'string', multiple: true },
+    'no-cache': { type: 'boolean' },
     ...FINDINGS_OPTIONS,
   });
   const flags = parseFindingsFlags(values, ctx.cwd, false);
@@ -85,6 +86,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     scopes,
     signal: ctx.signal,
     nowMs: ctx.clock.now().getTime(),
+    env: ctx.env,
+    ...(values['no-cache'] === true ? { cache: false } : {}),
     onProgress: (message) => out.progress(`stw: ${message}`),
   });
   const partial = isPartialScan(artifact);

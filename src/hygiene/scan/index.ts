@@ -6,6 +6,7 @@ import { discoverRepo, isOwnershipRefused, shallowDepth } from '../../core/git.j
 import type { ScannedDocuments } from '../references.js';
 import type { ExcludedPath, HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
+import { openScanCache, type ScanCache } from './cache/index.js';
 import { WhoLoads } from './context/who-loads.js';
 import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import type { UnsafeName } from './files.js';
@@ -37,6 +38,10 @@ export interface ScanOptions {
   parseWorkers?: number;
   /** "Now" in epoch ms, for lifecycle ages (the injectable clock's instant). */
   nowMs?: number;
+  /** False (`--no-cache`): read and parse everything; by default the cache under the git dir serves what did not change. */
+  cache?: boolean;
+  /** Where the cache key and `STW_CACHE_MAX_MIB` are read; default: this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
@@ -94,6 +99,21 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
   // listing: it is the longest thing a scan waits for besides parsing. Blob ids are read for
   // docs only: a doc matches the globs, or is Markdown reached otherwise.
   const inGlobs = globsMatcher(docGlobs(config));
+  const mayBeDoc = (path: string) =>
+    path.startsWith(prefix) && (inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path));
+  const cache: ScanCache | undefined =
+    options.cache !== false && inRepo && repo
+      ? openScanCache({
+          config,
+          scopes: options.scopes ?? [],
+          prefix,
+          gitDir: repo.gitDir,
+          commonDir: repo.commonDir,
+          isShallow: repo.isShallow,
+          mayBeDoc,
+          ...(options.env ? { env: options.env } : {}),
+        })
+      : undefined;
   const startHistory = async () => {
     const partialClone = inRepo ? await isPartialClone(root, options.deadline) : false;
     const history =
@@ -104,8 +124,8 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
               ...(options.deadline ? { deadline: options.deadline } : {}),
               ...(options.signal ? { signal: options.signal } : {}),
             },
-            (path) =>
-              path.startsWith(prefix) && (inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path)),
+            mayBeDoc,
+            cache?.history,
           )
         : undefined;
     return { partialClone, history };
@@ -118,6 +138,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       config,
       ...(options.scopes ? { scopes: options.scopes } : {}),
       ...(options.deadline ? { deadline: options.deadline } : {}),
+      ...(cache ? { parseCache: cache.parse } : {}),
     }),
     startHistory(),
   ]);
@@ -223,6 +244,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
   };
+  cache?.save();
   return {
     artifact,
     // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
