@@ -201,6 +201,12 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
     : [];
 
+  if (cache) {
+    const { hits, misses } = cache.parse.counts;
+    progress(
+      `cache: ${hits} docs reused, ${misses} parsed; history ${cache.history?.served ?? 'not cached'}`,
+    );
+  }
   progress('computing signals');
   const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
   const computed = await computeSignals({

@@ -60,17 +60,10 @@ export class CacheStore {
    * symlink or another user's folder on the way): the scan then runs without it.
    */
   static open(dir: string, key: Buffer, maxBytes: number): CacheStore | undefined {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const uid = process.getuid?.();
-      for (const path of [join(dir, '..'), dir]) {
-        const info = lstatSync(path);
-        if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) return undefined;
-      }
-      return new CacheStore(dir, key, maxBytes);
-    } catch {
-      return undefined;
-    }
+    // Each folder is checked before anything is made in it: a symlink (a `.git/` from a
+    // tarball may hold one) is never followed.
+    for (const path of [join(dir, '..'), dir]) if (!isOwnDirectory(path)) return undefined;
+    return new CacheStore(dir, key, maxBytes);
   }
 
   /** The value stored under `name`, or undefined when it is missing, cut short, altered or not this user's. */
@@ -215,6 +208,22 @@ export class CacheStore {
     } finally {
       closeSync(fd);
     }
+  }
+}
+
+/** True when `path` is a real folder of this user's, made (0700) if missing. */
+function isOwnDirectory(path: string): boolean {
+  try {
+    try {
+      mkdirSync(path, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+    const info = lstatSync(path);
+    const uid = process.getuid?.();
+    return info.isDirectory() && (uid === undefined || info.uid === uid);
+  } catch {
+    return false;
   }
 }
 
