@@ -29,17 +29,24 @@ export class ParseCache {
   private missed = 0;
   private hit = 0;
 
+  private loaded = false;
+
   constructor(
     private readonly store: CacheStore,
     private readonly settings: string,
     /** The pointer entry's name (one per work tree). */
     private readonly pointer: string,
-  ) {
-    const latest = store.read(pointer);
+  ) {}
+
+  /** Reads the last scan's facts, on first use: after the history pass has started, not before. */
+  private load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    const latest = this.store.read(this.pointer);
     const bundle = isObject(latest) && typeof latest['bundle'] === 'string' ? latest['bundle'] : undefined;
     if (bundle === undefined || !ENTRY_NAME.test(bundle)) return;
-    const value = store.read(bundle);
-    if (!isObject(value) || value['settings'] !== settings || !isObject(value['docs'])) return;
+    const value = this.store.read(bundle);
+    if (!isObject(value) || value['settings'] !== this.settings || !isObject(value['docs'])) return;
     for (const [oid, doc] of Object.entries(value['docs']))
       if (/^[0-9a-f]{40}$/.test(oid)) this.known.set(oid, doc);
   }
@@ -89,6 +96,7 @@ export class ParseCache {
   }
 
   private lookUp(oid: string, text: string): ParsedDoc | undefined {
+    this.load();
     const raw = this.known.get(oid);
     if (raw === undefined) return undefined;
     const parsed = decodeDoc(raw, text);
