@@ -368,7 +368,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   // `documents` (every doc's text and parse) is let go once link fixes are proved, before
   // the report is built (and the tokenizer loaded): the two need not be held at once.
-  const scanned: { artifact: ScanArtifact; documents: ScannedDocuments | undefined } =
+  const scanned: { artifact: ScanArtifact; documents: ScannedDocuments | undefined; saveCache: () => void } =
     await scanWithDocuments({
       root,
       config,
@@ -429,6 +429,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     },
   );
   scanned.documents = undefined;
+  scanned.saveCache();
   // The documents, and the world the fixes were proved in, are garbage now: collect them
   // before the tokenizer loads, so that its tables take their place instead of adding to them.
   collectGarbageNow();

@@ -71,13 +71,20 @@ export function isPartialScan(artifact: ScanArtifact): boolean {
  * (agent context, every reference resolved once) → one history pass → each signal module.
  */
 export async function scan(options: ScanOptions): Promise<ScanArtifact> {
-  return (await scanWithDocuments(options)).artifact;
+  const result = await scanWithDocuments(options);
+  result.saveCache();
+  return result.artifact;
 }
 
 /** A scan's artifact, and the listing and docs it read (what `check` proves link fixes against). */
 export interface ScanResult {
   artifact: ScanArtifact;
   documents: ScannedDocuments;
+  /**
+   * Stores what this scan (and the caller, through `documents.parseText`) parsed and read
+   * anew, when the cache is on: call it once, when done.
+   */
+  saveCache: () => void;
 }
 
 /** `scan`, also handing back what it read, so that a caller need not list, read or parse it again. */
@@ -250,11 +257,15 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
     agents,
   };
-  cache?.save();
   return {
     artifact,
     // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
-    documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs },
+    documents: {
+      ...(inRepo ? { gitListing: files } : {}),
+      docs: walk.docs,
+      ...(cache ? { parseText: (text: string) => cache.parse.parseText(text) } : {}),
+    },
+    saveCache: () => cache?.save(),
   };
 }
 

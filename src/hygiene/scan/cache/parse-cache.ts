@@ -62,6 +62,17 @@ export class ParseCache {
     return this.lookUp(oid, read.text) ?? this.keep(oid, parseMarkdown(read.text));
   }
 
+  /**
+   * `parse` for a text with no bytes read (a doc after an edit made in memory): known by the
+   * blob id of its UTF-8 bytes, which decode to the very text unless it starts with a BOM
+   * (the scan drops one): such a text is parsed every time.
+   */
+  parseText(text: string): ParsedDoc {
+    return text.charCodeAt(0) === 0xfeff
+      ? parseMarkdown(text)
+      : this.parse({ text, bytes: Buffer.from(text, 'utf8') });
+  }
+
   /** `parse` for many docs at once: the ones not cached are parsed by `parseAll` on `workers` threads. */
   async parseMany(reads: readonly ReadText[], workers: number): Promise<ParsedDoc[]> {
     const out: ParsedDoc[] = new Array(reads.length);
@@ -84,7 +95,9 @@ export class ParseCache {
 
   /** Writes the facts of this scan's docs, when some were parsed afresh. */
   save(): void {
-    if (this.missed === 0) return;
+    const missed = this.missed;
+    this.missed = 0;
+    if (missed === 0) return;
     const oids = [...this.used.keys()].sort();
     const name = createHash('sha256')
       .update(`parse\0${this.settings}\0${oids.join('\n')}`)
