@@ -368,18 +368,22 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   // `documents` (every doc's text and parse) is let go once link fixes are proved, before
   // the report is built (and the tokenizer loaded): the two need not be held at once.
-  const scanned: { artifact: ScanArtifact; documents: ScannedDocuments | undefined; saveCache: () => void } =
-    await scanWithDocuments({
-      root,
-      config,
-      nowMs: options.clock.now().getTime(),
-      env,
-      ...(options.cache === false ? { cache: false } : {}),
-      ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
-      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    });
+  const scanned: {
+    artifact: ScanArtifact;
+    documents: ScannedDocuments | undefined;
+    saveCache: () => void;
+    saveTokenCounts: () => void;
+  } = await scanWithDocuments({
+    root,
+    config,
+    nowMs: options.clock.now().getTime(),
+    env,
+    ...(options.cache === false ? { cache: false } : {}),
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
   const { artifact } = scanned;
   // A mistyped --scope must not replace a good report with an empty one.
   if (options.scopes !== undefined && options.scopes.length > 0 && artifact.shortlist.length === 0) {
@@ -462,6 +466,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     droppedSection(model?.dropped_proposals ?? []) +
     historySection(artifact.history) +
     (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
+  scanned.saveTokenCounts();
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');

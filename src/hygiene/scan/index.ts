@@ -73,6 +73,7 @@ export function isPartialScan(artifact: ScanArtifact): boolean {
 export async function scan(options: ScanOptions): Promise<ScanArtifact> {
   const result = await scanWithDocuments(options);
   result.saveCache();
+  result.saveTokenCounts();
   return result.artifact;
 }
 
@@ -85,6 +86,8 @@ export interface ScanResult {
    * anew, when the cache is on: call it once, when done.
    */
   saveCache: () => void;
+  /** Stores the token counts made since the scan began (the caller's too), when the cache is on; once, when done counting. */
+  saveTokenCounts: () => void;
 }
 
 /** `scan`, also handing back what it read, so that a caller need not list, read or parse it again. */
@@ -266,6 +269,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       ...(cache ? { parseText: (text: string) => cache.parse.parseText(text) } : {}),
     },
     saveCache: () => cache?.save(),
+    saveTokenCounts: () => cache?.saveTokens(),
   };
 }
 

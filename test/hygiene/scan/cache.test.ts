@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   existsSync,
   readdirSync,
@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cacheKeyPath, readOrCreateCacheKey } from '../../../src/hygiene/scan/cache/key.js';
 import { CacheStore, cacheDirOf } from '../../../src/hygiene/scan/cache/store.js';
+import { TokenCache } from '../../../src/hygiene/scan/cache/token-cache.js';
 import { scan } from '../../../src/hygiene/scan/index.js';
+import { countTokens, dropTokenCountStore, useTokenCountStore } from '../../../src/hygiene/tokens.js';
 import { DEFAULT_CONFIG, type HygieneConfig } from '../../../src/hygiene/types.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../../helpers/git-repo.js';
 
@@ -259,6 +261,29 @@ describe('scan cache', () => {
     assert.deepEqual([next.reused, next.history], [4, 'hit']);
   });
 
+  it('token counts are kept by text: a known text is not counted again, a bad entry is ignored', () => {
+    const dir = makeTempDir('stw-cache-tokens-');
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const store = CacheStore.open(join(dir, 'cache'), randomBytes(32), 1024 * 1024)!;
+    const text = 'A text whose count the cache already holds.';
+    const digest = createHash('sha1').update(text).digest('hex');
+    const real = countTokens(`${text} `);
+    const seeded = new TokenCache(store, 'v1');
+    seeded.set(digest, 4242);
+    seeded.save();
+    const reading = new TokenCache(store, 'v1');
+    useTokenCountStore(reading);
+    try {
+      assert.equal(countTokens(text), 4242, 'the stored count stands for the tokenizer');
+      assert.equal(countTokens(`${text} `), real, 'a text not stored is counted');
+    } finally {
+      dropTokenCountStore(reading);
+    }
+    assert.equal(new TokenCache(store, 'v2').get(digest), undefined, 'another version misses');
+    store.write(readdirSync(store.dir).find((n) => /^[0-9a-f]{64}$/.test(n))!, { counts: { [digest]: -5 } });
+    assert.equal(new TokenCache(store, 'v1').get(digest), undefined, 'a count of the wrong shape is ignored');
+  });
+
   it('the per-user key lives outside the repository, 0600, made once', () => {
     const home = makeTempDir('stw-cache-home-');
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
@@ -289,6 +314,8 @@ function reshape(value: Record<string, unknown>): Record<string, unknown> {
     for (const oid of Object.keys(value['docs'] as object)) docs[oid] = { r: 'not a list', a: [1, 2] };
     return { ...value, docs };
   }
+  if (value['counts'] !== undefined)
+    return { counts: { ['f'.repeat(40)]: -1, nothex: 3, ['e'.repeat(40)]: 'x' } };
   if (value['log'] !== undefined) return { ...value, log: { ...(value['log'] as object), starts: [5, 1] } };
   return { ...value, head: 42, bundle: ['x'] };
 }

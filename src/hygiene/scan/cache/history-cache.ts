@@ -81,6 +81,7 @@ export class HistoryCache {
   save(): void {
     if (this.pending === undefined) return;
     const { head, log } = this.pending;
+    this.pending = undefined;
     if (
       this.served !== 'hit' &&
       !this.store.write(this.entryName(head), { settings: this.settings, head, log })

@@ -12,12 +12,14 @@ import { join } from 'node:path';
 import { ConfigError } from '../../../core/errors.js';
 import { discoverRepo } from '../../../core/git.js';
 import { toolVersion } from '../../../core/package.js';
+import { dropTokenCountStore, useTokenCountStore } from '../../tokens.js';
 import type { HygieneConfig } from '../../types.js';
 import { THRESHOLDS } from '../thresholds.js';
 import { HistoryCache } from './history-cache.js';
 import { cacheKeyPath, readOrCreateCacheKey } from './key.js';
 import { ParseCache } from './parse-cache.js';
 import { CacheStore, type ClearResult, cacheDirOf, maxBytesFrom } from './store.js';
+import { TokenCache } from './token-cache.js';
 
 export { blobId, type ReadText } from './parse-cache.js';
 export type { ClearResult } from './store.js';
@@ -31,6 +33,9 @@ export interface ScanCache {
   history: HistoryCache | undefined;
   /** Writes what this scan added, then keeps the store within its bound. */
   save(): void;
+  /** Token counts by text (counted until `saveTokens`, which stores the new ones and stops). */
+  tokens: TokenCache;
+  saveTokens(): void;
 }
 
 export interface CacheSubject {
@@ -80,6 +85,8 @@ export function openScanCache(subject: CacheSubject): ScanCache | undefined {
   );
   const pointer = (kind: string) => digest(`${kind}-latest\0${settings}\0${subject.gitDir}`);
   const parse = new ParseCache(store, settings, pointer('parse'));
+  const tokens = new TokenCache(store, versionOf(env));
+  useTokenCountStore(tokens);
   const history = historyIsStable(subject)
     ? new HistoryCache(store, settings, pointer('history'), subject.mayBeDoc)
     : undefined;
@@ -90,6 +97,11 @@ export function openScanCache(subject: CacheSubject): ScanCache | undefined {
       parse.save();
       history?.save();
       store.evict();
+    },
+    tokens,
+    saveTokens() {
+      dropTokenCountStore(tokens);
+      tokens.save();
     },
   };
 }

@@ -96,14 +96,18 @@ export class ParseCache {
   /** Writes the facts of this scan's docs, when some were parsed afresh. */
   save(): void {
     const missed = this.missed;
+    const used = [...this.used];
+    // Let go of every fact held for the cache: the report is built next, and the peak is there.
     this.missed = 0;
+    this.known.clear();
+    this.used.clear();
     if (missed === 0) return;
-    const oids = [...this.used.keys()].sort();
+    used.sort((a, b) => (a[0] < b[0] ? -1 : 1));
     const name = createHash('sha256')
-      .update(`parse\0${this.settings}\0${oids.join('\n')}`)
+      .update(`parse\0${this.settings}\0${used.map(([oid]) => oid).join('\n')}`)
       .digest('hex');
     const docs: Record<string, EncodedDoc> = {};
-    for (const oid of oids) docs[oid] = this.used.get(oid)!;
+    for (const [oid, doc] of used) docs[oid] = doc;
     if (this.store.write(name, { settings: this.settings, docs }))
       this.store.write(this.pointer, { bundle: name });
   }
