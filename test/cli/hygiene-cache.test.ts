@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli, runCliJson } from '../helpers/cli.js';
@@ -135,5 +146,56 @@ describe('stw hygiene check/scan with the cache', () => {
     );
     const total = left.reduce((sum, name) => sum + statSync(join(cacheDir(repo), name)).size, 0);
     assert.ok(total <= 1024 * 1024, `${total} bytes`);
+  });
+});
+
+/** A `git` first on PATH that logs each invocation's arguments. */
+function loggingGit(): {
+  env: NodeJS.ProcessEnv;
+  calls: () => string[];
+  reset: () => void;
+  cleanup: () => void;
+} {
+  const dir = makeTempDir('stw-cache-gitlog-');
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const log = join(dir, 'calls.log');
+  writeFileSync(log, '');
+  mkdirSync(join(dir, 'bin'));
+  writeFileSync(
+    join(dir, 'bin', 'git'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${realGit}' "$@"\n`,
+  );
+  chmodSync(join(dir, 'bin', 'git'), 0o755);
+  return {
+    env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
+    calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean),
+    reset: () => writeFileSync(log, ''),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+describe('what git the cache saves', () => {
+  it('a warm scan runs no git log; after new commits, only PREV..HEAD', async () => {
+    const repo = fixture();
+    const git = loggingGit();
+    try {
+      const scanLogs = async () => {
+        git.reset();
+        const result = await runCli(['hygiene', 'scan'], { cwd: repo.dir, env: { ...env, ...git.env } });
+        assert.equal(result.code, 0, result.stderr);
+        return git.calls().filter((call) => call.split(' ').includes('log'));
+      };
+      const prev = repo.head();
+      const cold = await scanLogs();
+      assert.equal(cold.length, 1);
+      assert.match(cold[0]!, / HEAD --$/);
+      assert.deepEqual(await scanLogs(), [], 'warm: the pass comes from the cache');
+      repo.commit('more', { 'docs/more.md': '# More\n' });
+      const since = await scanLogs();
+      assert.equal(since.length, 1);
+      assert.match(since[0]!, new RegExp(` ${prev}\\.\\.${repo.head()} --$`));
+    } finally {
+      git.cleanup();
+    }
   });
 });

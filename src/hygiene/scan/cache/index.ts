@@ -9,9 +9,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../../core/errors.js';
 import { discoverRepo } from '../../../core/git.js';
-import { toolVersion } from '../../../core/package.js';
+import { packageRoot, toolVersion } from '../../../core/package.js';
 import { dropTokenCountStore, useTokenCountStore } from '../../tokens.js';
 import type { HygieneConfig } from '../../types.js';
 import { THRESHOLDS } from '../thresholds.js';
@@ -132,10 +133,47 @@ function historyIsStable(subject: CacheSubject): boolean {
   return true;
 }
 
-/** The tool's version; tests stand in another with `STW_TEST_CACHE_VERSION` (only with `STW_TEST_HOOKS=1`). */
+/**
+ * The tool's version and a digest of the code whose results are kept (the parser, the
+ * history pass, the token counter, this cache) and of the parsing packages' versions: a
+ * build that changes any of them misses even under the same version number (a developer's
+ * rebuild). Tests stand in another with `STW_TEST_CACHE_VERSION` (only with `STW_TEST_HOOKS=1`).
+ */
 function versionOf(env: NodeJS.ProcessEnv): string {
   const stand = env['STW_TEST_HOOKS'] === '1' ? env['STW_TEST_CACHE_VERSION'] : undefined;
-  return stand !== undefined && stand !== '' ? stand : toolVersion();
+  if (stand !== undefined && stand !== '') return stand;
+  buildDigest ??= digestOfBuild();
+  return `${toolVersion()}+${buildDigest}`;
+}
+
+let buildDigest: string | undefined;
+
+const KEPT_CODE = [
+  '../markdown.js',
+  '../history.js',
+  '../thresholds.js',
+  '../../tokens.js',
+  './parsed-doc-codec.js',
+  './history-log.js',
+  './history-cache.js',
+];
+const PARSING_PACKAGES = ['markdown-it', 'yaml', 'github-slugger', 'gpt-tokenizer'];
+
+function digestOfBuild(): string {
+  const hash = createHash('sha256');
+  for (const file of KEPT_CODE)
+    hash.update(readOrEmpty(fileURLToPath(new URL(file, import.meta.url)))).update('\0');
+  for (const name of PARSING_PACKAGES)
+    hash.update(readOrEmpty(join(packageRoot(), 'node_modules', name, 'package.json'))).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 function digest(text: string): string {
