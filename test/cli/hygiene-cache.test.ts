@@ -43,7 +43,7 @@ function reportPair(repo: TestRepo): [string, string] {
   ];
 }
 
-const cacheDir = (repo: TestRepo) => repo.path('.git', 'sourcesteward', 'cache');
+const cacheDir = (repo: TestRepo) => repo.path('.git', 'sourcesteward-cache');
 
 describe('stw hygiene check/scan with the cache', () => {
   it('writes the same report pair cold, warm, after an edit, and with --no-cache', async () => {

@@ -157,7 +157,7 @@ describe('the GitHub Action (action.yml)', () => {
   });
 
   it('runs with the scan cache by default and without it for cache: false', () => {
-    const cacheDir = join(repo.dir, '.git', 'sourcesteward', 'cache');
+    const cacheDir = join(repo.dir, '.git', 'sourcesteward-cache');
     rmSync(cacheDir, { recursive: true, force: true });
     const without = runAction(repo.dir, { cache: 'false', 'sarif-file': join(scratch, 'e.sarif') });
     assert.equal(without.logs[1]!.status, 3, without.logs[1]!.stderr);

@@ -347,7 +347,7 @@ export const hygieneGroup: GroupSpec = {
         'Usage: stw hygiene cache clear [--json]',
         '',
         'scan and check keep what they can reuse under the git dir',
-        '(<git common dir>/sourcesteward/cache/, never in the work tree): per blob id, a',
+        '(<git common dir>/sourcesteward-cache/, never in the work tree): per blob id, a',
         "doc's parse facts (references, anchors, code paths, blocks, frontmatter); per",
         'commit, the history pass, so that the next run reads only the commits since; per',
         'text, its token count.',

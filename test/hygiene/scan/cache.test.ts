@@ -216,12 +216,12 @@ describe('scan cache', () => {
       const repo = fixture();
       const elsewhere = makeTempDir('stw-cache-elsewhere-');
       cleanups.push(() => rmSync(elsewhere, { recursive: true, force: true }));
-      symlinkSync(elsewhere, repo.path('.git', 'sourcesteward'));
+      symlinkSync(elsewhere, repo.path('.git', 'sourcesteward-cache'));
       const linked = await scanChecked(repo.dir);
       assert.equal(linked.history, 'none');
       assert.deepEqual(readdirSync(elsewhere), [], 'nothing is written through the link');
-      rmSync(repo.path('.git', 'sourcesteward'));
-      writeFileSync(repo.path('.git', 'sourcesteward'), 'not a folder');
+      rmSync(repo.path('.git', 'sourcesteward-cache'));
+      writeFileSync(repo.path('.git', 'sourcesteward-cache'), 'not a folder');
       assert.equal((await scanChecked(repo.dir)).history, 'none');
     });
   });
@@ -229,7 +229,7 @@ describe('scan cache', () => {
   it('keeps to its bound, dropping the least recently used entries first', () => {
     const dir = makeTempDir('stw-cache-store-');
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const store = CacheStore.open(join(dir, 'sourcesteward', 'cache'), randomBytes(32), 40 * 1024)!;
+    const store = CacheStore.open(join(dir, 'sourcesteward-cache'), randomBytes(32), 40 * 1024)!;
     const names = ['a', 'b', 'c', 'd'].map((c) => c.repeat(64));
     names.forEach((name, i) => {
       // Random text barely compresses: each entry is ~24 KiB on disk.

@@ -1,7 +1,7 @@
 /**
  * The scan's content-addressed cache (docs/scanner-and-classifiers.md, "The cache"): per
  * blob, a doc's parse facts; per commit, the history pass. It lives under the repository's
- * common git dir (`sourcesteward/cache/`), never in the work tree; there is none outside a
+ * common git dir (`sourcesteward-cache/`), never in the work tree; there is none outside a
  * repository, or where it cannot be written, and then the scan runs as it would without it.
  * Every key holds the settings digest: the tool's version, the configuration, the
  * thresholds, the scan's scopes and where the project sits in the repository.

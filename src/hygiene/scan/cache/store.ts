@@ -38,7 +38,7 @@ const MIB = 1024 * 1024;
 
 /** The cache folder under a repository's common git dir. */
 export function cacheDirOf(commonDir: string): string {
-  return join(commonDir, 'sourcesteward', 'cache');
+  return join(commonDir, 'sourcesteward-cache');
 }
 
 /** What `clear` removed. */
@@ -60,9 +60,9 @@ export class CacheStore {
    * symlink or another user's folder on the way): the scan then runs without it.
    */
   static open(dir: string, key: Buffer, maxBytes: number): CacheStore | undefined {
-    // Each folder is checked before anything is made in it: a symlink (a `.git/` from a
+    // The folder is checked before anything is made in it: a symlink (a `.git/` from a
     // tarball may hold one) is never followed.
-    for (const path of [join(dir, '..'), dir]) if (!isOwnDirectory(path)) return undefined;
+    if (!isOwnDirectory(dir)) return undefined;
     return new CacheStore(dir, key, maxBytes);
   }
 
