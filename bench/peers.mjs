@@ -181,13 +181,16 @@ async function main() {
   );
   // stw and the floor are run REPEAT times, interleaved, and their medians compared: one run
   // of either varies by up to a half on a shared 2-core machine. The peers run once (they
-  // take minutes). The peak RSS reported is the highest of the repeats.
+  // take minutes). The peak RSS reported is the highest of the repeats. stw runs without its
+  // cache (--no-cache), so that every repeat is a cold run (warm runs: bench:cache).
   const stwRuns = [[], []];
   const floors = [];
   for (let i = 0; i < REPEAT; i++) {
-    stwRuns[0].push(await measure('stw hygiene scan', process.execPath, [STW, 'hygiene', 'scan', '--json']));
+    stwRuns[0].push(
+      await measure('stw hygiene scan', process.execPath, [STW, 'hygiene', 'scan', '--json', '--no-cache']),
+    );
     stwRuns[1].push(
-      await measure('stw hygiene check', process.execPath, [STW, 'hygiene', 'check', '--json']),
+      await measure('stw hygiene check', process.execPath, [STW, 'hygiene', 'check', '--json', '--no-cache']),
     );
     floors.push(measureFloor(docs));
   }

@@ -231,7 +231,7 @@ async function main() {
     import { scan } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'index.js'))};
     import { DEFAULT_CONFIG } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'types.js'))};
     const t0 = performance.now();
-    const artifact = await scan({ root: ${JSON.stringify(REPO)}, config: DEFAULT_CONFIG });
+    const artifact = await scan({ root: ${JSON.stringify(REPO)}, config: DEFAULT_CONFIG, cache: false });
     const ms = performance.now() - t0;
     writeFileSync(${JSON.stringify(artifactFile)}, JSON.stringify(artifact));
     // CPU seconds of this process and of the git children it waited for (Linux /proc).
@@ -281,7 +281,7 @@ async function main() {
   const t1 = performance.now();
   const cli = spawnSync(
     process.execPath,
-    [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'hygiene', 'scan', '--json'],
+    [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'hygiene', 'scan', '--json', '--no-cache'],
     {
       cwd: REPO,
       encoding: 'utf8',

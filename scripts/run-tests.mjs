@@ -31,11 +31,14 @@ if (files.length === 0) {
 // config (XDG_CONFIG_HOME) is an empty one, so the developer's own never applies.
 const stateHome = mkdtempSync(join(tmpdir(), 'stw-test-state-home-'));
 const configHome = mkdtempSync(join(tmpdir(), 'stw-test-config-home-'));
+// The scan cache's key (XDG_CACHE_HOME) likewise.
+const cacheHome = mkdtempSync(join(tmpdir(), 'stw-test-cache-home-'));
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: configHome },
+  env: { ...process.env, XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: configHome, XDG_CACHE_HOME: cacheHome },
 });
 rmSync(stateHome, { recursive: true, force: true });
 rmSync(configHome, { recursive: true, force: true });
+rmSync(cacheHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

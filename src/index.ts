@@ -69,6 +69,7 @@ export {
   type ValidateReportOptions,
   validateReport,
 } from './hygiene/report/validate.js';
+export { type ClearedCache, clearScanCache } from './hygiene/scan/cache/index.js';
 export { type ScanOptions, scan } from './hygiene/scan/index.js';
 export {
   decideReminder,

@@ -8,7 +8,7 @@ import { isAbsolute, join } from 'node:path';
  */
 export function xdgToolDir(
   env: NodeJS.ProcessEnv,
-  variable: 'XDG_CONFIG_HOME' | 'XDG_STATE_HOME',
+  variable: 'XDG_CONFIG_HOME' | 'XDG_STATE_HOME' | 'XDG_CACHE_HOME',
   fallback: string,
 ): string {
   const value = env[variable];

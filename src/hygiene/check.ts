@@ -77,6 +77,8 @@ export interface CheckOptions {
   showAllSignals?: boolean;
   /** `--report-unused-suppressions`: list the directives and config entries that silenced nothing. */
   reportUnusedSuppressions?: boolean;
+  /** False (`--no-cache`): the scan reads and parses everything (`ScanOptions.cache`). */
+  cache?: boolean;
   /** Test-only: corrupt the assembled report before validation, to prove nothing invalid is written. */
   faults?: { corruptReport?: (report: Report) => void };
 }
@@ -377,18 +379,24 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
 
   // `documents` (every doc's text and parse) is let go once link fixes are proved, before
   // the report is built (and the tokenizer loaded): the two need not be held at once.
-  const scanned: { artifact: ScanArtifact; documents: ScannedDocuments | undefined } =
-    await scanWithDocuments({
-      root,
-      config,
-      nowMs: options.clock.now().getTime(),
-      ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
-      ...(options.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
-      ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
-      ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    });
+  const scanned: {
+    artifact: ScanArtifact;
+    documents: ScannedDocuments | undefined;
+    saveCache: () => void;
+    saveTokenCounts: () => void;
+  } = await scanWithDocuments({
+    root,
+    config,
+    nowMs: options.clock.now().getTime(),
+    env,
+    ...(options.cache === false ? { cache: false } : {}),
+    ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
+    ...(options.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
   const { artifact } = scanned;
   // A mistyped --scope must not replace a good report with an empty one.
   if (options.scopes !== undefined && options.scopes.length > 0 && artifact.shortlist.length === 0) {
@@ -438,6 +446,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     },
   );
   scanned.documents = undefined;
+  scanned.saveCache();
   // The documents, and the world the fixes were proved in, are garbage now: collect them
   // before the tokenizer loads, so that its tables take their place instead of adding to them.
   collectGarbageNow();
@@ -470,6 +479,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     droppedSection(model?.dropped_proposals ?? []) +
     historySection(artifact.history) +
     (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
+  scanned.saveTokenCounts();
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
     throw new OperationalError('cancelled', 'check was cancelled; the previous report was left as it was');

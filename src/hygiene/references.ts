@@ -28,6 +28,8 @@ export interface DocWorld {
   onDisk: (path: string) => boolean;
   /** Docs already parsed (by the scan), each parse of exactly the text in `docs`. */
   parsed?: ReadonlyMap<string, ParsedDoc>;
+  /** Parses a text the scan did not, through the scan's cache (scan/cache/parse-cache.ts). */
+  parseText?: (text: string) => ParsedDoc;
   /** The documentation sites the project builds (scan/site/): their pages' links are read as the site reads them. */
   sites?: readonly Site[];
   /**
@@ -46,6 +48,8 @@ export interface ScannedDocuments {
   gitListing?: readonly string[];
   /** Each doc the scan read under its own path → its text and its parse. */
   docs: ReadonlyMap<string, { text: string; parsed: ParsedDoc }>;
+  /** Parses any other text through the scan's cache (none: `parseMarkdown`). */
+  parseText?: (text: string) => ParsedDoc;
 }
 
 /**
@@ -103,6 +107,7 @@ export async function readDocWorld(
     files: new Set(listed),
     docs,
     ...(parsed.size > 0 ? { parsed } : {}),
+    ...(scanned?.parseText ? { parseText: scanned.parseText } : {}),
     ...(sites.length > 0 ? { sites } : {}),
     ...(symlinks.size > 0 ? { symlinks } : {}),
     onDisk: (path) => {
@@ -168,6 +173,8 @@ async function isInRepo(root: string, realRoot: string, deadline?: Deadline): Pr
 interface Reuse {
   docs: ReadonlyMap<string, string>;
   parse: (path: string) => ParsedDoc | undefined;
+  /** How a text not parsed there is parsed (the scan's cache), when not `parseMarkdown`. */
+  parseText?: (text: string) => ParsedDoc;
   files?: ReadonlySet<string>;
   dirs?: ReadonlySet<string>;
 }
@@ -202,7 +209,7 @@ class ResolvedWorld implements PathLookup {
       const text = this.docs.get(path);
       if (text === undefined) return undefined;
       const reused = this.reuse?.docs.get(path) === text ? this.reuse.parse(path) : undefined;
-      parsed = reused ?? parseMarkdown(text);
+      parsed = reused ?? this.reuse?.parseText?.(text) ?? parseMarkdown(text);
       this.parsed.set(path, parsed);
     }
     return parsed;
@@ -332,6 +339,7 @@ export interface SimulatedChange {
 const reusable = (world: ResolvedWorld): Reuse => ({
   docs: world.docs,
   parse: (path) => world.doc(path),
+  ...(world['reuse']?.parseText ? { parseText: world['reuse'].parseText } : {}),
   files: world.files,
   dirs: world['dirs'],
 });
@@ -429,7 +437,13 @@ export function worldOf(world: DocWorld): ResolvedWorld {
     new Set(),
     world.sites ?? [],
     world.symlinks ?? new Map(),
-    world.parsed !== undefined ? { docs: world.docs, parse: (path) => world.parsed?.get(path) } : undefined,
+    world.parsed !== undefined || world.parseText !== undefined
+      ? {
+          docs: world.docs,
+          parse: (path) => world.parsed?.get(path),
+          ...(world.parseText ? { parseText: world.parseText } : {}),
+        }
+      : undefined,
   );
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -16,6 +17,27 @@ const CACHE_CHARS = 4 * 1024 * 1024;
 type GptEncodingClass = typeof import('gpt-tokenizer/GptEncoding').GptEncoding;
 type CountO200k = (text: string, options: typeof PLAIN_TEXT) => number;
 let countO200k: CountO200k | undefined;
+
+/** Counts kept across runs, by the SHA-1 of the text (the scan cache's: scan/cache/token-cache.ts). */
+export interface TokenCountStore {
+  get(digest: string): number | undefined;
+  set(digest: string, tokens: number): void;
+}
+let persistent: TokenCountStore | undefined;
+
+/**
+ * Counts are read from and added to `store` until it is set back to undefined: a run whose
+ * texts were all counted before never loads the tokenizer. The count of a text is the same
+ * wherever it is kept.
+ */
+export function useTokenCountStore(store: TokenCountStore | undefined): void {
+  persistent = store;
+}
+
+/** Stops using `store` (and only it: another run may have set its own since). */
+export function dropTokenCountStore(store: TokenCountStore): void {
+  if (persistent === store) persistent = undefined;
+}
 const counted = new Map<string, number>();
 let cachedChars = 0;
 
@@ -48,8 +70,13 @@ export function countTokens(text: string): number {
   if (text === '') return 0;
   const known = counted.get(text);
   if (known !== undefined) return known;
-  countO200k ??= loadCounter();
-  const tokens = countO200k(text, PLAIN_TEXT);
+  const digest = persistent ? createHash('sha1').update(text).digest('hex') : '';
+  let tokens = persistent?.get(digest);
+  if (tokens === undefined) {
+    countO200k ??= loadCounter();
+    tokens = countO200k(text, PLAIN_TEXT);
+    persistent?.set(digest, tokens);
+  }
   if (text.length <= CACHE_CHARS) {
     for (const old of counted.keys()) {
       if (cachedChars + text.length <= CACHE_CHARS) break;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -154,5 +154,17 @@ describe('the GitHub Action (action.yml)', () => {
     assert.equal(inDocs.logs[1]!.status, 3);
     assert.ok(readFileSync(join(repo.dir, 'docs', 'in-docs.sarif'), 'utf8').includes('"version": "2.1.0"'));
     assert.ok(CLI_PATH.startsWith(REPO_ROOT));
+  });
+
+  it('runs with the scan cache by default and without it for cache: false', () => {
+    const cacheDir = join(repo.dir, '.git', 'sourcesteward-cache');
+    rmSync(cacheDir, { recursive: true, force: true });
+    const without = runAction(repo.dir, { cache: 'false', 'sarif-file': join(scratch, 'e.sarif') });
+    assert.equal(without.logs[1]!.status, 3, without.logs[1]!.stderr);
+    assert.equal(existsSync(cacheDir), false, 'nothing cached with cache: false');
+    const withCache = runAction(repo.dir, { 'sarif-file': join(scratch, 'f.sarif') });
+    assert.equal(withCache.logs[1]!.status, 3, withCache.logs[1]!.stderr);
+    assert.ok(readdirSync(cacheDir).length > 0);
+    assert.equal(withCache.logs[1]!.stdout, without.logs[1]!.stdout, 'the same annotations');
   });
 });

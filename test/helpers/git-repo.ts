@@ -58,6 +58,8 @@ export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     // The plan key's home: the test runner points it at a temp dir shared by the library
     // (in-process) and the CLI, so a plan stored by one is authenticated by the other.
     ...(process.env['XDG_STATE_HOME'] === undefined ? {} : { XDG_STATE_HOME: process.env['XDG_STATE_HOME'] }),
+    // The scan cache's key, likewise shared by the library and the CLI.
+    ...(process.env['XDG_CACHE_HOME'] === undefined ? {} : { XDG_CACHE_HOME: process.env['XDG_CACHE_HOME'] }),
     ...extra,
   };
 }

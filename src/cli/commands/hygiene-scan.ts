@@ -64,6 +64,7 @@ export function renderScanSummary(artifact: ScanArtifact): string {
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'hygiene scan', {
     scope: { type: 'string', multiple: true },
+    'no-cache': { type: 'boolean' },
     ...FINDINGS_OPTIONS,
     ...SIGNAL_OPTIONS,
   });
@@ -79,6 +80,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     scopes,
     signal: ctx.signal,
     nowMs: ctx.clock.now().getTime(),
+    env: ctx.env,
+    ...(values['no-cache'] === true ? { cache: false } : {}),
     onProgress: (message) => out.progress(`stw: ${message}`),
     ...(shown.showAllSignals === true ? { showAllSignals: true } : {}),
     ...(shown.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),

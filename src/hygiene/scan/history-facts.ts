@@ -1,4 +1,5 @@
 import type { Deadline } from '../../core/deadline.js';
+import type { HistoryCache } from './cache/history-cache.js';
 import { ChangeBuffer } from './change-buffer.js';
 import {
   type HistoryChange,
@@ -279,17 +280,17 @@ export class HistoryReader {
     private readonly toplevel: string,
     private readonly options: { deadline?: Deadline; signal?: AbortSignal },
     mayBeDoc: (path: string) => boolean = () => true,
+    /** Serves the pass from the history cache where it can (cache/history-cache.ts). */
+    cache?: HistoryCache,
   ) {
     this.early = new ChangeBuffer(mayBeDoc);
-    this.run = streamHistory(
-      toplevel,
-      'changes',
-      (change) => {
-        if (this.consume) this.consume(change);
-        else this.early.push(change);
-      },
-      options,
-    );
+    const onChange = (change: HistoryChange) => {
+      if (this.consume) this.consume(change);
+      else this.early.push(change);
+    };
+    this.run = cache
+      ? cache.stream(toplevel, onChange, options)
+      : streamHistory(toplevel, 'changes', onChange, options);
   }
 
   /** Changes read so far and not yet aggregated. */

@@ -45,6 +45,10 @@ export interface HistoryPassOptions {
   pathspecs?: readonly string[];
   /** Only these statuses (git's `--diff-filter`). */
   diffFilter?: string;
+  /** What to walk instead of `HEAD` (a range such as `PREV..HEAD`; the history cache's). */
+  range?: string;
+  /** Told of each commit as the stream reaches it, before its changes (the history cache records them). */
+  onCommit?: (time: number, id: string) => void;
 }
 
 const ARGS: Record<HistoryPassKind, string[]> = {
@@ -65,12 +69,12 @@ export async function streamHistory(
   options: HistoryPassOptions = {},
 ): Promise<HistoryOutcome> {
   const decoder = new StringDecoder('utf8');
-  const parse = rawParser(onChange);
+  const parse = rawParser(onChange, options.onCommit);
   let pending = '';
   const args = ['log', '-z', ...ARGS[kind], '--no-color', '--format=%x01%ct %H'];
   if (options.diffFilter) args.push(`--diff-filter=${options.diffFilter}`);
   const limited = options.pathspecs !== undefined;
-  args.push(...(limited ? ['--stdin'] : ['HEAD', '--']));
+  args.push(...(limited ? ['--stdin'] : [options.range ?? 'HEAD', '--']));
   const result = await git(args, {
     cwd: root,
     maxBytes: HISTORY_MAX_BYTES,
@@ -111,7 +115,10 @@ interface FieldParser {
 }
 
 /** `--raw -z`: `:modes oids status` NUL path NUL (two paths for a rename or copy). */
-function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
+function rawParser(
+  onChange: (change: HistoryChange) => void,
+  onCommit?: (time: number, id: string) => void,
+): FieldParser {
   let commit = -1;
   let time = 0;
   let id = '';
@@ -158,6 +165,7 @@ function rawParser(onChange: (change: HistoryChange) => void): FieldParser {
         const space = text.indexOf(' ');
         time = Number(text.slice(1, space));
         id = text.slice(space + 1);
+        onCommit?.(time, id);
         return;
       }
       if (!text.startsWith(':')) return;

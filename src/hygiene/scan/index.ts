@@ -7,6 +7,7 @@ import { CONFIG_FILE } from '../config.js';
 import type { ScannedDocuments } from '../references.js';
 import type { ExcludedPath, HygieneConfig, ScanArtifact, Signal } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
+import { openScanCache, type ScanCache } from './cache/index.js';
 import { WhoLoads } from './context/who-loads.js';
 import { collectFacts, expandAgentContext, type ScanFacts } from './facts.js';
 import type { UnsafeName } from './files.js';
@@ -43,6 +44,10 @@ export interface ScanOptions {
   showAllSignals?: boolean;
   /** `--report-unused-suppressions`: list the directives and config entries that silenced nothing. */
   reportUnusedSuppressions?: boolean;
+  /** False (`--no-cache`): read and parse everything; by default the cache under the git dir serves what did not change. */
+  cache?: boolean;
+  /** Where the cache key and `STW_CACHE_MAX_MIB` are read; default: this process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const isAgentContextFile = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
@@ -72,13 +77,23 @@ export function isPartialScan(artifact: ScanArtifact): boolean {
  * (agent context, every reference resolved once) → one history pass → each signal module.
  */
 export async function scan(options: ScanOptions): Promise<ScanArtifact> {
-  return (await scanWithDocuments(options)).artifact;
+  const result = await scanWithDocuments(options);
+  result.saveCache();
+  result.saveTokenCounts();
+  return result.artifact;
 }
 
 /** A scan's artifact, and the listing and docs it read (what `check` proves link fixes against). */
 export interface ScanResult {
   artifact: ScanArtifact;
   documents: ScannedDocuments;
+  /**
+   * Stores what this scan (and the caller, through `documents.parseText`) parsed and read
+   * anew, when the cache is on: call it once, when done.
+   */
+  saveCache: () => void;
+  /** Stores the token counts made since the scan began (the caller's too), when the cache is on; once, when done counting. */
+  saveTokenCounts: () => void;
 }
 
 /** `scan`, also handing back what it read, so that a caller need not list, read or parse it again. */
@@ -100,6 +115,21 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
   // listing: it is the longest thing a scan waits for besides parsing. Blob ids are read for
   // docs only: a doc matches the globs, or is Markdown reached otherwise.
   const inGlobs = globsMatcher(docGlobs(config));
+  const mayBeDoc = (path: string) =>
+    path.startsWith(prefix) && (inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path));
+  const cache: ScanCache | undefined =
+    options.cache !== false && inRepo && repo
+      ? openScanCache({
+          config,
+          scopes: options.scopes ?? [],
+          prefix,
+          gitDir: repo.gitDir,
+          commonDir: repo.commonDir,
+          isShallow: repo.isShallow,
+          mayBeDoc,
+          ...(options.env ? { env: options.env } : {}),
+        })
+      : undefined;
   const startHistory = async () => {
     const partialClone = inRepo ? await isPartialClone(root, options.deadline) : false;
     const history =
@@ -110,8 +140,8 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
               ...(options.deadline ? { deadline: options.deadline } : {}),
               ...(options.signal ? { signal: options.signal } : {}),
             },
-            (path) =>
-              path.startsWith(prefix) && (inGlobs(path.slice(prefix.length)) || MARKDOWN_EXT.test(path)),
+            mayBeDoc,
+            cache?.history,
           )
         : undefined;
     return { partialClone, history };
@@ -124,6 +154,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       config,
       ...(options.scopes ? { scopes: options.scopes } : {}),
       ...(options.deadline ? { deadline: options.deadline } : {}),
+      ...(cache ? { parseCache: cache.parse } : {}),
     }),
     startHistory(),
   ]);
@@ -186,6 +217,12 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
     : [];
 
+  if (cache) {
+    const { hits, misses } = cache.parse.counts;
+    progress(
+      `cache: ${hits} docs reused, ${misses} parsed; history ${cache.history?.served ?? 'not cached'}`,
+    );
+  }
   progress('computing signals');
   const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
   const computed = await computeSignals({
@@ -241,7 +278,13 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
   return {
     artifact,
     // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
-    documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs },
+    documents: {
+      ...(inRepo ? { gitListing: files } : {}),
+      docs: walk.docs,
+      ...(cache ? { parseText: (text: string) => cache.parse.parseText(text) } : {}),
+    },
+    saveCache: () => cache?.save(),
+    saveTokenCounts: () => cache?.saveTokens(),
   };
 }
 

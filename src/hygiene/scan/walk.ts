@@ -4,6 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import type { Deadline } from '../../core/deadline.js';
 import { AGENT_CONTEXT_GLOBS, type ExcludedPath, type HygieneConfig } from '../types.js';
+import type { ParseCache } from './cache/parse-cache.js';
 import { listFiles, type ReadOutcome, readDoc, unsafePathReason } from './files.js';
 import { globsMatcher } from './lifecycle-glob.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
@@ -138,6 +139,8 @@ export interface WalkOptions {
   config: HygieneConfig;
   scopes?: string[];
   deadline?: Deadline;
+  /** Parse facts by blob id (cache/parse-cache.ts): a doc read before is not parsed again. */
+  parseCache?: ParseCache;
 }
 
 const README = /^readme\.(?:md|markdown|mdx)$/i;
@@ -267,10 +270,16 @@ export class ProjectWalk {
       if (read.kind === 'text') reads.push({ path: file, read });
       else this.ahead.set(file, { read });
     }
-    const parsed = await parseAll(
-      reads.map((r) => r.read.text),
-      workers,
-    );
+    const { parseCache } = this.options;
+    const parsed = parseCache
+      ? await parseCache.parseMany(
+          reads.map((r) => r.read),
+          workers,
+        )
+      : await parseAll(
+          reads.map((r) => r.read.text),
+          workers,
+        );
     reads.forEach((r, i) => {
       this.ahead.set(r.path, { read: r.read, parsed: parsed[i]! });
     });
@@ -328,7 +337,7 @@ export class ProjectWalk {
       exclusions.add({ path: file, reason: read.reason, ...(read.detail ? { detail: read.detail } : {}) });
       return undefined;
     }
-    const parsed = ahead?.parsed ?? parseMarkdown(read.text);
+    const parsed = ahead?.parsed ?? this.options.parseCache?.parse(read) ?? parseMarkdown(read.text);
     const hygiene = parsed.frontmatter.data?.['hygiene'];
     if (hygiene === 'frozen') {
       exclusions.add({ path: file, reason: 'frozen', detail: 'frontmatter hygiene: frozen' });
