@@ -50,7 +50,7 @@ export interface ParsedDoc {
   /** Top-level blocks big enough to count as duplicated content. */
   blocks: DocBlock[];
   /** 1-based lines that are inside fenced or indented code. */
-  codeLines: Set<number>;
+  codeLines: ReadonlySet<number>;
   /** Block-level HTML comments (0-based start, exclusive end): stripped before agent injection. */
   commentBlocks: [number, number][];
 }
@@ -130,6 +130,9 @@ export function importTokens(text: string): string[] {
 const CODE_PATH = /^(?:\.{1,2}\/)?[A-Za-z0-9_][\w@.+-]*(?:\/[\w@.+-]+)+\.[A-Za-z0-9]{1,10}$/;
 const TASK = /^\[([ xX])\]\s/;
 const BODY_STATUS = /^[\s*_>#]*status[\s*_]*:[\s*_]*([A-Za-z][A-Za-z-]*)/i;
+
+/** The code lines of a doc without code: one empty set for all of them, never written to. */
+const NO_CODE_LINES: ReadonlySet<number> = new Set();
 
 /** The key lines of a doc without frontmatter: one empty map for all of them, never written to. */
 const NO_KEY_LINES: ReadonlyMap<string, number> = new Map();
@@ -298,7 +301,8 @@ export function parseMarkdown(text: string): ParsedDoc {
       ...(bodyStatus ? { bodyStatus } : {}),
       tasks,
       blocks,
-      codeLines,
+      // Most docs have no code: they share one empty set rather than hold one each.
+      codeLines: codeLines.size > 0 ? codeLines : NO_CODE_LINES,
       commentBlocks,
     },
     text,
