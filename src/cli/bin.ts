@@ -2,8 +2,13 @@
 // The `stw` executable. `stw hygiene remind` is the Claude Code SessionStart hook and runs at
 // every session start, so it goes straight to its command module, before the command table,
 // help texts and error rendering of main.js are loaded (README, "Claude Code plugin"). Every
-// other invocation, `stw hygiene remind --help` included, is main.js's.
+// other invocation, `stw hygiene remind --help` included, is main.js's. Both load their
+// modules through Node's compile cache where Node has one (startup.ts).
+import { enableCompileCache, reexecForScan } from './startup.js';
+
 const argv = process.argv.slice(2);
+// Before any other module is loaded, so that they all come from the compile cache.
+enableCompileCache();
 
 if (argv.length === 2 && argv[0] === 'hygiene' && argv[1] === 'remind') {
   const [{ run }, { clockFromEnv }] = await Promise.all([
@@ -21,5 +26,7 @@ if (argv.length === 2 && argv[0] === 'hygiene' && argv[1] === 'remind') {
     signal: new AbortController().signal,
   });
 } else {
+  // A command that scans runs with a smaller young generation where Node's default is larger (startup.ts).
+  reexecForScan(argv);
   await import('./main.js');
 }

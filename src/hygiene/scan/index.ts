@@ -16,7 +16,7 @@ import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js
 import { scanLifecycle } from './lifecycle.js';
 import { globsMatcher } from './lifecycle-glob.js';
 import { readVersionFacts } from './manifests.js';
-import { defaultParseWorkers } from './parse-pool.js';
+import { defaultParseWorkers, parseWorkersFromEnv } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput, type SignalModule } from './signals/index.js';
@@ -161,7 +161,9 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
 
   progress(`reading ${walk.candidates.length} docs`);
   // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
-  await walk.readAhead(options.parseWorkers ?? defaultParseWorkers(walk.candidates.length));
+  await walk.readAhead(
+    options.parseWorkers ?? parseWorkersFromEnv() ?? defaultParseWorkers(walk.candidates.length),
+  );
   for (let i = 0; i < walk.candidates.length; i++) {
     walk.readDocument(walk.candidates[i]!);
     // Yield now and then so that the history stream is read while the docs are parsed.

@@ -20,7 +20,7 @@ export interface DocRef {
 export interface Frontmatter {
   data: Record<string, unknown> | undefined;
   /** Top-level key → 1-based line in the file. */
-  keyLines: Map<string, number>;
+  keyLines: ReadonlyMap<string, number>;
   /** 1-based line of the closing fence; 0 when there is no frontmatter. */
   endLine: number;
   error?: string;
@@ -34,8 +34,11 @@ export interface DocBlock {
 }
 
 export interface ParsedDoc {
-  /** The file's lines (split at `\n`). */
-  lines: string[];
+  /**
+   * The file's lines (split at `\n`): split from the text when asked for, and kept only for
+   * the docs asked about last (`withLines`), so that a scan does not hold every doc's lines.
+   */
+  readonly lines: string[];
   frontmatter: Frontmatter;
   /** GitHub heading slugs and explicit HTML anchors (`id`, `name`). */
   anchors: Set<string>;
@@ -47,7 +50,7 @@ export interface ParsedDoc {
   /** Top-level blocks big enough to count as duplicated content. */
   blocks: DocBlock[];
   /** 1-based lines that are inside fenced or indented code. */
-  codeLines: Set<number>;
+  codeLines: ReadonlySet<number>;
   /** Block-level HTML comments (0-based start, exclusive end): stripped before agent injection. */
   commentBlocks: [number, number][];
   /**
@@ -156,9 +159,15 @@ const CODE_PATH = /^(?:\.{1,2}\/)?[A-Za-z0-9_][\w@.+-]*(?:\/[\w@.+-]+)+\.[A-Za-z
 const TASK = /^\[([ xX])\]\s/;
 const BODY_STATUS = /^[\s*_>#]*status[\s*_]*:[\s*_]*([A-Za-z][A-Za-z-]*)/i;
 
+/** The code lines of a doc without code: one empty set for all of them, never written to. */
+const NO_CODE_LINES: ReadonlySet<number> = new Set();
+
+/** The key lines of a doc without frontmatter: one empty map for all of them, never written to. */
+const NO_KEY_LINES: ReadonlyMap<string, number> = new Map();
+
 /** Frontmatter `---` … `---` (or `...`) at the very top of the file. */
 function readFrontmatter(lines: string[]): Frontmatter {
-  const none: Frontmatter = { data: undefined, keyLines: new Map(), endLine: 0 };
+  const none: Frontmatter = { data: undefined, keyLines: NO_KEY_LINES, endLine: 0 };
   if ((lines[0] ?? '').replace(/\r$/, '') !== '---') return none;
   let close = -1;
   for (let i = 1; i < lines.length; i++) {
@@ -315,19 +324,66 @@ export function parseMarkdown(text: string): ParsedDoc {
   placeDefinitions(env.defs ?? [], lines, refs);
   refs.sort((a, b) => a.line - b.line);
 
-  return {
-    lines,
-    frontmatter,
-    anchors,
-    refs,
-    imports,
-    ...(bodyStatus ? { bodyStatus } : {}),
-    tasks,
-    blocks,
-    codeLines,
-    commentBlocks,
-    directives,
-  };
+  return withLines(
+    {
+      frontmatter,
+      anchors,
+      refs,
+      imports,
+      ...(bodyStatus ? { bodyStatus } : {}),
+      tasks,
+      blocks,
+      // Most docs have no code: they share one empty set rather than hold one each.
+      codeLines: codeLines.size > 0 ? codeLines : NO_CODE_LINES,
+      commentBlocks,
+      directives,
+    },
+    text,
+  );
+}
+
+/** A doc's parse facts without its lines: what a parsing thread sends back, and a cache may keep. */
+export type ParseFacts = Omit<ParsedDoc, 'lines'>;
+
+/** Docs whose lines are kept once split: a signal reads one doc's lines over and over, then the next's. */
+const LINES_KEPT = 32;
+/** The docs whose lines were split last (weakly: a doc let go is collected with its lines). */
+const splitLast: (WeakRef<ParsedMarkdown> | undefined)[] = new Array(LINES_KEPT);
+let nextSplit = 0;
+
+/**
+ * A parse whose `lines` are split from its text when first asked for, and kept for the last
+ * `LINES_KEPT` docs split. A scan held every line of every doc besides its text (≈ 18 MB of
+ * 120 MB live at the end of a scan of tldr-pages/tldr's 38,000 docs); now only the text.
+ * The text is a private field and `lines` a getter of the class, so a parse sent to or from
+ * a thread, or written to JSON, carries neither.
+ */
+class ParsedMarkdown {
+  readonly #text: string;
+  #lines: string[] | undefined;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  get lines(): string[] {
+    if (this.#lines === undefined) {
+      this.#lines = this.#text.split('\n');
+      splitLast[nextSplit]?.deref()?.forgetLines();
+      splitLast[nextSplit] = new WeakRef(this);
+      nextSplit = (nextSplit + 1) % LINES_KEPT;
+    }
+    return this.#lines;
+  }
+
+  forgetLines(): void {
+    this.#lines = undefined;
+  }
+}
+
+/** `facts` (a parse of `text`, as `parseMarkdown` makes or a thread sends back) with their `lines`. */
+export function withLines(facts: ParseFacts, text: string): ParsedDoc {
+  return Object.assign(new ParsedMarkdown(text), facts) as ParsedDoc;
 }
 
 /** What the inline scan adds to: the document's lines, its references, imports and anchors. */

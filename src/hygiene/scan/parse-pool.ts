@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { type ParsedDoc, parseMarkdown } from './markdown.js';
+import { type ParsedDoc, type ParseFacts, parseMarkdown, withLines } from './markdown.js';
 
 /** Below this many docs, starting a thread costs more than it saves. */
 export const MIN_DOCS_FOR_WORKERS = 200;
@@ -25,7 +25,21 @@ const YIELD_MS = 4;
  */
 export function defaultParseWorkers(docs: number, cores = availableParallelism()): number {
   if (docs < MIN_DOCS_FOR_WORKERS) return 0;
-  return Math.max(0, Math.min(cores - 2, 4));
+  return Math.max(0, Math.min(cores - 2, MAX_WORKERS));
+}
+
+/** Parsing threads at most: past four, the main thread's share of reading the replies bounds the gain. */
+const MAX_WORKERS = 4;
+
+/**
+ * `STW_PARSE_WORKERS=N` forces N parsing threads (0: none) whatever the cores and the corpus,
+ * for benchmarks that compare both paths (bench/peers.mjs); undefined when unset or not a
+ * number from 0 to 16.
+ */
+export function parseWorkersFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = env['STW_PARSE_WORKERS'];
+  if (value === undefined || !/^\d{1,2}$/.test(value) || Number(value) > 16) return undefined;
+  return Number(value);
 }
 
 /**
@@ -68,9 +82,10 @@ async function runThread(
 ): Promise<void> {
   const worker = new Worker(new URL('./parse-worker.js', import.meta.url));
   let pending: { start: number; done: () => void; failed: (error: Error) => void } | undefined;
-  worker.on('message', (reply: { id: number; parsed: ParsedDoc[] }) => {
+  worker.on('message', (reply: { id: number; parsed: ParseFacts[] }) => {
+    // A parse crosses threads without its lines (not enumerable): they are split here when asked for.
     reply.parsed.forEach((parsed, k) => {
-      out[reply.id + k] = parsed;
+      out[reply.id + k] = withLines(parsed, texts[reply.id + k]!);
     });
     const current = pending;
     pending = undefined;

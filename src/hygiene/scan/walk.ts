@@ -17,13 +17,30 @@ import { type RealPath, SymlinkMap } from './symlinks.js';
 export interface Doc {
   path: string;
   text: string;
-  lines: string[];
+  readonly lines: string[];
   parsed: ParsedDoc;
   /** It or one of its aliases matches an agent-context glob (loaded every session), as opposed to imported by one. */
   isAgentContext: boolean;
   importedBy?: string;
   /** The other paths (symlinks, paths through symlinked folders) that lead to this real file. */
   aliases: readonly string[];
+}
+
+/** A `Doc` whose lines are its parse's, split when asked for (`withLines`): a scan holds each doc's text, not its lines too. */
+class ScannedDoc implements Doc {
+  declare importedBy?: string;
+
+  constructor(
+    readonly path: string,
+    readonly text: string,
+    readonly parsed: ParsedDoc,
+    readonly isAgentContext: boolean,
+    readonly aliases: readonly string[],
+  ) {}
+
+  get lines(): string[] {
+    return this.parsed.lines;
+  }
 }
 
 /** The project's file tree as the scan sees it: every listed file and the folders above them. */
@@ -174,6 +191,7 @@ export class ProjectWalk {
   private readonly dirNames: ReadonlySet<string>;
   private readonly dirPaths: readonly string[];
   private readonly ignore: Ignore;
+  private readonly excludedByFolder = new Map<string, { dir: string; entry: string } | null>();
 
   private constructor(
     private readonly options: WalkOptions,
@@ -226,8 +244,21 @@ export class ProjectWalk {
     return walk;
   }
 
-  /** The `scan.excluded_dirs` folder `path` lies under, if any. */
+  /** The `scan.excluded_dirs` folder `path` lies under, if any (answered once per folder). */
   private excludedDirOf(path: string): { dir: string; entry: string } | undefined {
+    const dir = dirOf(path);
+    let answer = this.excludedByFolder.get(dir);
+    if (answer === undefined) {
+      answer = this.excludedDirOfFolder(dir) ?? null;
+      this.excludedByFolder.set(dir, answer);
+    }
+    return answer ?? undefined;
+  }
+
+  /** `excludedDirOf` for a folder ('' is the root): the folder itself counts. */
+  private excludedDirOfFolder(folder: string): { dir: string; entry: string } | undefined {
+    if (folder === '') return undefined;
+    const path = `${folder}/`;
     const segments = path.split('/');
     for (let i = 0; i < segments.length - 1; i++) {
       if (this.dirNames.has(segments[i]!))
@@ -348,16 +379,14 @@ export class ProjectWalk {
       return undefined;
     }
     const aliases = this.tree.symlinks.aliasesOf(file);
-    const doc: Doc = {
-      path: file,
-      text: read.text,
-      lines: parsed.lines,
+    const doc = new ScannedDoc(
+      file,
+      read.text,
       parsed,
-      isAgentContext:
-        this.isAgentContextPath(file) || aliases.some((alias) => this.isAgentContextPath(alias)),
+      this.isAgentContextPath(file) || aliases.some((alias) => this.isAgentContextPath(alias)),
       aliases,
-      ...(importedBy !== undefined ? { importedBy } : {}),
-    };
+    );
+    if (importedBy !== undefined) doc.importedBy = importedBy;
     this.docs.set(file, doc);
     return doc;
   }

@@ -3,6 +3,21 @@ import { describe, it } from 'node:test';
 import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
 
 describe('parseMarkdown', () => {
+  it("gives the text's lines, split when asked for and again once let go, never in JSON", () => {
+    const texts = Array.from({ length: 80 }, (_, i) => `# Doc ${i}\r\n\nline ${i}\n`);
+    const parsed = texts.map((text) => parseMarkdown(text));
+    // More docs than are kept split: the first ones are split again, the same lines.
+    for (let round = 0; round < 2; round++)
+      parsed.forEach((doc, i) => {
+        assert.deepEqual(doc.lines, texts[i]!.split('\n'));
+      });
+    assert.equal(parsed[0]!.lines, parsed[0]!.lines);
+    const json = JSON.parse(JSON.stringify(parsed[3]));
+    assert.equal('lines' in json, false);
+    assert.deepEqual(Object.keys(json).sort(), Object.keys(parsed[3]!).sort());
+    assert.deepEqual(json.anchors, {});
+  });
+
   it('reads CRLF, a lone CR and NUL as markdown-it does (the scanner rewrites them itself)', () => {
     const lf = parseMarkdown('# Title\n\nSee [a](a.md)\nand [b][b].\n\n[b]: b.md\n');
     const crlf = parseMarkdown('# Title\r\n\r\nSee [a](a.md)\r\nand [b][b].\r\n\r\n[b]: b.md\r\n');

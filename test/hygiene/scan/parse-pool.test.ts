@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
-import { defaultParseWorkers, MIN_DOCS_FOR_WORKERS, parseAll } from '../../../src/hygiene/scan/parse-pool.js';
+import {
+  defaultParseWorkers,
+  MIN_DOCS_FOR_WORKERS,
+  parseAll,
+  parseWorkersFromEnv,
+} from '../../../src/hygiene/scan/parse-pool.js';
 import { fixtureRepo, scanDir } from './helpers.js';
 
 /** Texts that exercise every part of a parsed doc: frontmatter, tables, definitions, HTML, code, imports. */
@@ -46,9 +51,43 @@ describe('parsing on threads', () => {
   it('gives exactly what parsing in this thread gives, in order', async () => {
     const all = texts(70);
     const expected = all.map((text) => parseMarkdown(text));
-    assert.deepEqual(await parseAll(all, 2), expected);
+    const threaded = await parseAll(all, 2);
+    assert.deepEqual(threaded, expected);
     assert.deepEqual(await parseAll(all, 0), expected);
     assert.deepEqual(await parseAll([], 2), []);
+    // Lines are not sent between threads (nor compared above): each parse splits its own text.
+    assert.deepEqual(
+      threaded.map((parsed) => parsed.lines),
+      all.map((text) => text.split('\n')),
+    );
+  });
+
+  it('STW_PARSE_WORKERS forces a number of threads (0 to 16), and only a number', () => {
+    assert.equal(parseWorkersFromEnv({ STW_PARSE_WORKERS: '0' }), 0);
+    assert.equal(parseWorkersFromEnv({ STW_PARSE_WORKERS: '3' }), 3);
+    assert.equal(parseWorkersFromEnv({ STW_PARSE_WORKERS: '16' }), 16);
+    for (const value of [undefined, '', '17', '-1', '2.5', 'two', '999'])
+      assert.equal(parseWorkersFromEnv(value === undefined ? {} : { STW_PARSE_WORKERS: value }), undefined);
+  });
+
+  it('a scan forced onto threads by STW_PARSE_WORKERS makes the same artifact as one without', async () => {
+    const files: Record<string, string> = {};
+    texts(MIN_DOCS_FOR_WORKERS).forEach((text, i) => {
+      files[`docs/d${i}.md`] = text;
+    });
+    const repo = fixtureRepo(files);
+    const saved = process.env['STW_PARSE_WORKERS'];
+    try {
+      process.env['STW_PARSE_WORKERS'] = '2';
+      const forced = await scanDir(repo.dir);
+      process.env['STW_PARSE_WORKERS'] = '0';
+      const off = await scanDir(repo.dir);
+      assert.equal(off.files_scanned, MIN_DOCS_FOR_WORKERS);
+      assert.deepEqual(forced, off);
+    } finally {
+      if (saved === undefined) delete process.env['STW_PARSE_WORKERS'];
+      else process.env['STW_PARSE_WORKERS'] = saved;
+    }
   });
 
   it('starts threads only for a large scan, on the cores beyond this thread and the history pass', () => {
