@@ -2,7 +2,14 @@
  * One doc's parse facts (`ParsedDoc` less its lines, which are the text split) as plain
  * JSON and back. Decoding checks every field, so an entry of any other shape is a miss.
  */
-import type { DirectiveComment, DocBlock, DocRef, ParsedDoc, RefKind } from '../markdown.js';
+import {
+  type DirectiveComment,
+  type DocBlock,
+  type DocRef,
+  type ParsedDoc,
+  type RefKind,
+  withLines,
+} from '../markdown.js';
 
 /** The JSON form: short keys, sets and maps as arrays in their iteration order. */
 export interface EncodedDoc {
@@ -98,24 +105,26 @@ export function decodeDoc(value: unknown, text: string): ParsedDoc | undefined {
     for (let l = first; l < first + count; l++) codeLines.add(l);
   const [total, done, firstLine] = v.t as [number, number, number];
   const status = v.s as [string, number] | undefined;
-  return {
-    lines: text.split('\n'),
-    frontmatter: {
-      data: v.fd as Record<string, unknown> | undefined,
-      keyLines: new Map(keyLines as [string, number][]),
-      endLine: v.fe,
-      ...(v.fx !== undefined ? { error: v.fx } : {}),
+  return withLines(
+    {
+      frontmatter: {
+        data: v.fd as Record<string, unknown> | undefined,
+        keyLines: new Map(keyLines as [string, number][]),
+        endLine: v.fe,
+        ...(v.fx !== undefined ? { error: v.fx } : {}),
+      },
+      anchors: new Set(v.a as string[]),
+      refs,
+      imports,
+      ...(status ? { bodyStatus: { value: status[0], line: status[1] } } : {}),
+      tasks: { total, done, firstLine },
+      blocks,
+      codeLines,
+      commentBlocks: comments as [number, number][],
+      directives,
     },
-    anchors: new Set(v.a as string[]),
-    refs,
-    imports,
-    ...(status ? { bodyStatus: { value: status[0], line: status[1] } } : {}),
-    tasks: { total, done, firstLine },
-    blocks,
-    codeLines,
-    commentBlocks: comments as [number, number][],
-    directives,
-  };
+    text,
+  );
 }
 
 /** The directive comments of an encoded doc (none when absent); undefined when not of the encoded shape. */
