@@ -8,7 +8,7 @@ import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 
 const env = { STW_NOW: '2026-03-01T12:00:00Z' };
 
-/** One prose section, long enough to be a duplicate, shared by two docs. */
+/** One whole prose section (each paragraph long enough to be a duplicate block), shared by two docs. */
 const SHARED = [
   '## Installing the widget',
   '',
@@ -17,7 +17,8 @@ const SHARED = [
   'file, then restart the service so that it picks the new socket up on its next start.',
   '',
   'Every option of the daemon is described in the reference, with its default value and the',
-  'release that introduced it; options marked experimental may change without notice.',
+  'release that introduced it; options marked experimental may change without notice, and the',
+  'reference says which of them a restart of the service is needed for.',
   '',
 ].join('\n');
 

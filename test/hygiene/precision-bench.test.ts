@@ -66,7 +66,8 @@ describe('bench:precision scores labelled findings per signal class', () => {
       '',
       'And [api](api.md) and [faq](faq.md).',
       '',
-      'Run `scripts/build.sh` first.',
+      // `scripts/` alone is weak evidence; naming its run.sh here makes build.sh this repository's.
+      'Run `scripts/build.sh` first, then `scripts/run.sh`.',
       '',
     ].join('\n'),
     'scripts/run.sh': 'echo\n',
