@@ -18,7 +18,8 @@ const MARKER_LINES = 20;
 // A sentence saying this very file is generated ("Do not edit generated files under gen/" is
 // an instruction about other files, not a marker).
 const GENERATED_CLAIM = [
-  /\bthis (?:file|document|page|readme) (?:is|was|has been) (?:auto-?|automatically )?generated\b/i,
+  // One adverb may stand before it: "This file is periodically generated from /src/" (rust-lang/book's nostarch/).
+  /\bthis (?:file|document|page|readme) (?:is|was|has been) (?:[a-z]+ly )?(?:auto-?)?generated\b/i,
   /\bthis is an? (?:auto-?|automatically )?generated (?:file|document|page)\b/i,
   /^\W*code generated\b.*\bdo not edit\b/im,
 ];

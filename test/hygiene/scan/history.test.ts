@@ -209,9 +209,13 @@ describe('history with a missing object', () => {
     }
     for (let i = 1; i <= 10; i++) repo.commit(`engine ${i}`, { 'src/engine.ts': `export const v = ${i};\n` });
     const oid = dropBlob(repo, 'HEAD~12', 'NOTES.md');
-    const result = await runCliJson<ScanArtifact & { status: string }>(['hygiene', 'scan'], {
-      cwd: repo.dir,
-    });
+    // Every class shown: this is about which history a missing blob costs, not what is shown.
+    const result = await runCliJson<ScanArtifact & { status: string }>(
+      ['hygiene', 'scan', '--signals', 'all'],
+      {
+        cwd: repo.dir,
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.json.status, 'complete');
     assert.deepEqual(result.json.unavailable, []);

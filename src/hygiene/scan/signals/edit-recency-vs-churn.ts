@@ -7,7 +7,7 @@ export const editRecencyVsChurn: SignalModule = {
   name: 'edit_recency_vs_churn',
   scope: 'docs',
   description: `${THRESHOLDS.churnCommits} commits to what a doc references since its last commit`,
-  shownByDefault: true,
+  shownByDefault: false,
   needs: ['history'],
   collect({ history }, emit) {
     const incomplete = new Set(history.incomplete.map((h) => h.path));

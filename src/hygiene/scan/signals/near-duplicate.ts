@@ -44,7 +44,7 @@ export const nearDuplicate: SignalModule = {
   name: 'near_duplicate',
   scope: 'agent-context',
   description: `an agent-context section ${NEAR_DUPLICATE.minContainment * 100}%+ restated (by 3-word shingles) in another agent's file, a guide it restates, or earlier in the same file`,
-  shownByDefault: true,
+  shownByDefault: false,
   needs: [],
   collect(input, emit) {
     const { facts, whoLoads } = input;
