@@ -90,7 +90,12 @@ describe('signals shown by default, and --signals all', () => {
     const { code, json, stderr } = await check();
     assert.equal(code, 0, stderr);
     const counts = json.summary.signal_counts;
-    assert.deepEqual(counts.hidden_classes.sort(), ['duplicate_content', 'version_skew']);
+    assert.deepEqual(counts.hidden_classes.sort(), [
+      'duplicate_content',
+      'edit_recency_vs_churn',
+      'near_duplicate',
+      'version_skew',
+    ]);
     assert.equal(counts.show_hidden_with, '--signals all');
     assert.ok((counts.by_signal['duplicate_content']?.hidden ?? 0) >= 1, JSON.stringify(counts));
     assert.equal(counts.by_signal['duplicate_content']?.shown, 0);
@@ -197,7 +202,12 @@ describe('config: signals:, links.ignore, --config, .dochygiene.yaml', () => {
     const found = findingsOf(json);
     assert.ok(hasDuplicate(json), found.join('\n'));
     assert.ok(!found.some((f) => f.endsWith('broken_reference')));
-    assert.deepEqual(json.summary.signal_counts.hidden_classes.sort(), ['broken_reference', 'version_skew']);
+    assert.deepEqual(json.summary.signal_counts.hidden_classes.sort(), [
+      'broken_reference',
+      'edit_recency_vs_churn',
+      'near_duplicate',
+      'version_skew',
+    ]);
     assert.ok((json.summary.signal_counts.by_signal['broken_reference']?.hidden ?? 0) >= 4);
   });
 

@@ -107,7 +107,12 @@ describe('runCheck', () => {
     const { signal_counts: counts, ...summary } = first.summary;
     // Nothing suppressed; the hidden classes listed (docs/scanner-and-classifiers.md, "Which signals are shown").
     assert.equal(counts?.suppressed, 0);
-    assert.deepEqual(counts?.hidden_classes.sort(), ['duplicate_content', 'version_skew']);
+    assert.deepEqual(counts?.hidden_classes.sort(), [
+      'duplicate_content',
+      'edit_recency_vs_churn',
+      'near_duplicate',
+      'version_skew',
+    ]);
     assert.equal(counts?.shown, Object.values(first.signals).flat().length);
     assert.deepEqual(summary, {
       candidates: 5,

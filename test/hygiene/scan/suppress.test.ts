@@ -183,12 +183,14 @@ describe('withhold', () => {
   it('--signals all shows every class, signals: on/off switch one; an off that changes nothing is unused', () => {
     assert.deepEqual([...hiddenClasses({ signals: {} }, false)].sort(), [
       'duplicate_content',
+      'edit_recency_vs_churn',
+      'near_duplicate',
       'version_skew',
     ]);
     assert.deepEqual([...hiddenClasses({ signals: {} }, true)], []);
     assert.deepEqual(
       [...hiddenClasses({ signals: { version_skew: 'on', broken_reference: 'off' } }, false)].sort(),
-      ['broken_reference', 'duplicate_content'],
+      ['broken_reference', 'duplicate_content', 'edit_recency_vs_churn', 'near_duplicate'],
     );
     const { withheld } = withhold({
       signals: signals(),
