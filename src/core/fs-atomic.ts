@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** fsync a directory so that a rename or create inside it survives a crash. */
@@ -87,23 +87,29 @@ async function writeVia(temp: string, path: string, data: string | Uint8Array, o
 
 /**
  * Creates `path` exclusively (fails with EEXIST if it exists), fsyncs it and its
- * directory. For immutable records such as stored plans: written once, never rewritten.
+ * directory. For immutable records such as stored plans and the plan key: written once,
+ * never rewritten. The content is written and fsynced in a temp file first and then
+ * hard-linked to `path`, so `path` appears complete or not at all: a reader racing the
+ * writer never sees it empty or short, and a crash leaves at most a `.NAME.tmp-…` file.
  */
 export async function writeFileExclusive(
   path: string,
   data: string | Uint8Array,
   mode = 0o600,
 ): Promise<void> {
-  const handle = await open(path, 'wx', mode);
+  const temp = tempNameFor(path);
+  const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await unlink(path).catch(() => {});
-    throw error;
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(temp, path);
+  } finally {
+    await unlink(temp).catch(() => {});
   }
-  await handle.close();
   await fsyncDir(dirname(path));
 }
 

@@ -78,7 +78,9 @@ async function readKey(path: string): Promise<Buffer | undefined> {
 
 /**
  * The plan key for storing plans in `stateDir`: read, or created on first use. Two
- * planners racing to create it both end with the one that won the exclusive create.
+ * planners racing to create it both end with the one that won the exclusive create; the
+ * key appears whole (`writeFileExclusive` links a complete temp file), so a racing
+ * reader never reads a short one.
  */
 export async function loadOrCreatePlanKey(path: string, stateDir: string): Promise<Buffer> {
   await checkOutsideStateDir(path, stateDir);

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { RefusalError } from '../../core/errors.js';
-import { fsyncDir, Journal, readJournal, unlinkQuiet } from '../../core/fs-atomic.js';
+import { fsyncDir, Journal, readJournal, unlinkQuiet, writeFileExclusive } from '../../core/fs-atomic.js';
 import { isProcessAlive } from '../../core/liveness.js';
 
 /**
@@ -100,16 +100,12 @@ function parseOwner(text: string): LockOwner | undefined {
 
 /** Creates `path` holding `text`, complete, or returns false when it exists (a link never overwrites). */
 async function createExclusive(path: string, text: string): Promise<boolean> {
-  const draft = `${path}.draft-${process.pid}-${randomBytes(4).toString('hex')}`;
-  await writeFile(draft, text, { mode: 0o600 });
   try {
-    await link(draft, path);
+    await writeFileExclusive(path, text, 0o600);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
-  } finally {
-    await unlink(draft).catch(() => {});
   }
 }
 

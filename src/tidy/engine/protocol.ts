@@ -8,7 +8,7 @@
  */
 import type { JournalRecord } from '../journal.js';
 
-export interface ActionProtocol {
+export interface ActionProtocol<Rec = JournalRecord> {
   /** What this backend's apply never does, stated with every result. */
   readonly limitations: readonly string[];
   /** What an action the deadline stopped before is told. */
@@ -24,7 +24,7 @@ export interface ActionProtocol {
   /** How much of the deadline must be left to start a step, given the longest step so far. */
   reserveMs(longestStepMs: number): number;
   /** The journal as loaded (torn tail already settled): what the protocol resumes from. */
-  resume(records: readonly JournalRecord[]): void;
+  resume(records: readonly Rec[]): void;
   /** Checks before the first step (tool, repository binding); 'stop' once the ledger says why. */
   begin(): Promise<'go' | 'stop'>;
   /** How many actions the step at `index` covers (a batch of fresh actions, or one). */

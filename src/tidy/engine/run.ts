@@ -13,7 +13,7 @@ import type { Journal } from '../../core/fs-atomic.js';
 import { finalStatus, type TidyApplyOptions, type TidyApplyResult, type TidyApplyStep } from '../apply.js';
 import { type JournalAction, type JournalRecord, loadJournal } from '../journal.js';
 import { IncompleteObservationError } from '../types.js';
-import { isIoError, journalRefusal, openJournal, settleTornTail } from './journal.js';
+import { isIoError, journalRefusal, openJournal, settleTornTail, type TornTailRecord } from './journal.js';
 import { ActionLedger, type StopCause, stopCause } from './ledger.js';
 import { JOURNAL_MAX_BYTES } from './limits.js';
 import type { ActionProtocol } from './protocol.js';
@@ -81,61 +81,82 @@ export async function runSteps(loop: StepLoop): Promise<void> {
   }
 }
 
-/** One run of a plan's delete actions through one protocol. */
-export class ActionRun {
-  readonly ledger: ActionLedger;
-  private journal: Journal | undefined;
-  private protocol: ActionProtocol | undefined;
+/** The result side of one kind of run: what the actions a run stops before are told. */
+export interface RunLedger {
+  /** The run stops before the action at `fromIndex` (none: after the last). */
+  interrupt(cause: StopCause, fromIndex: number): void;
+  /** The journal (or the check before the first step) refuses the run. */
+  refusePlan(code: string, message: string, fromIndex: number): void;
+}
 
-  constructor(readonly inputs: ActionRunInputs) {
-    this.ledger = new ActionLedger(inputs.result, {
-      onProgress: inputs.options.onProgress,
-      deadlineMessage: '',
-    });
-  }
+/** What every journaled run is given: where its journal lives, the clock, the stop sources. */
+export interface JournaledRunInputs<Step extends string> {
+  planId: string;
+  stateDir: string;
+  journalPath: string;
+  deadline: Deadline;
+  signal?: AbortSignal | undefined;
+  now: () => string;
+  /** TEST-ONLY crash injection at a protocol boundary. */
+  checkpoint?: ((step: Step, id: number) => void | Promise<void>) | undefined;
+}
+
+/**
+ * One journaled run of a plan's actions through one protocol, for any kind of plan
+ * (branch deletion: `ActionRun`; task retirement: `retire/run.ts`): the journal (opened
+ * when first appended to, closed at the end), its bounded load and torn tail, the
+ * protocol's resume and begin, and the steps with a stop check before each. Each kind
+ * supplies its journal fold, its ledger and how a thrown step settles.
+ */
+export abstract class JournaledRun<Rec, Step extends string> {
+  private journal: Journal | undefined;
+  protected protocol: ActionProtocol<Rec> | undefined;
+  abstract readonly ledger: RunLedger;
+
+  constructor(readonly run: JournaledRunInputs<Step>) {}
 
   now(): string {
-    return this.inputs.now();
+    return this.run.now();
   }
 
-  append(record: JournalRecord): Promise<void> {
+  append(record: Rec | TornTailRecord): Promise<void> {
     return this.appendAll([record]);
   }
 
   /** Appends records with one fsync: all are durable before the step they announce. */
-  async appendAll(records: readonly JournalRecord[]): Promise<void> {
+  async appendAll(records: readonly (Rec | TornTailRecord)[]): Promise<void> {
     if (records.length === 0) return;
-    this.journal ??= await openJournal(this.inputs.stateDir, this.inputs.planId);
+    this.journal ??= await openJournal(this.run.stateDir, this.run.planId);
     this.journal.appendAll(records);
   }
 
   /** TEST-ONLY crash injection at a protocol boundary. */
-  async checkpoint(step: TidyApplyStep, actionId: number): Promise<void> {
-    await this.inputs.options.checkpoint?.(step, actionId);
+  async checkpoint(step: Step, id: number): Promise<void> {
+    await this.run.checkpoint?.(step, id);
   }
 
-  /** Runs every action through `protocol`; the result says what happened. Closes the journal. */
-  async execute(makeProtocol: (run: ActionRun) => ActionProtocol): Promise<void> {
-    const protocol = makeProtocol(this);
+  /** Reads and folds the journal against the plan (the kind's ledger keeps the states). */
+  protected abstract fold(path: string): Promise<{ records: readonly Rec[]; tornTail: string | undefined }>;
+  /** Settles what a step threw (an operational failure, a refusal, a stop inside it); rethrows a bug. */
+  protected abstract settleThrown(error: unknown, index: number, span: number): void;
+  /** After a step that stopped the run: what the actions after it are told (nothing by default). */
+  protected stopped(_index: number, _span: number): void {}
+
+  /** Loads the journal, then steps through `count` actions with `protocol`. Closes the journal. */
+  protected async drive(protocol: ActionProtocol<Rec>, count: number): Promise<void> {
     this.protocol = protocol;
-    this.ledger.deadlineMessage = protocol.deadlineMessage;
-    const { result } = this.inputs;
-    result.limitations = [...protocol.limitations];
     try {
-      if (await this.load()) await this.steps(protocol);
+      if (await this.load()) await this.steps(protocol, count);
     } finally {
       this.journal?.close();
     }
-    result.status = finalStatus(result, this.ledger.deletedThisRun);
-    result.recovery = this.ledger.recovery((ref, pin) => protocol.restoreCommand(ref, pin));
   }
 
   /** The journal, folded against the plan's actions; false when it refuses the run. */
   private async load(): Promise<boolean> {
-    const { journalPath, actions } = this.inputs;
+    const { journalPath } = this.run;
     try {
-      const loaded = await loadJournal(journalPath, actions, JOURNAL_MAX_BYTES);
-      this.ledger.states = loaded.states;
+      const loaded = await this.fold(journalPath);
       // Its action is still open or settled by the complete records: inspected by the protocol.
       await settleTornTail(journalPath, loaded.tornTail, this.now(), (record) => this.append(record));
       this.protocol!.resume(loaded.records);
@@ -147,22 +168,63 @@ export class ActionRun {
     }
   }
 
-  private async steps(protocol: ActionProtocol): Promise<void> {
+  private async steps(protocol: ActionProtocol<Rec>, count: number): Promise<void> {
     try {
       if ((await protocol.begin()) === 'stop') return;
     } catch (error) {
       this.settleThrown(error, 0, 1);
       return;
     }
-    const { deadline, options } = this.inputs;
+    const { deadline, signal } = this.run;
     await runSteps({
-      count: this.inputs.actions.length,
-      stopCause: (longest) => stopCause(deadline, options.signal, protocol.reserveMs(longest)),
+      count,
+      stopCause: (longest) => stopCause(deadline, signal, protocol.reserveMs(longest)),
       stoppedBefore: (cause, index) => this.ledger.interrupt(cause, index),
       spanAt: (index) => protocol.spanAt(index),
       step: (index) => protocol.step(index),
       failed: (error, index, span) => this.settleThrown(error, index, span),
+      stopped: (index, span) => this.stopped(index, span),
     });
+  }
+}
+
+/** One run of a plan's delete actions through one protocol. */
+export class ActionRun extends JournaledRun<JournalRecord, TidyApplyStep> {
+  readonly ledger: ActionLedger;
+
+  constructor(readonly inputs: ActionRunInputs) {
+    super({
+      planId: inputs.planId,
+      stateDir: inputs.stateDir,
+      journalPath: inputs.journalPath,
+      deadline: inputs.deadline,
+      signal: inputs.options.signal,
+      now: inputs.now,
+      checkpoint: inputs.options.checkpoint,
+    });
+    this.ledger = new ActionLedger(inputs.result, {
+      onProgress: inputs.options.onProgress,
+      deadlineMessage: '',
+    });
+  }
+
+  /** Runs every action through `protocol`; the result says what happened. Closes the journal. */
+  async execute(makeProtocol: (run: ActionRun) => ActionProtocol): Promise<void> {
+    const protocol = makeProtocol(this);
+    this.ledger.deadlineMessage = protocol.deadlineMessage;
+    const { result } = this.inputs;
+    result.limitations = [...protocol.limitations];
+    await this.drive(protocol, this.inputs.actions.length);
+    result.status = finalStatus(result, this.ledger.deletedThisRun);
+    result.recovery = this.ledger.recovery((ref, pin) => protocol.restoreCommand(ref, pin));
+  }
+
+  protected async fold(
+    path: string,
+  ): Promise<{ records: readonly JournalRecord[]; tornTail: string | undefined }> {
+    const loaded = await loadJournal(path, this.inputs.actions, JOURNAL_MAX_BYTES);
+    this.ledger.states = loaded.states;
+    return loaded;
   }
 
   /**
@@ -170,7 +232,7 @@ export class ActionRun {
    * unknown to this run; the journal stays as it is, so the next run inspects, and nothing
    * more runs), a stop inside it, or a refusal. A bug rethrows.
    */
-  private settleThrown(error: unknown, index: number, span: number): void {
+  protected settleThrown(error: unknown, index: number, span: number): void {
     const cause = this.protocol!.interruptibleInside ? interruption(error) : undefined;
     if (cause !== undefined) this.interruptInside(cause, index);
     else if (error instanceof OperationalError || isIoError(error)) {
