@@ -11,6 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { random } from './score.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const STW = join(ROOT, 'dist', 'src', 'cli', 'bin.js');
@@ -47,18 +48,6 @@ function parseArgs(argv) {
 function fail(message) {
   console.error(message);
   process.exit(2);
-}
-
-/** mulberry32: a small seeded generator, so a sample is the same on every machine. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function scanOf(options) {

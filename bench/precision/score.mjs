@@ -281,7 +281,7 @@ export function summarize(results) {
 }
 
 /** A small seeded PRNG (mulberry32) so that a sample is the same on every machine. */
-function random(seed) {
+export function random(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
