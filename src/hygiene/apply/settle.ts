@@ -2,6 +2,7 @@ import type { Deadline } from '../../core/deadline.js';
 import { headOid, readGit } from './git-steps.js';
 import type { RunRecord } from './run-record.js';
 import { WIP_MESSAGE } from './steps/checkpoint.js';
+import { CLEANUP_SUBJECT_PREFIX } from './steps/commit.js';
 import { releaseHold } from './steps/release.js';
 import { rollBack } from './unwind.js';
 
@@ -12,8 +13,6 @@ import { rollBack } from './unwind.js';
  * the same journal events (`run-record.ts`). A cleanup commit that exists stands; anything
  * else is rolled back from the record, or left alone where that is not safe.
  */
-
-export const CLEANUP_SUBJECT_PREFIX = 'docs: hygiene cleanup (';
 
 export type RunVerdict =
   /** The cleanup commit exists: it stands, and what lifecycle deletions held is final. */

@@ -116,8 +116,8 @@ export function variantOf(path: string): { locale: string; version: string } {
 }
 
 /**
- * A placeholder written as a path, not a path: `design/NNNN-shortname.md`, `test/repro-XXXX.js`,
- * `content/en/blog/YYYY/post-name.md`, `<name>/x.md`, `{id}.json`, `my-plugin/`, `your-app/`,
+ * A placeholder written as a path, not a path: `design/NNNN-shortname.md`, a repro script
+ * named with a run of capital X's, `content/en/blog/YYYY/post-name.md`, `<name>/x.md`, `{id}.json`, `my-plugin/`, `your-app/`,
  * `example.md`, `foo/bar.ts`, `file-name.ts`, `path/to/x`, or a lone file name with a leading `_`
  * (`_linux.cc`: the suffix of a family of files).
  */

@@ -13,6 +13,9 @@ import type { RunRecorder } from '../run-record.js';
  * recognised afterwards by the commit's parent and subject (`settle.ts`).
  */
 
+/** How every cleanup commit's subject begins: how a crashed run's commit is recognised (`settle.ts`). */
+export const CLEANUP_SUBJECT_PREFIX = 'docs: hygiene cleanup (';
+
 // Labels in the commit message, in the order docs/hygiene-clean.md gives them: each line
 // names every kind that can be in its tier, so its parts add up to its count. A move and a
 // dedupe are always confirm (a move breaks links from outside; the canonical copy is a
@@ -42,7 +45,7 @@ export function cleanupMessage(applied: readonly Entry[], files: number, skipped
   };
   const n = applied.length;
   return [
-    `docs: hygiene cleanup (${n} edit${n === 1 ? '' : 's'} across ${files} file${files === 1 ? '' : 's'})`,
+    `${CLEANUP_SUBJECT_PREFIX}${n} edit${n === 1 ? '' : 's'} across ${files} file${files === 1 ? '' : 's'})`,
     '',
     line('Auto', AUTO_LABELS, 'auto'),
     line('Confirmed', CONFIRMED_LABELS, 'confirm'),
