@@ -251,8 +251,25 @@ export function readDoc(root: string, realRoot: string, rel: string): ReadOutcom
 }
 
 /**
+ * The text of a repository file the scan reads beside the docs (a site generator's config, a
+ * module or layout it names), read as a doc is (`readDoc`): a committed symlink out of the
+ * tree (to `/dev/zero`, `/dev/tty`, a file of the user's), something other than a regular
+ * file, a file over `MAX_DOC_BYTES`, binary or not UTF-8 gives nothing.
+ */
+export function readTreeText(root: string, rel: string): string | undefined {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    return undefined;
+  }
+  const read = readDoc(root, realRoot, rel);
+  return read.kind === 'text' ? read.text : undefined;
+}
+
+/**
  * Each listed file that `isConfig` picks (a site generator's config), read and turned into a
- * value by `read`; a file that cannot be read, or that `read` declines, gives none.
+ * value by `read`; a file that cannot be read (`readTreeText`), or that `read` declines, gives none.
  */
 export function readConfigs<T>(
   root: string,
@@ -263,12 +280,8 @@ export function readConfigs<T>(
   const out: T[] = [];
   for (const file of files) {
     if (!isConfig(file)) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = readTreeText(root, file);
+    if (text === undefined) continue;
     const value = read(file, text);
     if (value !== undefined) out.push(value);
   }

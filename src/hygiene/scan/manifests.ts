@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readTreeText } from './files.js';
 import { escapeRegExp } from './paths.js';
 
 /** A version fact a manifest states: what docs are checked against. */
@@ -14,12 +13,9 @@ export interface VersionFact {
   kind: 'runtime' | 'project' | 'dependency';
 }
 
+/** A manifest's text, read as a doc is: a symlink out of the tree or a device gives nothing. */
 function readText(root: string, file: string): string | undefined {
-  try {
-    return readFileSync(join(root, file), 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readTreeText(root, file);
 }
 
 /** The numeric parts of the first version in `text` (`>=20.19.0` → [20, 19, 0]). */

@@ -4,6 +4,7 @@
  * naming the key. Runs the built CLI on a real repository.
  */
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runCli, runCliJson } from '../../helpers/cli.js';
 import { makeRepo, type TestRepo } from '../../helpers/git-repo.js';
@@ -69,5 +70,34 @@ describe('scan.globs from a repository cannot hang a scan', () => {
     assert.equal(scanned.code, 0, scanned.stderr);
     assert.deepEqual(Object.keys(scanned.json.signals), [`docs/${'a'.repeat(200)}.md`]);
     assert.ok(performance.now() - started < 30_000);
+  });
+});
+
+describe('files the scan reads beside the docs cannot hang it or read outside the tree', () => {
+  it('a site config, a manifest and a Makefile committed as symlinks to /dev/zero and outside the tree are not read', {
+    timeout: 60_000,
+  }, async () => {
+    const repo = removeLater(makeRepo({ initialCommit: false }));
+    repo.commit('setup', {
+      'README.md': '# Project\n\nRun `npm run build` or `make docs`; requires Node 18.\n',
+      '.gitignore': '.dochygiene/\n',
+      'docs/guide.md': '# Guide\n\nSee [gone](gone.md).\n',
+    });
+    // Read as they were, each would never end (/dev/zero) or read a file of the user's.
+    symlinkSync('/dev/zero', repo.path('hugo.toml'));
+    symlinkSync('/dev/zero', repo.path('package.json'));
+    symlinkSync('/etc/hostname', repo.path('Makefile'));
+    symlinkSync('/dev/zero', repo.path('mkdocs.yml'));
+    repo.git(['add', 'hugo.toml', 'package.json', 'Makefile', 'mkdocs.yml']);
+    repo.commit('hostile links');
+    const scanned = await runCliJson<{ signals: Record<string, { name: string }[]> }>(['hygiene', 'scan'], {
+      cwd: repo.dir,
+      env,
+    });
+    assert.equal(scanned.code, 0, scanned.stderr);
+    // No site was modelled from them: the guide's link is judged on GitHub only.
+    const broken = scanned.json.signals['docs/guide.md']?.filter((s) => s.name === 'broken_reference') ?? [];
+    assert.equal(broken.length, 1, JSON.stringify(scanned.json.signals));
+    assert.deepEqual((broken[0] as { data?: { broken_on?: string[] } }).data?.broken_on, ['github']);
   });
 });

@@ -6,9 +6,9 @@
  * looked up for the whole repository in one `git grep -F -w` over a pattern list, never one
  * call per symbol. A path under a folder that history shows was moved gets its new place.
  */
-import { readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { git } from '../../../core/git.js';
+import { readTreeText } from '../files.js';
 import { baseOf, dirOf, isPlaceholderPath } from '../paths.js';
 import type { ProjectTree } from '../walk.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
@@ -307,7 +307,7 @@ export async function symbolsInCode(
 function packageScripts(root: string, dir: string): Set<string> | undefined {
   for (let d = dir; ; d = dirOf(d)) {
     try {
-      const pkg = JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')) as {
+      const pkg = JSON.parse(readTreeText(root, posix.join(d, 'package.json')) ?? '') as {
         scripts?: Record<string, unknown>;
       };
       return new Set(Object.keys(pkg.scripts ?? {}));
@@ -321,12 +321,8 @@ function packageScripts(root: string, dir: string): Set<string> | undefined {
 function makeTargets(root: string, dir: string): Set<string> | undefined {
   for (let d = dir; ; d = dirOf(d)) {
     for (const name of ['GNUmakefile', 'makefile', 'Makefile']) {
-      let text: string;
-      try {
-        text = readFileSync(join(root, d, name), 'utf8');
-      } catch {
-        continue;
-      }
+      const text = readTreeText(root, posix.join(d, name));
+      if (text === undefined) continue;
       // An include or a pattern rule can define targets this reading cannot see.
       if (/^\s*-?include\s/m.test(text) || /^[^\s#]*%[^:]*:/m.test(text)) return undefined;
       const targets = new Set<string>();

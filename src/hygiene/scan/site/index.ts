@@ -4,9 +4,8 @@
  * generator (`hugo.ts`, `mdbook.ts`, …) says how its config is read and how its routes are
  * formed; this engine is generic (docs/scanner-and-classifiers.md, "Sites").
  */
-import { readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
-import { readConfigs } from '../files.js';
+import { posix } from 'node:path';
+import { readConfigs, readTreeText } from '../files.js';
 import { baseOf, dirOf, MARKDOWN_EXT, safeDecode } from '../paths.js';
 import { docfx } from './docfx.js';
 import { docusaurus } from './docusaurus.js';
@@ -36,13 +35,7 @@ export const SITE_MODELS: readonly SiteModel[] = [
 /** The sites the project's configs set up (a config a model cannot read gives an unreadable site). */
 export function readSites(root: string, files: readonly string[]): Site[] {
   const listed = new Set(files);
-  const read = (path: string): string | undefined => {
-    try {
-      return readFileSync(join(root, path), 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
+  const read = (path: string): string | undefined => readTreeText(root, path);
   return SITE_MODELS.flatMap((model) =>
     readConfigs(
       root,
