@@ -417,6 +417,80 @@ describe('site models: every link judged where it is read', () => {
     ]);
   });
 
+  it('MkDocs: a variant config with no mkdocs.yml, INHERIT merged, mkdocs-exclude, snippets read where included, .. clamped at the domain root', async () => {
+    // Textualize/textual builds with `mkdocs build --config-file mkdocs-online.yml`.
+    const repo = fixtureRepo({
+      'mkdocs-common.yml': [
+        'site_name: Demo',
+        'markdown_extensions:',
+        '  - pymdownx.snippets',
+        'plugins:',
+        '  search:',
+        '  exclude:',
+        '    glob:',
+        '      - "snippets/*"',
+        '      - "**/_template.md"',
+        '',
+      ].join('\n'),
+      // The published site: the one the model reads.
+      'mkdocs-online.yml': 'INHERIT: mkdocs-common.yml\nsite_url: https://example.org/\n',
+      // An offline build (no directory URLs): a build, but not the published one.
+      'mkdocs-offline.yml': 'INHERIT: mkdocs-common.yml\nuse_directory_urls: false\n',
+      // A fragment a Makefile appends: no site_name, no site.
+      'mkdocs-nav.yml': 'nav:\n  - index.md\n',
+      'docs/index.md': '# Home\n',
+      'docs/css_types/color.md': '# Color\n',
+      'docs/styles/background.md': [
+        '# Background', // 1
+        '', // 2
+        'Works on the site: <a href="../../css_types/color">color</a>, [color](/css_types/color/).', // 3
+        '', // 4
+        'Broken on the site: [gone](/css_types/gone/).', // 5
+        '',
+      ].join('\n'),
+      'docs/styles/grid/index.md':
+        '# Grid\n\nWorks on the site: <a href="../../../css_types/color">color</a>.\n',
+      'docs/styles/border.md': '# Border\n\n--8<-- "docs/snippets/see_also.md"\n',
+      // Left out of the build, put into docs/styles/border.md: its relative link is that page's.
+      'docs/snippets/see_also.md': '[background](./background.md)\n',
+      'docs/styles/_template.md': '# Template\n\n[gone](gone.md)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/styles/background.md'), [['/css_types/gone/', 'site', 'mkdocs']]);
+    assert.deepEqual(views(artifact, 'docs/styles/grid/index.md'), []);
+    assert.deepEqual(views(artifact, 'docs/snippets/see_also.md'), [
+      [
+        './background.md',
+        'unverifiable: the text is put into a page (an include, a component) whose URL and headings it is read from',
+        'mkdocs',
+      ],
+    ]);
+    // Excluded from the build: read on GitHub.
+    assert.deepEqual(views(artifact, 'docs/styles/_template.md'), [['gone.md', 'github', undefined]]);
+  });
+
+  it('MkDocs: an INHERIT that reaches nothing is unreadable; mkdocstrings leaves API anchors unsettled', async () => {
+    const repo = fixtureRepo({
+      'mkdocs.yml': 'INHERIT: base.yml\nsite_name: Demo\n',
+      'docs/index.md': '# Home\n\n[gone](gone.md)\n',
+      'api/mkdocs.yml': 'site_name: API\nplugins:\n  - mkdocstrings\n',
+      'api/docs/app.md': '# App\n\n::: pkg.App\n',
+      'api/docs/guide.md': '# Guide\n\n[run](app.md#pkg.App.run) and [nothing](guide.md#nothing)\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'docs/index.md'), [
+      ['gone.md', 'unverifiable: mkdocs.yml inherits base.yml, which is not in the tree', 'mkdocs'],
+    ]);
+    assert.deepEqual(views(artifact, 'api/docs/guide.md'), [
+      ['guide.md#nothing', 'site', 'mkdocs'],
+      [
+        'app.md#pkg.App.run',
+        'unverifiable: the page includes text (a shortcode, an include) that may set the anchor',
+        'mkdocs',
+      ],
+    ]);
+  });
+
   it('VitePress and Jekyll: the models of before, in the same shape; a config with rewrites is not modelled', async () => {
     const repo = fixtureRepo({
       'docs/.vitepress/config.ts': "export default { title: 'Site' }\n",

@@ -218,9 +218,12 @@ function reach(
   const page = site.pageUrl(doc, files);
   if (page === undefined) return undefined;
   const from = page.endsWith('/') ? page.slice(1) : dirOf(page.slice(1));
-  const url = posix.normalize(posix.join(from, path)).replace(/\/+$/, '');
-  if (url === '..' || url.startsWith('../'))
+  const climbed = posix.normalize(posix.join(from, path)).replace(/\/+$/, '');
+  const above = climbed === '..' || climbed.startsWith('../');
+  if (above && site.rootClamps !== true)
     return { unverifiable: 'the link leaves the site (another published site may serve it)' };
+  // At the domain's root a browser drops the `..` that climb above it (RFC 3986, 5.2.4).
+  const url = above ? climbed.replace(/^(?:\.\.(?:\/|$))+/, '') || '.' : climbed;
   return site.serves(`/${url === '.' ? '' : url}${path.endsWith('/') && url !== '.' ? '/' : ''}`, files, doc);
 }
 

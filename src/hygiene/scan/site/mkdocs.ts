@@ -12,21 +12,22 @@
  * `docs/ja/agents.md` works on the site when `docs/en/ref/lifecycle.md` or
  * `docs/ref/lifecycle.md` exists. The redirects plugin's `redirect_maps` keep old pages' URLs.
  * A plugin the model does not know may generate pages: a target it does not find is
- * unverifiable there.
+ * unverifiable there. The config may be a variant (`mkdocs-online.yml`) and `INHERIT` another;
+ * mkdocs-exclude leaves files out of the build, and a file pymdownx.snippets puts into pages
+ * (`--8<--`) that the build leaves out is read on those pages (`mkdocs-config.ts`).
  */
 import { posix } from 'node:path';
 import { repositoryGlobsMatcher } from '../lifecycle-glob.js';
 import { baseOf, MARKDOWN_EXT } from '../paths.js';
 import {
-  folderFrom,
-  inside,
-  isMapping,
-  isUnder,
-  type Mapping,
-  pagesByUrl,
-  parseConfig,
-  unreadableSite,
-} from './read.js';
+  excludePlugin,
+  isChosenConfig,
+  isMkdocsConfig,
+  loadMkdocsConfig,
+  snippetsOf,
+  snippetsOptions,
+} from './mkdocs-config.js';
+import { folderFrom, inside, isMapping, isUnder, type Mapping, pagesByUrl, unreadableSite } from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 /** A translated docs tree that mkdocs-static-i18n builds with `docs_structure: folder`. */
@@ -60,6 +61,8 @@ const HARMLESS = new Set([
   'rss',
   'optimize',
   'typeset',
+  // mkdocs-exclude: it only leaves files out of the build (read by `excludePlugin`).
+  'exclude',
 ]);
 
 /** The plugins a config lists, by name, with their options. */
@@ -159,22 +162,29 @@ export function excludedDocs(config: Mapping): ((rel: string) => boolean) | stri
   return matches ?? 'a pattern of its exclude_docs is outside the glob syntax the model reads';
 }
 
-function read(file: string, text: string, _context: ConfigContext): Site | undefined {
+function read(file: string, text: string, context: ConfigContext): Site | undefined {
   const dir = posix.dirname(file) === '.' ? '' : posix.dirname(file);
-  const config = parseConfig(file, text);
-  if (config === undefined) return unreadableSite('mkdocs', file, [dir], `${file} does not parse`);
-  if ('INHERIT' in config) return unreadableSite('mkdocs', file, [dir], `${file} inherits another config`);
+  if (!isChosenConfig(file, context)) return undefined;
+  const config = loadMkdocsConfig(file, text, context);
+  if (typeof config === 'string') return unreadableSite('mkdocs', file, [dir], config);
   if ('docs_dir' in config && typeof config['docs_dir'] !== 'string')
     return unreadableSite('mkdocs', file, [dir], 'its docs_dir is not plain');
   const docsDir = folderFrom(dir, typeof config['docs_dir'] === 'string' ? config['docs_dir'] : 'docs');
   if (docsDir === undefined)
     return unreadableSite('mkdocs', file, [dir], 'its docs_dir is outside the repository');
+  const plugins = pluginsOf(config);
   const excluded = excludedDocs(config);
+  const excludedByPlugin = excludePlugin(plugins.get('exclude'));
   if (typeof excluded === 'string') return unreadableSite('mkdocs', file, [dir], excluded);
+  if (typeof excludedByPlugin === 'string') return unreadableSite('mkdocs', file, [dir], excludedByPlugin);
   /** Whether the build has the file (under the docs folder, not excluded). */
   const built = (path: string) =>
-    isUnder(path, docsDir) && path !== docsDir && !excluded(inside(path, docsDir));
-  const plugins = pluginsOf(config);
+    isUnder(path, docsDir) &&
+    path !== docsDir &&
+    !excluded(inside(path, docsDir)) &&
+    !excludedByPlugin(inside(path, docsDir));
+  const snippets = snippetsOptions(config);
+  const included = snippets === undefined ? undefined : snippetsOf(dir, snippets, built);
   const fallback = fallbackOf(docsDir, plugins.get('i18n'));
   const unknown = [...plugins.keys()].find((p) => !HARMLESS.has(p));
   const hooks =
@@ -193,7 +203,8 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     : isMapping(extensions) && 'attr_list' in extensions;
   const directory = config['use_directory_urls'] !== false;
   const siteUrl = typeof config['site_url'] === 'string' ? config['site_url'] : '';
-  const sitePath = /^https?:\/\/[^/]+(\/.*)?$/.exec(siteUrl)?.[1]?.replace(/^\/+|\/+$/g, '') ?? '';
+  const published = /^https?:\/\/[^/]+(\/.*)?$/.exec(siteUrl);
+  const sitePath = published?.[1]?.replace(/^\/+|\/+$/g, '') ?? '';
   const redirects = plugins.get('redirects')?.['redirect_maps'];
   const pageUrl = (source: string): string | undefined => {
     if (!built(source) || !MARKDOWN_EXT.test(source)) return undefined;
@@ -225,12 +236,23 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
     contentRoots: [docsDir],
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: attrList,
-    includes: hooks !== undefined ? /(?:)/ : /--8<--|\{%\s*include|\{\{/,
+    ...(published !== null && sitePath === '' ? { rootClamps: true } : {}),
+    // mkdocstrings renders an object's API (and its anchors) where a `::: name` line stands.
+    includes:
+      hooks !== undefined
+        ? /(?:)/
+        : plugins.has('mkdocstrings')
+          ? /--8<--|\{%\s*include|\{\{|^\s*:::\s/
+          : /--8<--|\{%\s*include|\{\{/,
     ...(hooks !== undefined ? { includesWhy: `the hook ${hooks} may set the anchor` } : {}),
     // Python-Markdown's toc slugs collapse runs of `-` (`Caret, Mark & Tilde` is `caret-mark-tilde`).
     anchorForm: (anchor) => anchor.replace(/-+/g, '-').replace(/^-|-$/g, ''),
     fileLinks: true,
     pageUrl,
+    // A snippet the build leaves out (mkdocs-exclude) is read on the pages that include it.
+    ...(included === undefined
+      ? {}
+      : { embedded: (doc: string, files: SiteFiles) => !built(doc) && included(files).has(doc) }),
     serves,
     fileTarget: (from, path, files) => {
       const tried = fallback !== undefined ? siteCandidates(fallback, from, path) : undefined;
@@ -250,8 +272,8 @@ function read(file: string, text: string, _context: ConfigContext): Site | undef
 export const mkdocs: SiteModel = {
   id: 'mkdocs',
   name: 'MkDocs',
-  isConfig: (file) => /(^|\/)mkdocs\.ya?ml$/.test(file),
+  isConfig: isMkdocsConfig,
   read,
   source:
-    'mkdocs.org: “Configuration” (docs_dir, use_directory_urls), “Writing your docs” (linking); mkdocs-static-i18n 1.x docs; Python-Markdown attr_list',
+    'mkdocs.org: “Configuration” (docs_dir, use_directory_urls, INHERIT), “Writing your docs” (linking); mkdocs-static-i18n 1.x docs; mkdocs-exclude; pymdownx.snippets; Python-Markdown attr_list',
 };

@@ -128,6 +128,11 @@ export interface Site {
    * a file git ignores there is a build output (a generated API page), not a broken link.
    */
   expected?(url: string): string | undefined;
+  /**
+   * The site is served at its domain's root (MkDocs' `site_url` has no path): a relative URL
+   * that climbs above it stays there, as a browser resolves it, instead of leaving the site.
+   */
+  rootClamps?: boolean;
   /** What the site serves at `url` (site-relative, decoded, starting with `/`, no query or fragment). */
   serves(url: string, files: SiteFiles, from: string): Served;
   /**
