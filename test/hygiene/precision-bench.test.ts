@@ -303,3 +303,21 @@ describe('bench:precision summary', () => {
     assert.equal(out.overall.real_ratio, (25 + 10 + 6 * (5 / 8)) / 116);
   });
 });
+
+describe('bench:precision label sets', () => {
+  it('the bench set and the holdout set load, and no repository the bench is tuned on is in the holdout', async () => {
+    const url = pathToFileURL(join(REPO_ROOT, 'bench', 'precision', 'score.mjs')).href;
+    const { loadManifest } = (await import(url)) as {
+      loadManifest: (dir: string) => { repo: string; commit: string; labels: Map<string, unknown> }[];
+    };
+    const bench = loadManifest(join(REPO_ROOT, 'bench', 'precision', 'repos'));
+    const holdout = loadManifest(join(REPO_ROOT, 'bench', 'precision', 'holdout'));
+    assert.ok(holdout.length >= 5, 'five holdout repositories or more');
+    for (const r of holdout) assert.ok(r.labels.size > 0, `${r.repo} has labels`);
+    const tuned = new Set(bench.map((r) => r.repo.toLowerCase()));
+    assert.deepEqual(
+      holdout.filter((r) => tuned.has(r.repo.toLowerCase())).map((r) => r.repo),
+      [],
+    );
+  });
+});
