@@ -1,7 +1,8 @@
 /**
  * `context_coverage`: gaps in which agent reads what.
  * - `agents-md-not-read-by-claude`: Claude Code reads `CLAUDE.md`, never `AGENTS.md`; an
- *   `AGENTS.md` that no `CLAUDE.md` imports, links or is a symlink to is invisible to it.
+ *   `AGENTS.md` that no `CLAUDE.md` imports, links, names (an instruction to read it) or is a
+ *   symlink to is invisible to it.
  *   The root file is always checked; a nested one only when the project uses Claude Code
  *   (it has a `CLAUDE.md` or `.claude/`) and its folder has no `CLAUDE.md`.
  * - `symlink-to-guide`: a context file name that is a symlink to a long guide written for
@@ -9,7 +10,7 @@
  */
 import { type AgentId, agentModel } from '../context/agents.js';
 import { AGENT_CONTEXT_NAME } from '../context/names.js';
-import { baseOf, dirOf } from '../paths.js';
+import { baseOf, dirOf, escapeRegExp } from '../paths.js';
 import type { SignalInput, SignalModule } from './types.js';
 
 export const contextCoverage: SignalModule = {
@@ -55,6 +56,9 @@ function unreadAgentsFiles({ facts, whoLoads }: SignalInput, emit: Parameters<Si
     for (const path of files) {
       const name = baseOf(path);
       if (name === reader.name || !NESTED_READERS.some((r) => r.name === name)) continue;
+      // A file the scan does not read (under scan.excluded_dirs, such as a vendored module's
+      // AGENTS.md, or in .dochygiene-ignore) is not the project's to cover.
+      if (!facts.docs.has(path)) continue;
       if (whoLoads.realOf(path) !== path || reads(path) || linked.has(path)) continue;
       const folder = dirOf(path);
       // No session works in a dot folder: an AGENTS.md inside `.agents/skills/x/` is a skill's
@@ -62,6 +66,9 @@ function unreadAgentsFiles({ facts, whoLoads }: SignalInput, emit: Parameters<Si
       if (folder.split('/').some((segment) => segment.startsWith('.'))) continue;
       const own = folder === '' ? reader.name : `${folder}/${reader.name}`;
       const hasOwn = facts.tree.isFile(own);
+      // "Before doing anything else, read AGENTS.md" (jesseduffield/lazygit): the agent reads it
+      // on that instruction, with no import or link.
+      if (hasOwn && namesFile(facts.docs.get(own)?.text, name)) continue;
       const claudeRoot = reader.agent === 'claude-code' && name === 'AGENTS.md';
       // The root AGENTS.md is always checked for Claude Code; otherwise only a nested file in a
       // project that uses the agent, in a folder without the agent's own file.
@@ -80,6 +87,11 @@ function unreadAgentsFiles({ facts, whoLoads }: SignalInput, emit: Parameters<Si
       });
     }
   }
+}
+
+/** Whether a context file's text names `name` (`AGENTS.md`) as a word: an instruction to read it. */
+function namesFile(text: string | undefined, name: string): boolean {
+  return text !== undefined && new RegExp(`(?<![\\w./-])${escapeRegExp(name)}(?![\\w/-])`).test(text);
 }
 
 function symlinksToGuides({ agents, config }: SignalInput, emit: Parameters<SignalModule['collect']>[1]) {

@@ -36,6 +36,40 @@ describe('context_coverage', () => {
     ]);
   });
 
+  it("leaves out an AGENTS.md the scan does not read: a vendored module's, an ignored one (jesseduffield/lazygit)", async () => {
+    const repo = fixtureRepo({
+      'CLAUDE.md': '# Claude\n\nBe brief.\n',
+      'pkg/AGENTS.md': '# Package\n',
+      'vendor/github.com/acme/widget/AGENTS.md': '# Widget\n\nUpstream rules.\n',
+      'third_party/lib/AGENTS.md': '# Lib\n',
+      '.dochygiene-ignore': 'third_party/\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(
+      everySignal(artifact, 'context_coverage').map((s) => s.path),
+      ['pkg/AGENTS.md'],
+    );
+  });
+
+  it('counts a CLAUDE.md that tells the agent to read AGENTS.md as reading it, and not one that names another file', async () => {
+    const coverage = async (claude: string) => {
+      const repo = fixtureRepo({
+        'AGENTS.md': '# Agents\n\nRun the tests.\n',
+        'CLAUDE.md': claude,
+        'docs/AGENTS.md': '# Docs\n',
+      });
+      return everySignal(await scanDir(repo.dir), 'context_coverage').map((s) => s.path);
+    };
+    // docs/AGENTS.md is reported either way: no docs/CLAUDE.md, and the root one names another file.
+    assert.deepEqual(await coverage('Before doing anything else, read AGENTS.md and follow it.\n'), [
+      'docs/AGENTS.md',
+    ]);
+    assert.deepEqual(await coverage('See docs/AGENTS.md for the rules of the docs folder.\n'), [
+      'AGENTS.md',
+      'docs/AGENTS.md',
+    ]);
+  });
+
   it('reports a CLAUDE.md that is a symlink to a long guide written for people', async () => {
     const repo = fixtureRepo({
       'CONTRIBUTING.md': guide,
