@@ -391,6 +391,13 @@ class ParsedMarkdown {
   }
 }
 
+/** How many lines `text` splits into (`lines.length`), without splitting it. */
+export function lineCount(text: string): number {
+  let count = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
 /** `facts` (a parse of `text`, as `parseMarkdown` makes or a thread sends back) with their `lines`. */
 export function withLines(facts: ParseFacts, text: string): ParsedDoc {
   return Object.assign(new ParsedMarkdown(text), facts) as ParsedDoc;
