@@ -8,7 +8,7 @@ import type { ParseCache } from './cache/parse-cache.js';
 import { listFiles, type ReadOutcome, readDoc, unsafePathReason } from './files.js';
 import { globsMatcher } from './lifecycle-glob.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
-import { parseAll } from './parse-pool.js';
+import { ParsePool } from './parse-pool.js';
 import { baseOf, cmp, dirOf, toPosix } from './paths.js';
 import type { PathLookup } from './resolve.js';
 import { type RealPath, SymlinkMap } from './symlinks.js';
@@ -286,34 +286,34 @@ export class ProjectWalk {
 
   /**
    * Reads and parses the candidates that are read as they are (no exclusion by name, no
-   * symlink) ahead of `readDocument`, on `workers` parsing threads besides this one.
+   * symlink) ahead of `readDocument`, on `workers` parsing threads besides this one. The
+   * threads parse while the rest is read (`ParsePool`), and start once `startAfter` characters
+   * are waiting to be parsed (the cache serves the others).
    */
-  async readAhead(workers: number): Promise<void> {
-    const reads: { path: string; read: ReadOutcome & { kind: 'text' } }[] = [];
+  async readAhead(workers: number, startAfter = 0): Promise<void> {
+    const { parseCache } = this.options;
+    const pool = new ParsePool(workers, startAfter);
+    const queued: { path: string; read: ReadOutcome & { kind: 'text' }; at: number; oid?: string }[] = [];
     for (const file of this.candidates) {
       if (this.settled.has(file) || this.ahead.has(file) || this.exclusionByName(file) !== undefined)
         continue;
       const real = this.tree.realPathOf(file);
       if (!('path' in real) || real.path !== file) continue;
-      const ahead = this.ahead.get(file);
-      this.ahead.delete(file);
-      const read = ahead?.read ?? readDoc(this.options.root, this.options.realRoot, file);
-      if (read.kind === 'text') reads.push({ path: file, read });
-      else this.ahead.set(file, { read });
+      const read = readDoc(this.options.root, this.options.realRoot, file);
+      if (read.kind !== 'text') {
+        this.ahead.set(file, { read });
+        continue;
+      }
+      const cached = parseCache?.lookUpRead(read);
+      if (cached?.parsed !== undefined) this.ahead.set(file, { read, parsed: cached.parsed });
+      else queued.push({ path: file, read, at: pool.add(read.text), ...(cached ? { oid: cached.oid } : {}) });
+      await pool.yieldIfDue();
     }
-    const { parseCache } = this.options;
-    const parsed = parseCache
-      ? await parseCache.parseMany(
-          reads.map((r) => r.read),
-          workers,
-        )
-      : await parseAll(
-          reads.map((r) => r.read.text),
-          workers,
-        );
-    reads.forEach((r, i) => {
-      this.ahead.set(r.path, { read: r.read, parsed: parsed[i]! });
-    });
+    const parsed = await pool.finish();
+    for (const { path, read, at, oid } of queued) {
+      const facts = parsed[at]!;
+      this.ahead.set(path, { read, parsed: oid !== undefined ? parseCache!.keep(oid, facts) : facts });
+    }
   }
 
   /** Why `file` is left out by its name or place alone, as an action on `exclusions`; undefined when it is not. */
