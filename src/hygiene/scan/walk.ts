@@ -190,7 +190,8 @@ export class ProjectWalk {
   private readonly isAgentContextPath: (path: string) => boolean;
   private readonly dirNames: ReadonlySet<string>;
   private readonly dirPaths: readonly string[];
-  private readonly ignore: Ignore;
+  /** `.dochygiene-ignore`'s rules; undefined without the file (nothing is asked then). */
+  private readonly ignore: Ignore | undefined;
   private readonly excludedByFolder = new Map<string, { dir: string; entry: string } | null>();
 
   private constructor(
@@ -205,9 +206,8 @@ export class ProjectWalk {
     this.inGlobs = globsMatcher(this.globs);
     this.isAgentContextPath = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
     this.scopes = (options.scopes ?? []).map((s) => scopeGlob(options.root, s));
-    this.ignore = ignore();
     const ignoreText = readDoc(options.root, options.realRoot, '.dochygiene-ignore');
-    if (ignoreText.kind === 'text') this.ignore.add(ignoreText.text);
+    this.ignore = ignoreText.kind === 'text' ? ignore().add(ignoreText.text) : undefined;
   }
 
   /** Lists the project's files and sorts them into docs, candidates and exclusions. */
@@ -327,7 +327,7 @@ export class ProjectWalk {
     const ex = this.excludedDirOf(file);
     if (ex)
       return () => exclusions.collapse(ex.dir, 'excluded-dir', `scan.excluded_dirs entry "${ex.entry}"`);
-    if (this.ignore.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
+    if (this.ignore?.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
     if (APPEND_ONLY_NAME.test(baseOf(file)))
       return () => exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
     if (LOG_FOLDER.test(file) && !README.test(baseOf(file)))
