@@ -19,11 +19,12 @@ const YIELD_MS = 4;
 
 /**
  * Markdown (characters) that must be waiting to be parsed before the default threads start
- * (`ParsePool`'s `startAfter`): 4 MiB. A thread costs ≈ 0.2 s of CPU before it pays back: ≈ 65 ms
- * to start Node and load the parser, the rest its own JIT warm-up (each thread compiles
- * markdown-it anew), about what a warm thread takes to parse 2 MiB. So the threads start
- * only for at least two threads' worth of text: never for a scan the cache serves, nor for
- * a small corpus (docs/scanner-and-classifiers.md, "Parsing threads").
+ * (`ParsePool`'s `startAfter`): 4 MiB. A thread takes ≈ 0.08 s to start Node and load the
+ * parser, parses its share at up to twice the warm main thread's cost (it compiles
+ * markdown-it anew), and its V8 compiles and collects on background threads of its own
+ * (`npm run bench:threads`). So the threads start only for at least two threads' worth of
+ * text: never for a scan the cache serves, nor for a small corpus
+ * (docs/scanner-and-classifiers.md, "Parsing threads").
  */
 export const THREADS_START_AFTER = 4 * 1024 * 1024;
 
