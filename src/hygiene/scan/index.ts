@@ -16,7 +16,7 @@ import { type HistoryFacts, HistoryReader, NO_HISTORY } from './history-facts.js
 import { scanLifecycle } from './lifecycle.js';
 import { globsMatcher } from './lifecycle-glob.js';
 import { readVersionFacts } from './manifests.js';
-import { defaultParseWorkers, parseWorkersFromEnv } from './parse-pool.js';
+import { defaultParseWorkers, parseWorkersFromEnv, THREADS_START_AFTER } from './parse-pool.js';
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput, type SignalModule } from './signals/index.js';
@@ -161,8 +161,12 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
 
   progress(`reading ${walk.candidates.length} docs`);
   // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
+  // Threads the caller or STW_PARSE_WORKERS asks for start at once; by default they start
+  // only once enough text is waiting to be parsed (none when the cache serves it).
+  const asked = options.parseWorkers ?? parseWorkersFromEnv();
   await walk.readAhead(
-    options.parseWorkers ?? parseWorkersFromEnv() ?? defaultParseWorkers(walk.candidates.length),
+    asked ?? defaultParseWorkers(walk.candidates.length),
+    asked === undefined ? THREADS_START_AFTER : 0,
   );
   for (let i = 0; i < walk.candidates.length; i++) {
     walk.readDocument(walk.candidates[i]!);

@@ -8,7 +8,7 @@ import type { ParseCache } from './cache/parse-cache.js';
 import { listFiles, type ReadOutcome, readDoc, unsafePathReason } from './files.js';
 import { globsMatcher } from './lifecycle-glob.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
-import { parseAll } from './parse-pool.js';
+import { ParsePool } from './parse-pool.js';
 import { baseOf, cmp, dirOf, toPosix } from './paths.js';
 import type { PathLookup } from './resolve.js';
 import { type RealPath, SymlinkMap } from './symlinks.js';
@@ -190,7 +190,8 @@ export class ProjectWalk {
   private readonly isAgentContextPath: (path: string) => boolean;
   private readonly dirNames: ReadonlySet<string>;
   private readonly dirPaths: readonly string[];
-  private readonly ignore: Ignore;
+  /** `.dochygiene-ignore`'s rules; undefined without the file (nothing is asked then). */
+  private readonly ignore: Ignore | undefined;
   private readonly excludedByFolder = new Map<string, { dir: string; entry: string } | null>();
 
   private constructor(
@@ -205,9 +206,8 @@ export class ProjectWalk {
     this.inGlobs = globsMatcher(this.globs);
     this.isAgentContextPath = picomatch([...AGENT_CONTEXT_GLOBS], { dot: true });
     this.scopes = (options.scopes ?? []).map((s) => scopeGlob(options.root, s));
-    this.ignore = ignore();
     const ignoreText = readDoc(options.root, options.realRoot, '.dochygiene-ignore');
-    if (ignoreText.kind === 'text') this.ignore.add(ignoreText.text);
+    this.ignore = ignoreText.kind === 'text' ? ignore().add(ignoreText.text) : undefined;
   }
 
   /** Lists the project's files and sorts them into docs, candidates and exclusions. */
@@ -286,34 +286,34 @@ export class ProjectWalk {
 
   /**
    * Reads and parses the candidates that are read as they are (no exclusion by name, no
-   * symlink) ahead of `readDocument`, on `workers` parsing threads besides this one.
+   * symlink) ahead of `readDocument`, on `workers` parsing threads besides this one. The
+   * threads parse while the rest is read (`ParsePool`), and start once `startAfter` characters
+   * are waiting to be parsed (the cache serves the others).
    */
-  async readAhead(workers: number): Promise<void> {
-    const reads: { path: string; read: ReadOutcome & { kind: 'text' } }[] = [];
+  async readAhead(workers: number, startAfter = 0): Promise<void> {
+    const { parseCache } = this.options;
+    const pool = new ParsePool(workers, startAfter);
+    const queued: { path: string; read: ReadOutcome & { kind: 'text' }; at: number; oid?: string }[] = [];
     for (const file of this.candidates) {
       if (this.settled.has(file) || this.ahead.has(file) || this.exclusionByName(file) !== undefined)
         continue;
       const real = this.tree.realPathOf(file);
       if (!('path' in real) || real.path !== file) continue;
-      const ahead = this.ahead.get(file);
-      this.ahead.delete(file);
-      const read = ahead?.read ?? readDoc(this.options.root, this.options.realRoot, file);
-      if (read.kind === 'text') reads.push({ path: file, read });
-      else this.ahead.set(file, { read });
+      const read = readDoc(this.options.root, this.options.realRoot, file);
+      if (read.kind !== 'text') {
+        this.ahead.set(file, { read });
+        continue;
+      }
+      const cached = parseCache?.lookUpRead(read);
+      if (cached?.parsed !== undefined) this.ahead.set(file, { read, parsed: cached.parsed });
+      else queued.push({ path: file, read, at: pool.add(read.text), ...(cached ? { oid: cached.oid } : {}) });
+      await pool.yieldIfDue();
     }
-    const { parseCache } = this.options;
-    const parsed = parseCache
-      ? await parseCache.parseMany(
-          reads.map((r) => r.read),
-          workers,
-        )
-      : await parseAll(
-          reads.map((r) => r.read.text),
-          workers,
-        );
-    reads.forEach((r, i) => {
-      this.ahead.set(r.path, { read: r.read, parsed: parsed[i]! });
-    });
+    const parsed = await pool.finish();
+    for (const { path, read, at, oid } of queued) {
+      const facts = parsed[at]!;
+      this.ahead.set(path, { read, parsed: oid !== undefined ? parseCache!.keep(oid, facts) : facts });
+    }
   }
 
   /** Why `file` is left out by its name or place alone, as an action on `exclusions`; undefined when it is not. */
@@ -327,7 +327,7 @@ export class ProjectWalk {
     const ex = this.excludedDirOf(file);
     if (ex)
       return () => exclusions.collapse(ex.dir, 'excluded-dir', `scan.excluded_dirs entry "${ex.entry}"`);
-    if (this.ignore.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
+    if (this.ignore?.ignores(file)) return () => exclusions.add({ path: file, reason: 'dochygiene-ignore' });
     if (APPEND_ONLY_NAME.test(baseOf(file)))
       return () => exclusions.add({ path: file, reason: 'append-only-log', detail: 'named like a log' });
     if (LOG_FOLDER.test(file) && !README.test(baseOf(file)))

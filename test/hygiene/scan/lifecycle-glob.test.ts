@@ -30,6 +30,26 @@ describe('lifecycle glob: the linear-time matcher', () => {
     );
   });
 
+  it('a file name under any folder (**/*NAME, **/NAME: answered without the automaton) agrees with picomatch (property)', () => {
+    const name = fc.stringMatching(/^[ab.-]{1,4}$/);
+    const glob = fc.tuple(fc.boolean(), name).map(([star, n]) => `**/${star ? '*' : ''}${n}`);
+    const segmentName = fc.stringMatching(/^[ab.*-]{1,5}$/).filter((n) => n !== '.' && n !== '..');
+    const path = fc.array(segmentName, { minLength: 1, maxLength: 4 }).map((names) => names.join('/'));
+    fc.assert(
+      fc.property(glob, fc.array(path, { minLength: 1, maxLength: 8 }), (pattern, paths) => {
+        const ours = ruleMatcher(pattern);
+        const theirs = picomatch(pattern, { dot: true });
+        for (const candidate of paths)
+          assert.equal(ours(candidate), theirs(candidate), `${pattern} on ${candidate}`);
+      }),
+      { numRuns: 400 },
+    );
+    assert.equal(ruleMatcher('**/*.md')('a/b/.md'), true);
+    assert.equal(ruleMatcher('**/*.md')('a.md/b'), false);
+    assert.equal(ruleMatcher('**/CLAUDE.md')('x/CLAUDE.md'), true);
+    assert.equal(ruleMatcher('**/CLAUDE.md')('xCLAUDE.md'), false);
+  });
+
   it('matches the forms lifecycle rules use', () => {
     const cases: [string, string, boolean][] = [
       ['runs/*', 'runs/2026-11-01', true],

@@ -4,6 +4,7 @@ import { parseMarkdown } from '../../../src/hygiene/scan/markdown.js';
 import {
   defaultParseWorkers,
   MIN_DOCS_FOR_WORKERS,
+  ParsePool,
   parseAll,
   parseWorkersFromEnv,
 } from '../../../src/hygiene/scan/parse-pool.js';
@@ -60,6 +61,26 @@ describe('parsing on threads', () => {
       threaded.map((parsed) => parsed.lines),
       all.map((text) => text.split('\n')),
     );
+  });
+
+  it('a pool filled while docs are read starts its threads once enough text waits, and parses the same', async () => {
+    const all = texts(70);
+    const expected = all.map((text) => parseMarkdown(text));
+    const half = all.slice(0, 35).reduce((sum, text) => sum + text.length, 0);
+    const pool = new ParsePool(2, half);
+    for (const [i, text] of all.entries()) {
+      assert.equal(pool.add(text), i);
+      // Below the threshold no thread runs; from it on, both do.
+      assert.equal(pool.threadsStarted, i < 34 ? 0 : 2, `after ${i + 1} texts`);
+      // The caller's reading loop lets the threads' replies in as it goes.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(await pool.finish(), expected);
+    // A pool that never gets enough text parses it all here, with no thread.
+    const small = new ParsePool(2, half);
+    for (const text of all.slice(0, 10)) small.add(text);
+    assert.deepEqual(await small.finish(), expected.slice(0, 10));
+    assert.equal(small.threadsStarted, 0);
   });
 
   it('STW_PARSE_WORKERS forces a number of threads (0 to 16), and only a number', () => {

@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import { type ParsedDoc, parseMarkdown } from '../markdown.js';
-import { MIN_DOCS_FOR_WORKERS, parseAll } from '../parse-pool.js';
 import { decodeDoc, type EncodedDoc, encodeDoc } from './parsed-doc-codec.js';
 import { type CacheStore, ENTRY_NAME } from './store.js';
 
@@ -73,24 +72,13 @@ export class ParseCache {
       : this.parse({ text, bytes: Buffer.from(text, 'utf8') });
   }
 
-  /** `parse` for many docs at once: the ones not cached are parsed by `parseAll` on `workers` threads. */
-  async parseMany(reads: readonly ReadText[], workers: number): Promise<ParsedDoc[]> {
-    const out: ParsedDoc[] = new Array(reads.length);
-    const oids = reads.map((read) => blobId(read.bytes));
-    const missing: number[] = [];
-    reads.forEach((read, i) => {
-      const cached = this.lookUp(oids[i]!, read.text);
-      if (cached) out[i] = cached;
-      else missing.push(i);
-    });
-    const parsed = await parseAll(
-      missing.map((i) => reads[i]!.text),
-      missing.length < MIN_DOCS_FOR_WORKERS ? 0 : workers,
-    );
-    missing.forEach((at, k) => {
-      out[at] = this.keep(oids[at]!, parsed[k]!);
-    });
-    return out;
+  /**
+   * One doc's facts from the cache, by the blob id of its bytes; undefined facts when they
+   * are not cached (`keep` them, with this id, once parsed).
+   */
+  lookUpRead(read: ReadText): { oid: string; parsed: ParsedDoc | undefined } {
+    const oid = blobId(read.bytes);
+    return { oid, parsed: this.lookUp(oid, read.text) };
   }
 
   /** Writes the facts of this scan's docs, when some were parsed afresh. */
@@ -126,7 +114,8 @@ export class ParseCache {
     return parsed;
   }
 
-  private keep(oid: string, parsed: ParsedDoc): ParsedDoc {
+  /** Keeps the facts of a doc parsed afresh, under its blob id; returns them. */
+  keep(oid: string, parsed: ParsedDoc): ParsedDoc {
     // A doc whose facts JSON cannot hold as they are is parsed every time, and is no reason to write.
     const encoded = encodeDoc(parsed);
     if (encoded !== undefined) {

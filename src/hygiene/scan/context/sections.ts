@@ -39,49 +39,63 @@ export function shinglesOf(words: readonly string[]): Set<string> {
   return out;
 }
 
+/** Where a section is, and its prose lines (heading line first when it has one). */
+export interface SectionSpan {
+  start: number;
+  end: number;
+  heading: string;
+  hasHeading: boolean;
+  /** The section's lines outside code, heading included. */
+  text: string[];
+}
+
 /**
  * The file's sections, block HTML comments and frontmatter left out. Headings inside
  * fenced or indented code do not start a section.
  */
 export function sectionsOf(parsed: ParsedDoc): Section[] {
+  return sectionSpansOf(parsed).map((span) => {
+    const words = wordsOf(span.text.join('\n'));
+    const headingWords = span.hasHeading ? wordsOf(span.text[0] ?? '').length : 0;
+    return {
+      body: words.slice(headingWords).join(' '),
+      start: span.start,
+      end: span.end,
+      heading: span.heading,
+      words: words.length,
+      shingles: shinglesOf(words),
+    };
+  });
+}
+
+/**
+ * The spans `sectionsOf` words and shingles: for a caller that needs only where sections
+ * are (their words and shingles are most of the cost).
+ */
+export function sectionSpansOf(parsed: ParsedDoc): SectionSpan[] {
   const { lines } = parsed;
   const skipped = new Set<number>();
   for (const [start, end] of parsed.commentBlocks) for (let l = start; l < end; l++) skipped.add(l + 1);
   const bodyStart = parsed.frontmatter.endLine > 0 ? parsed.frontmatter.endLine + 1 : 1;
-  const out: Section[] = [];
-  let current:
-    | { start: number; heading: string; hasHeading: boolean; text: string[]; last: number }
-    | undefined;
-  const close = () => {
-    if (current === undefined || current.last === 0) return;
-    const words = wordsOf(current.text.join('\n'));
-    const headingWords = current.hasHeading ? wordsOf(current.text[0] ?? '').length : 0;
-    out.push({
-      body: words.slice(headingWords).join(' '),
-      start: current.start,
-      end: current.last,
-      heading: current.heading,
-      words: words.length,
-      shingles: shinglesOf(words),
-    });
-  };
+  const out: SectionSpan[] = [];
+  let current: SectionSpan | undefined;
   for (let n = bodyStart; n <= lines.length; n++) {
     if (skipped.has(n)) continue;
     const line = (lines[n - 1] ?? '').replace(/\r$/, '');
     const heading = parsed.codeLines.has(n) ? null : HEADING.exec(line);
     if (heading) {
-      close();
-      current = { start: n, heading: (heading[2] ?? '').trim(), hasHeading: true, text: [line], last: n };
+      if (current !== undefined) out.push(current);
+      current = { start: n, end: n, heading: (heading[2] ?? '').trim(), hasHeading: true, text: [line] };
       continue;
     }
     if (line.trim() === '') continue;
-    if (current === undefined) current = { start: n, heading: '', hasHeading: false, text: [], last: n };
+    if (current === undefined) current = { start: n, end: n, heading: '', hasHeading: false, text: [] };
     // Code is part of the span but not of its wording: API examples differ by one call and
     // would read as copies of each other.
     if (!parsed.codeLines.has(n)) current.text.push(line);
-    current.last = n;
+    current.end = n;
   }
-  close();
+  if (current !== undefined) out.push(current);
   return out;
 }
 

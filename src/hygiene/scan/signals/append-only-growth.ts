@@ -1,3 +1,4 @@
+import { lineCount } from '../markdown.js';
 import { THRESHOLDS } from '../thresholds.js';
 import type { SignalModule } from './types.js';
 
@@ -12,10 +13,10 @@ export const appendOnlyGrowth: SignalModule = {
     const incomplete = new Set(history.incomplete.map((h) => h.path));
     for (const [path, g] of history.growth) {
       if (incomplete.has(path)) continue;
-      const doc = facts.docs.get(path)!;
-      const lines = doc.text.endsWith('\n') ? doc.lines.length - 1 : doc.lines.length;
       const ratio = g.commits === 0 ? 0 : g.appendOnly / g.commits;
       if (g.commits < THRESHOLDS.appendMinCommits || ratio < THRESHOLDS.appendMinRatio) continue;
+      const { text } = facts.docs.get(path)!;
+      const lines = text.endsWith('\n') ? lineCount(text) - 1 : lineCount(text);
       if (lines < THRESHOLDS.appendMinLines) continue;
       emit(path, {
         detail: `${g.appendOnly} of ${g.commits} commits only added lines; ${lines} lines now`,

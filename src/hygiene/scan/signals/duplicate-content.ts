@@ -14,7 +14,7 @@
  *   (not a table, code or HTML).
  */
 import { findGeneratedDocs, sourcePairMembers } from '../../classify/generated.js';
-import { type Section, sectionsOf } from '../context/sections.js';
+import { type SectionSpan, sectionSpansOf } from '../context/sections.js';
 import { ARCHIVE_SEGMENTS, baseOf, cmp, STALE_FOLDERS, variantOf } from '../paths.js';
 import type { Doc } from '../walk.js';
 import type { SignalModule } from './types.js';
@@ -25,6 +25,8 @@ interface Owner {
   start: number;
   end: number;
 }
+/** Where a section is (context/sections.ts). */
+type Placed = Pick<SectionSpan, 'start' | 'end' | 'heading'>;
 interface Copy {
   start: number;
   end: number;
@@ -74,11 +76,25 @@ export const duplicateContent: SignalModule = {
       }
     }
     const found: { path: string; copy: Copy }[] = [];
+    // A doc's sections, found once (where they are, not their text): a doc with many copies
+    // is asked about once per copy.
+    const spans = new Map<string, Placed[]>();
+    const spansOf = (doc: Doc) => {
+      let list = spans.get(doc.path);
+      if (list === undefined) {
+        list = sectionSpansOf(doc.parsed).map(({ start, end, heading }) => ({ start, end, heading }));
+        spans.set(doc.path, list);
+      }
+      return list;
+    };
     for (const [path, list] of dupes) {
       const doc = facts.docs.get(path)!;
       for (const d of mergeAdjacent(list, doc.lines)) {
         const other = facts.docs.get(d.canonical)!;
-        if (wholeProseSection(doc, d.start, d.end) && wholeProseSection(other, d.cs, d.ce))
+        if (
+          wholeProseSection(doc, spansOf(doc), d.start, d.end) &&
+          wholeProseSection(other, spansOf(other), d.cs, d.ce)
+        )
           found.push({ path, copy: d });
       }
     }
@@ -156,8 +172,8 @@ const HTML_LINE = /^\s*</;
  * between its heading and the next), and mostly prose: at least half of its non-blank lines
  * neither code, a table row nor HTML.
  */
-function wholeProseSection(doc: Doc, start: number, end: number): boolean {
-  const section = sectionsOf(doc.parsed).find((s: Section) => s.start < start && s.end >= start);
+function wholeProseSection(doc: Doc, sections: readonly Placed[], start: number, end: number): boolean {
+  const section = sections.find((s) => s.start < start && s.end >= start);
   if (section === undefined || section.heading === '' || section.end !== end) return false;
   for (let l = section.start + 1; l < start; l++) if ((doc.lines[l - 1] ?? '').trim() !== '') return false;
   let content = 0;

@@ -75,8 +75,8 @@ export function misnamedAs(path: string): string | undefined {
         : undefined;
     }
   }
+  const k = key(name);
   for (const c of CONTEXT_NAMES) {
-    const k = key(name);
     const ck = key(c.name);
     const sameLetters = k === ck;
     // A one-letter slip only in a name written all in capitals, as context names are
