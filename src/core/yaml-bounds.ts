@@ -1,5 +1,5 @@
 /**
- * How much YAML from a repository is parsed at all. The `yaml` library spends about 5 µs and
+ * How much YAML (or TOML) from a repository is parsed at all. The `yaml` library spends about 5 µs and
  * several hundred bytes of memory per byte of flow collections (`- []` repeated): a 3.9 MB
  * frontmatter held `check` for a minute and took 3 GB, a 2 MB `mkdocs.yml` 63 s and 2.6 GB.
  * Real ones are far below these bounds; a larger one is read as YAML that does not parse.

@@ -54,6 +54,22 @@ describe('YAML from the repository is parsed only up to its bound', () => {
     assert.deepEqual(await signalsOf(big), []);
   });
 
+  it('a hugo.toml over 256 KiB is not parsed either', async () => {
+    const line = (i: number) => `k${i} = [[[1]]]\n`;
+    const params = Array.from({ length: 20_000 }, (_, i) => line(i)).join('');
+    const repo = repoWith({
+      'hugo.toml': `baseURL = "https://example.org/"\n[params]\n${params}`,
+      'content/_index.md': '# Home\n\n[gone](missing.md)\n',
+    });
+    assert.ok(params.length > 256 * 1024);
+    const { json } = await check(repo);
+    const finding = json.findings.find((f) => f.path === 'content/_index.md');
+    assert.match(
+      finding?.message ?? '',
+      /cannot be checked on the Hugo site: the Hugo config hugo\.toml does not parse/,
+    );
+  });
+
   it('an mkdocs.yml over 256 KiB is not parsed: its links are unverifiable, not judged', async () => {
     const repo = repoWith({
       'mkdocs.yml': `site_name: x\n${flowList(257 * 1024)}`,

@@ -16,8 +16,8 @@ export const isMapping = (value: unknown): value is Mapping =>
 
 /**
  * A config's text as a mapping, by its extension; undefined when it does not parse to one.
- * YAML over its bound (`core/yaml-bounds.ts`; a layout's `front.yml` is frontmatter) is
- * not parsed.
+ * YAML or TOML over its bound (`core/yaml-bounds.ts`; a layout's `front.yml` is
+ * frontmatter) is not parsed: both parsers spend seconds per megabyte of small arrays.
  */
 export function parseConfig(file: string, written: string): Mapping | undefined {
   // A byte-order mark (docfx.json in dotnet/docfx) is no part of the config.
@@ -25,7 +25,7 @@ export function parseConfig(file: string, written: string): Mapping | undefined 
   try {
     const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
     const limit = file === 'front.yml' ? YAML_FRONTMATTER_LIMIT : YAML_CONFIG_LIMIT;
-    if (ext !== 'toml' && ext !== 'json' && overYamlLimit(text, limit)) return undefined;
+    if (ext !== 'json' && overYamlLimit(text, limit)) return undefined;
     // Generator configs carry tags of their own (`!!python/name:…`, `!ENV`): read as plain values.
     const value: unknown =
       ext === 'toml'
