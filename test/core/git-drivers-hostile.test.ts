@@ -6,10 +6,10 @@
  * the built CLI on a real repository whose drivers append to a marker file outside it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCliJson } from '../helpers/cli.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
 import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 
 const scratch = makeTempDir('stw-drivers-');
@@ -39,6 +39,23 @@ function armDrivers(repo: TestRepo): string {
 }
 
 const ran = (marker: string) => (existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+
+/** Also arms what git runs besides drivers: hooks, fsmonitor, pager, ssh, credentials. */
+function armEverything(repo: TestRepo): string {
+  const marker = armDrivers(repo);
+  const say = (what: string) => `sh -c 'echo ${what} >> "${marker}"'`;
+  repo.git(['config', 'core.fsmonitor', say('fsmonitor')]);
+  repo.git(['config', 'core.pager', say('pager')]);
+  repo.git(['config', 'core.sshCommand', say('ssh')]);
+  repo.git(['config', 'credential.helper', `!${say('credential')}`]);
+  repo.git(['config', 'core.hooksPath', '.githooks']);
+  for (const hook of ['pre-commit', 'post-checkout', 'post-index-change', 'reference-transaction']) {
+    const path = repo.path('.githooks', hook);
+    mkdirSync(repo.path('.githooks'), { recursive: true });
+    writeFileSync(path, `#!/bin/sh\necho hook-${hook} >> "${marker}"\n`, { mode: 0o755 });
+  }
+  return marker;
+}
 
 describe('observation runs no driver the repository configures', () => {
   it('check (history pickaxe, lifecycle status, --changed-since) runs no filter, textconv or diff command', async () => {
@@ -105,5 +122,35 @@ describe('observation runs no driver the repository configures', () => {
     const feature = result.json.targets.find((t) => t.ref === 'refs/heads/feature');
     assert.equal(feature?.decision, 'retain');
     assert.notEqual(feature?.evidence.equivalence?.status, 'equivalent');
+  });
+
+  it('every command the plugin runs unasked runs nothing the repository configures', async () => {
+    const repo = makeRepo({ initialCommit: false });
+    repos.push(repo);
+    repo.commit('setup', {
+      '.gitattributes': '* filter=evil diff=evil merge=evil\n',
+      '.gitignore': '.dochygiene/\n',
+      'README.md': '# Readme\n\nSee [the design](docs/design.md).\n',
+      'docs/design.md': '---\nstatus: superseded\n---\n# Design\n\nOld.\n',
+      'CLAUDE.md': '# Agents\n\nLint with ESLint.\n',
+      'package.json': '{"devDependencies": {"eslint": "9"}}\n',
+    });
+    repo.commit('drop eslint', { 'package.json': '{}\n' });
+    const marker = armEverything(repo);
+    repo.write({ 'README.md': '# Readme\n\nSee [the design](docs/design.md), still.\n' });
+    const env = { STW_NOW: '2026-12-01T00:00:00Z' };
+    for (const args of [
+      ['hygiene', 'remind'],
+      ['hygiene', 'status'],
+      ['hygiene', 'context'],
+      ['hygiene', 'scan', '--json'],
+      ['hygiene', 'check'],
+      ['hygiene', 'sweep', '--dry-run'],
+      ['hygiene', 'clean', '--dry-run', '--json'],
+    ]) {
+      const result = await runCli(args, { cwd: repo.dir, env });
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+      assert.equal(ran(marker), '', args.join(' '));
+    }
   });
 });
