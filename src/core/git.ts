@@ -9,6 +9,8 @@ const NO_HOOKS = 'core.hooksPath=/dev/null';
 /**
  * `-c` settings applied to every git call: no hooks, no fsmonitor daemon, no pager,
  * no network protocols. They override anything in the repository's own config.
+ * Observation calls also turn off the repository's filter, merge and diff drivers
+ * (`repositoryDriversOff`, `withoutDiffDrivers`).
  * (`commit` mode keeps the user's hooks: it drops the first setting only.)
  */
 export const HARDENED_CONFIG: readonly string[] = [
@@ -194,6 +196,73 @@ function withSafeDirectories(argv: string[], dirs: readonly string[]): string[] 
   return [pager!, replace!, ...dirs.flatMap((dir) => ['-c', `safe.directory=${dir}`]), ...rest];
 }
 
+/** The repository's own drivers, by folder and `safe.directory` list (see `repositoryDriversOff`). */
+const driversOff = new Map<string, Promise<DriversOff>>();
+
+/** The settings that turn the drivers off, or the outcome of a `git config` that gave no answer. */
+type DriversOff = { env: NodeJS.ProcessEnv } | { failed: RunResult };
+
+// A driver's key in the repository's config: `filter.NAME.clean`, `merge.NAME.driver`, ….
+const DRIVER_KEY = /^(filter|merge)\.(.+)\.(clean|smudge|process|driver)$/;
+
+/**
+ * The environment that turns off every filter and merge driver the repository's own config
+ * (`.git/config` and what it includes) defines: a `.gitattributes` naming `filter=x` would
+ * otherwise make an observation `git status` or `git diff` run `filter.x.clean`, and
+ * `merge=x` make `git merge-tree` run `merge.x.driver`. Each is set empty through
+ * `GIT_CONFIG_KEY_n` (no `=` in a driver's name can split it): an empty filter passes
+ * content through, an empty merge driver fails, which git reads as a conflict. Read once
+ * per folder with one `git config` call, which runs no driver itself; when that call gives
+ * no answer, its outcome is the observation's (nothing runs with the drivers on).
+ */
+function repositoryDriversOff(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  dirs: readonly string[],
+  deadline: Deadline | undefined,
+): Promise<DriversOff> {
+  const key = [cwd, ...dirs].join('\0');
+  let known = driversOff.get(key);
+  if (known === undefined) {
+    const args = withSafeDirectories(gitArgv(['config', '-z', '--get-regexp', '^(filter|merge)\\.']), dirs);
+    known = run('git', args, { cwd, env, ...(deadline ? { deadline } : {}) }).then(driverSettings);
+    driversOff.set(key, known);
+  }
+  return known;
+}
+
+function driverSettings(result: RunResult): DriversOff {
+  // Exit 1: no such key (or no repository here).
+  if (result.kind !== 'exited' || (result.code !== 0 && result.code !== 1)) return { failed: result };
+  const settings: [string, string][] = [];
+  for (const record of result.code === 0 ? splitNul(result.stdout) : []) {
+    const match = DRIVER_KEY.exec(record.split('\n', 1)[0]!);
+    if (match === null) continue;
+    const [, section, name] = match;
+    if (section === 'merge') settings.push([`merge.${name}.driver`, '']);
+    else
+      for (const key of ['clean', 'smudge', 'process', 'required'])
+        settings.push([`filter.${name}.${key}`, key === 'required' ? 'false' : '']);
+  }
+  const env: NodeJS.ProcessEnv = settings.length === 0 ? {} : { GIT_CONFIG_COUNT: String(settings.length) };
+  settings.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return { env };
+}
+
+// Commands that diff content: an observation never runs a textconv or external diff driver.
+const DIFFING = new Set(['log', 'show', 'diff', 'diff-tree', 'diff-index', 'diff-files']);
+
+/** `args` with `--no-textconv --no-ext-diff` after a diffing subcommand (past any `-c X`). */
+function withoutDiffDrivers(args: readonly string[]): readonly string[] {
+  let i = 0;
+  while (args[i] === '-c') i += 2;
+  if (!DIFFING.has(args[i] ?? '')) return args;
+  return [...args.slice(0, i + 1), '--no-textconv', '--no-ext-diff', ...args.slice(i + 1)];
+}
+
 /**
  * Runs git through the bounded runner with the hardened environment; returns the typed
  * outcome. An observation git refuses for the repository's owner is run again with the
@@ -203,13 +272,18 @@ function withSafeDirectories(argv: string[], dirs: readonly string[]): string[] 
 export async function git(args: readonly string[], options: GitOptions): Promise<RunResult> {
   const { mode, extraEnv, ...rest } = options;
   const env = { ...hardenedGitEnv(mode), ...extraEnv };
-  const argv = gitArgv(args, mode);
-  if ((mode ?? 'observe') !== 'observe') return run('git', argv, { ...rest, env });
+  if ((mode ?? 'observe') !== 'observe') return run('git', gitArgv(args, mode), { ...rest, env });
+  const argv = gitArgv(withoutDiffDrivers(args));
+  const observe = async (dirs: readonly string[]): Promise<RunResult> => {
+    const off = await repositoryDriversOff(options.cwd, env, dirs, options.deadline);
+    if ('failed' in off) return off.failed;
+    return run('git', withSafeDirectories(argv, dirs), { ...rest, env: { ...env, ...off.env } });
+  };
   const known = safeDirectories.get(configKey(process.env));
-  const result = await run('git', withSafeDirectories(argv, known ?? []), { ...rest, env });
+  const result = await observe(known ?? []);
   if (known !== undefined || !isOwnershipRefusal(result)) return result;
   const dirs = await protectedSafeDirectories();
-  return dirs.length === 0 ? result : run('git', withSafeDirectories(argv, dirs), { ...rest, env });
+  return dirs.length === 0 ? result : observe(dirs);
 }
 
 /**

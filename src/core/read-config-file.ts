@@ -7,9 +7,10 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { YAML_CONFIG_LIMIT } from './yaml-bounds.js';
 
-/** The most a configuration file may hold: far above any real one. */
-export const CONFIG_FILE_LIMIT = 1024 * 1024;
+/** The most a configuration file may hold: far above any real one, and YAML (`yaml-bounds.ts`). */
+export const CONFIG_FILE_LIMIT = YAML_CONFIG_LIMIT;
 
 /** Why a configuration file cannot be read as one (thrown as an `Error` with `code`). */
 export class ConfigFileProblem extends Error {

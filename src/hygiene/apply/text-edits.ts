@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import YAML from 'yaml';
+import { overYamlLimit, YAML_FRONTMATTER_LIMIT } from '../../core/yaml-bounds.js';
 import { type Entry, KIND_TABLE } from '../types.js';
 
 /**
@@ -282,6 +283,11 @@ export function insertFrontmatter(text: string, key: string, value: string): Tex
     const eol = dominantEol(lines);
     return { text: `---${eol}${line}${eol}---${eol}${text}`, unchanged: [] };
   }
+  if (overYamlLimit(block.inner, YAML_FRONTMATTER_LIMIT))
+    return {
+      skip: 'frontmatter-unreadable',
+      detail: `the frontmatter is larger than ${YAML_FRONTMATTER_LIMIT} bytes`,
+    };
   const document = YAML.parseDocument(block.inner);
   if (document.errors.length > 0)
     return {

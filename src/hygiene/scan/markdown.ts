@@ -5,6 +5,7 @@ import type MarkdownItClass from 'markdown-it';
 import type { StateBlock, Token } from 'markdown-it';
 import type { RuleBlock } from 'markdown-it/lib/parser_block.mjs';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { overYamlLimit, YAML_FRONTMATTER_LIMIT } from '../../core/yaml-bounds.js';
 
 /** How a reference was written; matches `broken_reference.data.kind`. */
 export type RefKind = 'link' | 'image' | 'definition' | 'html' | 'import' | 'code-path';
@@ -179,6 +180,13 @@ function readFrontmatter(lines: string[]): Frontmatter {
   }
   if (close === -1) return none;
   const text = lines.slice(1, close).join('\n');
+  if (overYamlLimit(text, YAML_FRONTMATTER_LIMIT))
+    return {
+      data: undefined,
+      keyLines: NO_KEY_LINES,
+      endLine: close + 1,
+      error: `frontmatter larger than ${YAML_FRONTMATTER_LIMIT} bytes; not read`,
+    };
   const lineCounter = new LineCounter();
   // A template's frontmatter (`title: {{ .File.ContentBaseName }}`, a Hugo archetype) reads as a
   // map key; YAML's warning about it would be printed on the user's terminal.

@@ -195,11 +195,11 @@ describe('a repository config that is not a small regular file is refused before
     );
   });
 
-  it('a .dochygiene.yml over 1 MiB is refused, naming the limit', async () => {
-    const repo = repoWith({ 'README.md': '# Readme\n', '.dochygiene.yml': `# ${'x'.repeat(1024 * 1024)}\n` });
+  it('a .dochygiene.yml over 256 KiB is refused, naming the limit', async () => {
+    const repo = repoWith({ 'README.md': '# Readme\n', '.dochygiene.yml': `# ${'x'.repeat(256 * 1024)}\n` });
     const checked = await stw(repo, 'hygiene', 'check');
     assert.equal(checked.code, 1, checked.out);
-    assert.equal(checked.stderr, 'stw: .dochygiene.yml: cannot read: larger than 1048576 bytes\n');
+    assert.equal(checked.stderr, 'stw: .dochygiene.yml: cannot read: larger than 262144 bytes\n');
   });
 });
 

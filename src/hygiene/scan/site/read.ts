@@ -6,6 +6,7 @@ import { posix } from 'node:path';
 import { slug } from 'github-slugger';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
+import { overYamlLimit, YAML_CONFIG_LIMIT, YAML_FRONTMATTER_LIMIT } from '../../../core/yaml-bounds.js';
 import { dirOf, escapeRegExp } from '../paths.js';
 import type { GeneratorId, Site, SiteFiles } from './types.js';
 
@@ -13,12 +14,18 @@ export type Mapping = Record<string, unknown>;
 export const isMapping = (value: unknown): value is Mapping =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A config's text as a mapping, by its extension; undefined when it does not parse to one. */
+/**
+ * A config's text as a mapping, by its extension; undefined when it does not parse to one.
+ * YAML or TOML over its bound (`core/yaml-bounds.ts`; a layout's `front.yml` is
+ * frontmatter) is not parsed: both parsers spend seconds per megabyte of small arrays.
+ */
 export function parseConfig(file: string, written: string): Mapping | undefined {
   // A byte-order mark (docfx.json in dotnet/docfx) is no part of the config.
   const text = written.replace(/^\uFEFF/, '');
   try {
     const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
+    const limit = file === 'front.yml' ? YAML_FRONTMATTER_LIMIT : YAML_CONFIG_LIMIT;
+    if (ext !== 'json' && overYamlLimit(text, limit)) return undefined;
     // Generator configs carry tags of their own (`!!python/name:…`, `!ENV`): read as plain values.
     const value: unknown =
       ext === 'toml'
