@@ -112,6 +112,21 @@ describe('scan cache', () => {
     assert.deepEqual(readdirSync(dir), ['README.md']);
   });
 
+  it("writes only into the repository's own common dir: a shipped commondir naming another is not used", async () => {
+    const victim = fixture();
+    const hostile = fixture();
+    // git reads `commondir` in any git dir; a repository's .git can name another one's.
+    writeFileSync(hostile.path('.git', 'commondir'), `${victim.path('.git')}\n`);
+    await scanOnce(hostile.dir);
+    assert.deepEqual(entries(victim), [], "nothing is written into the other repository's .git");
+    assert.equal(existsSync(cacheDirOf(hostile.path('.git'))), false);
+    const worktree = makeTempDir('stw-cache-wt-');
+    cleanups.push(() => rmSync(worktree, { recursive: true, force: true }));
+    victim.git(['worktree', 'add', '-q', join(worktree, 'wt'), 'HEAD']);
+    await scanOnce(join(worktree, 'wt'));
+    assert.ok(entries(victim).length > 0, "a linked work tree's cache is its repository's");
+  });
+
   it('misses on a configuration change, a threshold-bearing key and a tool version change', async () => {
     const repo = fixture();
     await scanChecked(repo.dir);

@@ -7,8 +7,8 @@
  * thresholds, the scan's scopes and where the project sits in the repository.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../../core/errors.js';
 import { discoverRepo } from '../../../core/git.js';
@@ -70,6 +70,7 @@ export function openScanCache(subject: CacheSubject): ScanCache | undefined {
   // For commands run where no flag can be added (a hook, a skill's allowed command line).
   if (env['STW_NO_CACHE'] === '1') return undefined;
   const maxBytes = cacheMaxBytes(env);
+  if (!ownsCommonDir(subject.gitDir, subject.commonDir)) return undefined;
   const key = readOrCreateCacheKey(cacheKeyPath(env));
   if (key === undefined) return undefined;
   const store = CacheStore.open(cacheDirOf(subject.commonDir), key, maxBytes);
@@ -114,6 +115,21 @@ export function clearCache(commonDir: string, env: NodeJS.ProcessEnv = process.e
   // The key is not needed to remove entries; an empty one opens the store.
   const store = CacheStore.open(dir, Buffer.alloc(0), cacheMaxBytes(env));
   return store?.clear() ?? { path: dir, entries: 0, bytes: 0 };
+}
+
+/**
+ * True when the common git dir is this repository's own: the git dir itself, or the one whose
+ * `worktrees/` holds it. A `commondir` file a repository ships can name any folder (another
+ * repository's `.git`), and the cache must not write there nor share that one's entries.
+ */
+export function ownsCommonDir(gitDir: string, commonDir: string): boolean {
+  try {
+    const git = realpathSync(gitDir);
+    const common = realpathSync(commonDir);
+    return git === common || dirname(git) === join(common, 'worktrees');
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -193,6 +209,7 @@ export async function clearScanCache(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ClearedCache> {
   const repo = await discoverRepo(cwd);
-  if (repo === undefined || repo.commonDir === '') return { path: undefined, entries: 0, bytes: 0 };
+  if (repo === undefined || repo.commonDir === '' || !ownsCommonDir(repo.gitDir, repo.commonDir))
+    return { path: undefined, entries: 0, bytes: 0 };
   return clearCache(repo.commonDir, env);
 }
