@@ -387,7 +387,7 @@ export const hygieneGroup: GroupSpec = {
         "doc's parse facts (references, anchors, code paths, blocks, frontmatter); per",
         'commit, the history pass, so that the next run reads only the commits since; per',
         'text, its token count; and per check invocation (its flags, folder and',
-        'environment), its last result with what it read: HEAD, git\'s listing, the stat',
+        "environment), its last result with what it read: HEAD, git's listing, the stat",
         'data of every listed file, the configs and the paths it probed. A check whose',
         'every input is as it was writes that report pair again and prints the same',
         'output, at its own instant, without scanning (not with --baseline,',

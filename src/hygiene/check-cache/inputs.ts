@@ -211,10 +211,9 @@ export async function observeInputs(
 export async function inputsHold(stored: RunInputs, repo: RepoState, observer: Observer): Promise<boolean> {
   if (stored.head !== repo.head) return false;
   for (const [path, sig] of Object.entries(stored.extra)) if (observer.sig(path) !== sig) return false;
-  const listing = readListing(repo.root);
   for (let i = 0; i < stored.files.length; i++)
     if (!observer.same(join(repo.root, stored.files[i]!), stored.stats, i * STAT_FIELDS)) return false;
-  return (await listing)?.digest === stored.listing;
+  return (await readListing(repo.root))?.digest === stored.listing;
 }
 
 /** True when `inputs` has the right shape (a stored value is checked before use). */
