@@ -23,6 +23,8 @@ export interface RepoState {
   gitDir: string;
   commonDir: string;
   head: string;
+  /** The user's global excludes file (`core.excludesFile`, else git's default), as the scan's listing uses it. */
+  excludesFile: string | undefined;
 }
 
 /** The inputs of one run, as stored beside its result. */
@@ -43,6 +45,8 @@ export interface RunInputs {
 
 /** The repository and HEAD around `cwd`; undefined outside a work tree, in a bare or shallow one, or before the first commit. */
 export async function readRepoState(cwd: string): Promise<RepoState | undefined> {
+  // Asked beside rev-parse: the answer holds for the root too unless cwd is elsewhere.
+  const excludes = userExcludesFile(cwd);
   const result = await git(
     [
       'rev-parse',
@@ -63,11 +67,15 @@ export async function readRepoState(cwd: string): Promise<RepoState | undefined>
   if (bare !== 'false' || shallow !== 'false' || !gitDir || !commonDir || !toplevel || !head)
     return undefined;
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head)) return undefined;
+  let root: string;
   try {
-    return { root: realpathSync(toplevel), gitDir, commonDir, head };
+    root = realpathSync(toplevel);
   } catch {
     return undefined;
   }
+  // A relative `core.excludesFile` is resolved against the folder asked from; the scan asks from the root.
+  const excludesFile = realpathSync(cwd) === root ? await excludes : await userExcludesFile(root);
+  return { root, gitDir, commonDir, head, excludesFile };
 }
 
 /** Stat data, noting whether any was changed too recently to be trusted. */
@@ -160,8 +168,8 @@ export function gitDirInputs(repo: RepoState): string[] {
 /** git's listing of the work tree: its digest and the listed paths. */
 export async function readListing(
   root: string,
-): Promise<{ digest: string; files: string[]; excludesFile: string | undefined } | undefined> {
-  const excludesFile = await userExcludesFile(root);
+  excludesFile: string | undefined,
+): Promise<{ digest: string; files: string[] } | undefined> {
   const result = await git(
     [...excludesFileArgs(excludesFile), 'ls-files', '-z', '-v', '-s', '-o', '--exclude-standard'],
     { cwd: root, maxBytes: 512 * 1024 * 1024 },
@@ -177,7 +185,7 @@ export async function readListing(
     .update('\0')
     .update(result.stdout)
     .digest('hex');
-  return { digest, files, excludesFile };
+  return { digest, files };
 }
 
 /** The inputs of a run in `repo`: `extra` are the absolute paths read beside the listing. */
@@ -186,11 +194,11 @@ export async function observeInputs(
   extra: readonly string[],
   observer: Observer,
 ): Promise<RunInputs | undefined> {
-  const listing = await readListing(repo.root);
+  const listing = await readListing(repo.root, repo.excludesFile);
   if (listing === undefined) return undefined;
   const stats: number[] = [];
   // The user's global excludes file decides the listing, and whether the report pair is ignored.
-  const beside = [...extra, ...(listing.excludesFile !== undefined ? [listing.excludesFile] : [])];
+  const beside = [...extra, ...(repo.excludesFile !== undefined ? [repo.excludesFile] : [])];
   for (const file of listing.files) {
     const path = join(repo.root, file);
     if (observer.push(path, stats)) beside.push(path);
@@ -213,7 +221,7 @@ export async function inputsHold(stored: RunInputs, repo: RepoState, observer: O
   for (const [path, sig] of Object.entries(stored.extra)) if (observer.sig(path) !== sig) return false;
   for (let i = 0; i < stored.files.length; i++)
     if (!observer.same(join(repo.root, stored.files[i]!), stored.stats, i * STAT_FIELDS)) return false;
-  return (await readListing(repo.root))?.digest === stored.listing;
+  return (await readListing(repo.root, repo.excludesFile))?.digest === stored.listing;
 }
 
 /** True when `inputs` has the right shape (a stored value is checked before use). */
