@@ -24,6 +24,7 @@ import {
   observeInputs,
   type RepoState,
   type RunInputs,
+  readHead,
   readRepoState,
   sameInputs,
 } from './inputs.js';
@@ -92,7 +93,8 @@ export async function startRecording(invocation: CheckInvocation): Promise<Recor
   const observer = new Observer(Date.now(), racyMs(invocation.env));
   const extra = extraInputs(invocation, repo);
   const before = await observeInputs(repo, extra, observer);
-  if (before === undefined) return undefined;
+  // An input changed just now (an edit, then a check at once): nothing can be kept, so nothing is watched.
+  if (before === undefined || observer.racy) return undefined;
   const probes = recordProbes(observer.sig);
   return {
     abandon: () => void probes.stop(),
@@ -102,8 +104,11 @@ export async function startRecording(invocation: CheckInvocation): Promise<Recor
       for (const [path, sig] of probed)
         if (!listed.has(path) && !(path in before.extra)) before.extra[path] = sig;
       // The inputs held from start to end (the probed paths since they were looked at), and none was too new.
-      const after = await observeInputs(repo, Object.keys(before.extra), observer);
-      if (after === undefined || observer.racy || !sameInputs(before, after)) return;
+      const [after, head] = await Promise.all([
+        observeInputs(repo, Object.keys(before.extra), observer),
+        readHead(repo.root),
+      ]);
+      if (after === undefined || observer.racy || head !== before.head || !sameInputs(before, after)) return;
       const stdout = stdoutTemplate(outcome);
       if (stdout === undefined) return;
       const entry: Stored = {
@@ -156,7 +161,9 @@ async function openEntry(
   if (env['STW_NO_CACHE'] === '1') return undefined;
   const maxBytes = maxBytesFrom(env);
   if (maxBytes === undefined) return undefined;
-  const repo = await readRepoState(invocation.cwd);
+  // A replay that missed and the full run after it, in one process, ask git once.
+  const repo = await (asked.get(invocation.cwd) ??
+    asked.set(invocation.cwd, readRepoState(invocation.cwd)).get(invocation.cwd));
   if (repo === undefined) return undefined;
   const key = readOrCreateCacheKey(cacheKeyPath(env));
   if (key === undefined) return undefined;
@@ -164,6 +171,8 @@ async function openEntry(
   if (store === undefined) return undefined;
   return { repo, store, name: entryName(invocation, repo) };
 }
+
+const asked = new Map<string, Promise<RepoState | undefined>>();
 
 /** The entry's name: everything the result depends on that is not observed as a file. */
 function entryName(invocation: CheckInvocation, repo: RepoState): string {

@@ -78,6 +78,12 @@ export async function readRepoState(cwd: string): Promise<RepoState | undefined>
   return { root, gitDir, commonDir, head, excludesFile };
 }
 
+/** The HEAD commit now (undefined when it cannot be read). */
+export async function readHead(root: string): Promise<string | undefined> {
+  const result = await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: root });
+  return result.kind === 'exited' && result.code === 0 ? result.stdout.toString('utf8').trim() : undefined;
+}
+
 /** Stat data, noting whether any was changed too recently to be trusted. */
 export class Observer {
   racy = false;
