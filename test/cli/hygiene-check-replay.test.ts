@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
@@ -17,7 +16,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SELF_IGNORE } from '../../src/hygiene/state/store.js';
 import { type CliResult, runCli } from '../helpers/cli.js';
-import { makeRepo, makeTempDir, type TestRepo, testEnv } from '../helpers/git-repo.js';
+import { makeRepo, makeTempDir, type TestRepo } from '../helpers/git-repo.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const NOW = '2026-03-01T12:00:00Z';
@@ -211,7 +210,7 @@ describe('stw hygiene check: the result cache', () => {
     const bin = join(copy, 'dist', 'src', 'cli', 'bin.js');
     const runCopy = async () => {
       const before = readFileSync(s.log, 'utf8').length;
-      const result = await spawnCli(bin, s);
+      const result = await runCli(['hygiene', 'check'], { cwd: s.repo.dir, env: s.env, bin });
       assert.equal(result.code, 0, result.stderr);
       return readFileSync(s.log, 'utf8').length > before;
     };
@@ -313,24 +312,4 @@ async function resultEntry(s: Setup): Promise<string> {
   const fresh = readdirSync(dir).filter((name) => statSync(join(dir, name)).mtimeMs > old.getTime());
   assert.equal(fresh.length, 1, `one entry read: ${fresh.join(', ')}`);
   return join(dir, fresh[0]!);
-}
-
-function spawnCli(bin: string, s: Setup): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'hygiene', 'check'], {
-      cwd: s.repo.dir,
-      env: testEnv(s.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { excludesFileArgs, git, splitNul, userExcludesFile } from '../../core/git.js';
+import { excludesFileArgs, git, REPO_LAYOUT_ARGS, splitNul, userExcludesFile } from '../../core/git.js';
 
 /** A file changed this close to the run's start may change again unseen (same timestamps): not kept. */
 const RACY_MS = 2000;
@@ -47,23 +47,9 @@ export interface RunInputs {
 export async function readRepoState(cwd: string): Promise<RepoState | undefined> {
   // Asked beside rev-parse: the answer holds for the root too unless cwd is elsewhere.
   const excludes = userExcludesFile(cwd);
-  const result = await git(
-    [
-      'rev-parse',
-      '--path-format=absolute',
-      '--is-bare-repository',
-      '--is-shallow-repository',
-      '--git-dir',
-      '--git-common-dir',
-      '--show-toplevel',
-      '--verify',
-      '--quiet',
-      'HEAD^{commit}',
-    ],
-    { cwd },
-  );
+  const result = await git([...REPO_LAYOUT_ARGS, '--verify', '--quiet', 'HEAD^{commit}'], { cwd });
   if (result.kind !== 'exited' || result.code !== 0) return undefined;
-  const [bare, shallow, gitDir, commonDir, toplevel, head] = result.stdout.toString('utf8').split('\n');
+  const [bare, shallow, gitDir, commonDir, , toplevel, head] = result.stdout.toString('utf8').split('\n');
   if (bare !== 'false' || shallow !== 'false' || !gitDir || !commonDir || !toplevel || !head)
     return undefined;
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(head)) return undefined;
