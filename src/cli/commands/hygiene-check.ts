@@ -112,14 +112,17 @@ export async function run(ctx: CommandContext): Promise<number> {
       result.gitignoreLine === undefined &&
       (result.saved ? result.templates !== undefined : values['no-write'] === true)
     )
-      await recording.finish({
-        exitCode: code.exitCode,
-        stdout: captured.stdout(),
-        stderr: captured.stderr(),
-        instant: result.report.generated_at,
-        stdoutIsJson: flags.format === 'json',
-        report: result.saved ? result.templates : undefined,
-      });
+      // Keeping the result is never the check's failure: the next run is a full one.
+      await recording
+        .finish({
+          exitCode: code.exitCode,
+          stdout: captured.stdout(),
+          stderr: captured.stderr(),
+          instant: result.report.generated_at,
+          stdoutIsJson: flags.format === 'json',
+          report: result.saved ? result.templates : undefined,
+        })
+        .catch(() => {});
     return code.exitCode;
   } finally {
     recording?.abandon();
