@@ -2,6 +2,8 @@
 // `stw hygiene check` on DIR (default: the bench:scan corpus), run as a user runs it —
 // without the cache (--no-cache), cold (the cache cleared first), warm with nothing changed,
 // and warm after a one-file edit (one doc gets a line, put back byte for byte afterwards).
+// The warm run with nothing changed is answered by check's result cache (the cold run stored
+// it): the stored report pair is written again and nothing is scanned.
 // BENCH_REPEAT rounds (default 3), interleaved; medians of wall time, CPU (user + sys) and
 // peak RSS, from /usr/bin/time. The check writes its report pair as usual.
 // Usage: npm run bench:cache [-- DIR]

@@ -10,7 +10,10 @@
 // Cold and warm: a cold run starts with stw's cache cleared (`stw hygiene cache clear`, when
 // the build has that command); a warm run is the next one with nothing changed, and then one
 // after a one-file edit (a line appended to a doc, restored afterwards). Without a cache the
-// warm runs cost what the cold ones do; with one they show what a re-check costs.
+// warm runs cost what the cold ones do; with one they show what a re-check costs. In a build
+// with check's result cache the warm check with nothing changed is answered from it (the
+// stored report pair written again, nothing scanned: docs/scanner-and-classifiers.md, "The
+// check's result"); the edited doc is new, so the run after the edit is a whole check.
 // Parsing threads: the cold check is also run with them forced off and forced on
 // (STW_PARSE_WORKERS=0 and =N, N the cores beyond one, at least 1), beside the default rule.
 // Also prints the floor (parse every doc with the scanner's parser, or the cheapest history

@@ -26,7 +26,19 @@ if (argv.length === 2 && argv[0] === 'hygiene' && argv[1] === 'remind') {
     signal: new AbortController().signal,
   });
 } else {
-  // A command that scans runs with a smaller young generation where Node's default is larger (startup.ts).
-  reexecForScan(argv);
-  await import('./main.js');
+  // A check whose inputs are all as they were is answered before anything else loads, and
+  // before the re-exec below would start a second process (check-replay.ts).
+  const replayed =
+    argv[0] === 'hygiene' && argv[1] === 'check'
+      ? await (await import('./check-replay.js')).replay(argv)
+      : undefined;
+  if (replayed !== undefined) {
+    process.exitCode = replayed;
+    // As main.js ends: flush, then exit even if a stray handle remains.
+    process.stdout.write('', () => process.exit(replayed));
+  } else {
+    // A command that scans runs with a smaller young generation where Node's default is larger (startup.ts).
+    reexecForScan(argv);
+    await import('./main.js');
+  }
 }

@@ -459,23 +459,26 @@ export interface RepoLayout {
 }
 
 /** One call that locates the repository around `cwd`; undefined when cwd is not in one. */
+/**
+ * `rev-parse`'s arguments for a repository's layout, one answer a line: bare, shallow, git
+ * dir, common dir, object format, toplevel (last: it dies outside a work tree).
+ */
+export const REPO_LAYOUT_ARGS = [
+  'rev-parse',
+  '--path-format=absolute',
+  '--is-bare-repository',
+  '--is-shallow-repository',
+  '--git-dir',
+  '--git-common-dir',
+  '--show-object-format',
+  '--show-toplevel',
+] as const;
+
 export async function discoverRepo(
   cwd: string,
   deadline: Deadline = Deadline.none(),
 ): Promise<RepoLayout | undefined> {
-  const result = await git(
-    [
-      'rev-parse',
-      '--path-format=absolute',
-      '--is-bare-repository',
-      '--is-shallow-repository',
-      '--git-dir',
-      '--git-common-dir',
-      '--show-object-format',
-      '--show-toplevel',
-    ],
-    { cwd, deadline },
-  );
+  const result = await git(REPO_LAYOUT_ARGS, { cwd, deadline });
   if (result.kind !== 'exited')
     throw new OperationalError('git-failed', describeOutcome(result, 'git rev-parse'));
   const lines = result.stdout.toString('utf8').split('\n');

@@ -5,6 +5,7 @@
  * (rollover) and stamp `last_check` with the envelope instant. An invalid report is never
  * written and the previous pair stays as it was.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,8 @@ import { proveLinkFixes } from './report/prove.js';
 import { renderReportMarkdown, signalsWithoutEntry, splitUnverifiable } from './report/report-md.js';
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
-import { GITIGNORE_LINE, isUnwritable, StateStore } from './state/store.js';
+import { noteProbe } from './scan/probes.js';
+import { GITIGNORE_LINE, StateStore, saveReport } from './state/store.js';
 import type { Proposal, Report, ScanArtifact, Signal, SignalCounts, UnusedSuppression } from './types.js';
 
 export interface CheckOptions {
@@ -79,6 +81,8 @@ export interface CheckOptions {
   reportUnusedSuppressions?: boolean;
   /** False (`--no-cache`): the scan reads and parses everything (`ScanOptions.cache`). */
   cache?: boolean;
+  /** Also return the report pair as templates cut at the run's instant (`CheckResult.templates`). */
+  templates?: boolean;
   /** Test-only: corrupt the assembled report before validation, to prove nothing invalid is written. */
   faults?: { corruptReport?: (report: Report) => void };
 }
@@ -140,6 +144,17 @@ export interface CheckResult {
   warnings?: string[];
   /** `--report-unused-suppressions`: the directives and config entries that silenced nothing. */
   unusedSuppressions?: UnusedSuppression[];
+  /**
+   * With `templates`: report.json and report.md cut where the run's instant stands, for the
+   * result cache; absent where the report depends on the clock otherwise (lifecycle rules).
+   */
+  templates?: ReportTemplates;
+}
+
+/** A text cut at every place the run's instant stands: `parts.join(instant)` is the text. */
+export interface ReportTemplates {
+  json: string[];
+  md: string[];
 }
 
 /** Reads and parses a proposals file; a malformed one is rejected before any scan. */
@@ -222,30 +237,6 @@ function droppedSection(dropped: readonly DroppedProposal[]): string {
       `- \`${item.path.replace(/`/g, "'")}\`: ${item.violations.join('; ').replace(/[\r\n]+/g, ' ')}`,
     );
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * Writes the report pair and stamps `last_check`; a tree that cannot be written (read-only,
- * not ours) keeps the check's result and says why in one line, returned.
- */
-async function saveReport(
-  store: StateStore,
-  report: { json: string; md: string; generatedAt: string },
-  warnings: string[],
-): Promise<string | undefined> {
-  try {
-    await store.writeReport(report.json, report.md);
-  } catch (error) {
-    if (!isUnwritable(error)) throw error;
-    return `the report could not be saved (${(error as NodeJS.ErrnoException).code}: ${quote(store.dir)} is not writable)`;
-  }
-  try {
-    await store.stamp('last_check', report.generatedAt);
-  } catch (error) {
-    // The report is written and valid: say the stamp failed, never that the check did.
-    warnings.push(`the report was written, but last_check could not be stamped: ${(error as Error).message}`);
-  }
-  return undefined;
 }
 
 function historySection(history: ScanArtifact['history']): string {
@@ -414,10 +405,14 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     artifact.project_root === root
       ? await readGitlinks(root, Deadline.none()).catch(() => new Set<string>())
       : new Set<string>();
-  const exists = (path: string) =>
-    isSafeRelativePath(path) &&
-    (existsSync(join(artifact.project_root, path)) ||
-      placementProblem(artifact.project_root, path, gitlinks) !== undefined);
+  const exists = (path: string) => {
+    if (!isSafeRelativePath(path)) return false;
+    noteProbe(path, artifact.project_root);
+    return (
+      existsSync(join(artifact.project_root, path)) ||
+      placementProblem(artifact.project_root, path, gitlinks) !== undefined
+    );
+  };
   const declined: Record<string, { signal: Signal; reason: string }[]> = {};
   const onDeclined = (path: string, signal: Signal, reason: string) => {
     const list = declined[path] ?? [];
@@ -470,7 +465,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   const unfixed = signalsWithoutEntry(artifact.signals, proposals);
   if (artifact.history !== undefined) markShallowDeclines(unfixed, declined, artifact.history.depth);
   const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
-  const md =
+  const renderMd = () =>
     renderReportMarkdown(report, {
       unfixed,
       declined,
@@ -479,6 +474,12 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     droppedSection(model?.dropped_proposals ?? []) +
     historySection(artifact.history) +
     (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
+  const md = renderMd();
+  // Lifecycle ages are the one part of a report that moves with the clock besides its stamps.
+  const templates =
+    options.templates === true && config.lifecycle.rules.length === 0
+      ? reportTemplates(report, () => ({ json: `${JSON.stringify(report, null, 2)}\n`, md: renderMd() }))
+      : undefined;
   scanned.saveTokenCounts();
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
@@ -509,5 +510,37 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     ...(artifact.withheld?.unused_suppressions !== undefined
       ? { unusedSuppressions: artifact.withheld.unused_suppressions }
       : {}),
+    ...(templates !== undefined ? { templates } : {}),
   };
+}
+
+/**
+ * The report pair cut at the run's instant (`generated_at`, the envelope's and each entry's):
+ * joined with another instant they are the pair a run at that instant writes. Undefined
+ * when the entries were stamped at another second than the envelope (the run crossed one).
+ */
+function reportTemplates(
+  report: Report,
+  render: () => { json: string; md: string },
+): ReportTemplates | undefined {
+  const instant = report.generated_at;
+  if (report.entries.some((entry) => entry.generated_at !== instant)) return undefined;
+  // Letters and digits only: escaping (JSON, Markdown) leaves it as it is.
+  const mark = `STWINSTANT${randomBytes(12).toString('hex')}`;
+  const stamp = (value: string) => {
+    report.generated_at = value;
+    for (const entry of report.entries) entry.generated_at = value;
+  };
+  stamp(mark);
+  let rendered: { json: string; md: string };
+  try {
+    rendered = render();
+  } finally {
+    stamp(instant);
+  }
+  const json = rendered.json.split(mark);
+  const md = rendered.md.split(mark);
+  // One stamp per entry and the envelope's in the JSON, one line in the Markdown: anything else is not understood.
+  if (json.length !== report.entries.length + 2 || md.length !== 2) return undefined;
+  return { json, md };
 }

@@ -14,6 +14,7 @@ import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
 import { globsMatcher } from './scan/lifecycle-glob.js';
 import { type DocRef, type ParsedDoc, parseMarkdown } from './scan/markdown.js';
 import { ARCHIVE_SEGMENTS, dirOf, toPosix } from './scan/paths.js';
+import { noteProbe } from './scan/probes.js';
 import { checkReference, type PathLookup, type ReferenceCheck, resolveReference } from './scan/resolve.js';
 import { readOnGitHub, readSites, type Site, type SiteFiles, siteOf, siteView } from './scan/site/index.js';
 import { AGENT_CONTEXT_GLOBS, type Entry, type HygieneConfig } from './types.js';
@@ -113,6 +114,7 @@ export async function readDocWorld(
     onDisk: (path) => {
       let found = probed.get(path);
       if (found === undefined) {
+        noteProbe(`${absolute}/${path}`);
         try {
           realpathSync(`${absolute}/${path}`);
           found = true;
@@ -140,6 +142,7 @@ function linkHops(root: string, realRoot: string, link: string): string[] {
   let current = link;
   for (let hop = 0; hop < 40; hop++) {
     let written: string;
+    noteProbe(current, root);
     try {
       written = readlinkSync(join(root, current));
     } catch {

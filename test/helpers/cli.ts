@@ -17,6 +17,8 @@ export interface CliOptions {
   input?: string;
   /** Run as this user (tests run as root, where file modes do not stop writes). */
   uid?: number;
+  /** Another build's `bin.js` (default: this one's). */
+  bin?: string;
 }
 
 const nodeForUser = new Map<number, string>();
@@ -45,7 +47,7 @@ function nodeFor(uid: number): string {
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const node = options.uid === undefined ? process.execPath : nodeFor(options.uid);
-    const child = spawn(node, [CLI_PATH, ...args], {
+    const child = spawn(node, [options.bin ?? CLI_PATH, ...args], {
       cwd: options.cwd,
       env: testEnv(options.env),
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),

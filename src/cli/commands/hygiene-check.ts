@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { Output } from '../../core/output.js';
+import { Output, type Streams } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { type CheckResult, runCheck } from '../../hygiene/check.js';
+import { type CheckInvocation, startRecording } from '../../hygiene/check-cache/index.js';
 import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { collectFindings } from '../../hygiene/output/findings.js';
 import { shallowWarning } from '../../hygiene/output/shallow.js';
@@ -19,7 +20,7 @@ import {
   selectForFlags,
 } from '../findings-output.js';
 import { rootScopes } from '../scope.js';
-import { renderUnused, SIGNAL_OPTIONS, signalFlags } from '../signal-flags.js';
+import { configFileFlag, renderUnused, SIGNAL_OPTIONS, signalFlags } from '../signal-flags.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -87,8 +88,94 @@ export function renderModelUsage(result: Pick<CheckResult, 'model'>): string | u
 }
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    ctx.argv,
+  const { values, positionals } = parseCheckArgs(ctx.argv);
+  const flags = parseFindingsFlags(values, ctx.cwd, true);
+  // What this run prints is captured for the result cache; progress is not part of the result.
+  const captured = captureStreams(ctx.streams);
+  const out = new Output(flags.format === 'json', captured.streams, ctx.env);
+  const progress = new Output(flags.format === 'json', ctx.streams, ctx.env);
+  const scopes = await rootScopes(ctx.cwd, many(values.scope));
+  const root = await resolveProjectRoot(ctx.cwd);
+  const paths = positionals.length > 0 ? await rootPaths(root, ctx.cwd, positionals) : undefined;
+  const recording = isReplayable(values) ? await startRecording(invocationOf(ctx, values)) : undefined;
+  try {
+    const code = await runAndRender(
+      { ...ctx, streams: captured.streams },
+      { values, flags, out, progress, scopes, root, paths, templates: recording !== undefined },
+    );
+    const { result } = code;
+    if (
+      recording !== undefined &&
+      result.classifier === 'rules' &&
+      !result.partial &&
+      result.warnings === undefined &&
+      result.gitignoreLine === undefined &&
+      (result.saved ? result.templates !== undefined : values['no-write'] === true)
+    )
+      // Keeping the result is never the check's failure: the next run is a full one.
+      await recording
+        .finish({
+          exitCode: code.exitCode,
+          stdout: captured.stdout(),
+          stderr: captured.stderr(),
+          instant: result.report.generated_at,
+          stdoutIsJson: flags.format === 'json',
+          report: result.saved ? result.templates : undefined,
+        })
+        .catch(() => {});
+    return code.exitCode;
+  } finally {
+    recording?.abandon();
+  }
+}
+
+type CheckValues = ReturnType<typeof parseCheckArgs>['values'];
+
+/** The flags whose result is a function of the run's inputs: no other file read, none written, no model. */
+function isReplayable(values: CheckValues): boolean {
+  return (
+    values.proposals === undefined &&
+    values.classifier === undefined &&
+    values.model === undefined &&
+    values['no-cache'] !== true &&
+    values.baseline === undefined &&
+    values['changed-since'] === undefined &&
+    values.sarif === undefined
+  );
+}
+
+function invocationOf(ctx: CommandContext, values: CheckValues): CheckInvocation {
+  return {
+    argv: ctx.argv,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    stdoutIsTTY: ctx.streams.stdout.isTTY === true,
+    stderrIsTTY: ctx.streams.stderr.isTTY === true,
+    ...configFileFlag(ctx.cwd, values.config),
+  };
+}
+
+/** Streams that pass every write on and keep a copy. */
+function captureStreams(streams: Streams): { streams: Streams; stdout: () => string; stderr: () => string } {
+  const tee = (stream: Streams['stdout']) => {
+    const chunks: string[] = [];
+    const copy = {
+      isTTY: stream.isTTY,
+      write: (chunk: string | Uint8Array, ...rest: unknown[]) => {
+        chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+        return (stream.write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      },
+    } as unknown as Streams['stdout'];
+    return { copy, text: () => chunks.join('') };
+  };
+  const stdout = tee(streams.stdout);
+  const stderr = tee(streams.stderr);
+  return { streams: { stdout: stdout.copy, stderr: stderr.copy }, stdout: stdout.text, stderr: stderr.text };
+}
+
+function parseCheckArgs(argv: string[]) {
+  return parseCommandArgs(
+    argv,
     'hygiene check',
     {
       scope: { type: 'string', multiple: true },
@@ -103,11 +190,24 @@ export async function run(ctx: CommandContext): Promise<number> {
     },
     Number.POSITIVE_INFINITY,
   );
-  const flags = parseFindingsFlags(values, ctx.cwd, true);
-  const out = new Output(flags.format === 'json', ctx.streams, ctx.env);
-  const scopes = await rootScopes(ctx.cwd, many(values.scope));
-  const root = await resolveProjectRoot(ctx.cwd);
-  const paths = positionals.length > 0 ? await rootPaths(root, ctx.cwd, positionals) : undefined;
+}
+
+interface RunParts {
+  values: CheckValues;
+  flags: ReturnType<typeof parseFindingsFlags>;
+  out: Output;
+  progress: Output;
+  scopes: string[];
+  root: string;
+  paths: Set<string> | undefined;
+  templates: boolean;
+}
+
+/** The check itself and its output; the exit code and the library's result. */
+async function runAndRender(
+  ctx: CommandContext,
+  { values, flags, out, progress, scopes, root, paths, templates }: RunParts,
+): Promise<{ exitCode: number; result: CheckResult }> {
   const result = await runCheck({
     cwd: ctx.cwd,
     ...(scopes.length > 0 ? { scopes } : {}),
@@ -123,7 +223,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     onNotice: (message) => out.diag(`stw: ${message}`),
     clock: ctx.clock,
     signal: ctx.signal,
-    onProgress: (message) => out.progress(`stw: ${message}`),
+    onProgress: (message) => progress.progress(`stw: ${message}`),
+    ...(templates ? { templates: true } : {}),
   });
   const { report } = result;
   const findings = collectFindings(report.scan.project_root, result.signals, report.entries);
@@ -161,5 +262,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     out.diag('stw: the scan is incomplete: history could not be read, so history-based signals are missing');
   }
   for (const warning of result.warnings ?? []) out.diag(`stw: warning: ${warning}`);
-  return finishFindings(ctx, flags, selected, result.partial || result.warnings !== undefined ? 1 : 0);
+  const exitCode = await finishFindings(
+    ctx,
+    flags,
+    selected,
+    result.partial || result.warnings !== undefined ? 1 : 0,
+  );
+  return { exitCode, result };
 }

@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Deadline } from '../../core/deadline.js';
 import { gitOk, splitNul } from '../../core/git.js';
+import { noteProbe } from '../scan/probes.js';
 
 /**
  * Where a moved file may land: only in plain folders of this repository. A folder on the
@@ -38,6 +39,7 @@ export function placementProblem(
     const isLast = i === parts.length;
     if (gitlinks.has(prefix)) return `${prefix} is a submodule`;
     let stats: ReturnType<typeof lstatSync>;
+    noteProbe(prefix, root);
     try {
       stats = lstatSync(join(root, prefix));
     } catch (error) {
@@ -48,6 +50,7 @@ export function placementProblem(
     if (isLast) return `${prefix} already exists`;
     if (stats.isSymbolicLink()) return `${prefix} is a symbolic link`;
     if (!stats.isDirectory()) return `${prefix} is a file, not a folder`;
+    noteProbe(`${prefix}/.git`, root);
     try {
       lstatSync(join(root, prefix, '.git'));
       return `${prefix} is another repository's work tree`;

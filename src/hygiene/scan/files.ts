@@ -4,6 +4,7 @@ import type { Deadline } from '../../core/deadline.js';
 import { OperationalError } from '../../core/errors.js';
 import { excludesFileArgs, git, splitNul, userExcludesFile } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
+import { noteProbe } from './probes.js';
 
 /** Cap on the file listing: generous, but a listing that hits it is an error, never a partial scan. */
 const LIST_MAX_BYTES = 512 * 1024 * 1024;
@@ -216,11 +217,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export function readDoc(root: string, realRoot: string, rel: string): ReadOutcome {
   const full = join(root, rel);
+  noteProbe(full);
   let stat: import('node:fs').Stats;
   try {
     stat = lstatSync(full);
     if (stat.isSymbolicLink()) {
       const real = realpathSync(full);
+      noteProbe(real);
       const inside = relative(realRoot, real);
       if (inside === '') return { kind: 'skip', reason: 'not-a-file' };
       if (inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside))

@@ -1,6 +1,7 @@
 import { readlinkSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { toPosix } from './paths.js';
+import { noteProbe } from './probes.js';
 
 /** Where one listed symlink leads. */
 export type LinkTarget =
@@ -122,9 +123,11 @@ export class SymlinkMap {
 
 function resolveLink(root: string, realRoot: string, link: string): LinkTarget {
   const full = join(root, link);
+  noteProbe(full);
   let real: string;
   try {
     real = realpathSync(full);
+    noteProbe(real);
   } catch {
     let written = '';
     try {

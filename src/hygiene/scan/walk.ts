@@ -10,6 +10,7 @@ import { globsMatcher } from './lifecycle-glob.js';
 import { type ParsedDoc, parseMarkdown } from './markdown.js';
 import { ParsePool } from './parse-pool.js';
 import { baseOf, cmp, dirOf, toPosix } from './paths.js';
+import { noteProbe } from './probes.js';
 import type { PathLookup } from './resolve.js';
 import { type RealPath, SymlinkMap } from './symlinks.js';
 
@@ -105,9 +106,9 @@ export class ProjectTree implements PathLookup {
 
   /** Listed, a folder of listed files, or on disk (an ignored file a doc links to still exists). */
   exists(path: string): boolean {
-    return (
-      path === '' || this.fileSet.has(path) || this.dirSet.has(path) || existsSync(join(this.root, path))
-    );
+    if (path === '' || this.fileSet.has(path) || this.dirSet.has(path)) return true;
+    noteProbe(path, this.root);
+    return existsSync(join(this.root, path));
   }
 }
 
@@ -404,6 +405,7 @@ function scopeGlob(root: string, scope: string): string {
     .replace(/\/+$/, '');
   if (clean === '' || clean === '.') return '**';
   if (picomatch.scan(clean).isGlob) return clean;
+  noteProbe(clean, root);
   try {
     if (statSync(join(root, clean)).isDirectory()) return `${clean}/**`;
   } catch {

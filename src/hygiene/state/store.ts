@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { isRfc3339 } from '../../core/clock.js';
 import { ConfigError, RefusalError } from '../../core/errors.js';
 import { fsyncDir, writeFileAtomic } from '../../core/fs-atomic.js';
+import { quote } from '../../core/quote.js';
 import type { HygieneState } from '../types.js';
 
 /** The one line `check` tells the user to add to `.gitignore` (it never edits the file). */
@@ -285,6 +286,30 @@ export class StateStore {
     if (result.code === 1) return false;
     return undefined;
   }
+}
+
+/**
+ * Writes the report pair and stamps `last_check`; a tree that cannot be written (read-only,
+ * not ours) keeps the check's result and says why in one line, returned.
+ */
+export async function saveReport(
+  store: StateStore,
+  report: { json: string; md: string; generatedAt: string },
+  warnings: string[],
+): Promise<string | undefined> {
+  try {
+    await store.writeReport(report.json, report.md);
+  } catch (error) {
+    if (!isUnwritable(error)) throw error;
+    return `the report could not be saved (${(error as NodeJS.ErrnoException).code}: ${quote(store.dir)} is not writable)`;
+  }
+  try {
+    await store.stamp('last_check', report.generatedAt);
+  } catch (error) {
+    // The report is written and valid: say the stamp failed, never that the check did.
+    warnings.push(`the report was written, but last_check could not be stamped: ${(error as Error).message}`);
+  }
+  return undefined;
 }
 
 /** Parses `state.json`; anything but an object of null-or-RFC-3339 fields is `state-corrupt`. */
