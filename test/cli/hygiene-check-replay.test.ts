@@ -282,6 +282,18 @@ describe('stw hygiene check: the result cache', () => {
     assert.equal((await check(s, [], { XDG_CACHE_HOME: cacheHome })).replayed, false);
   });
 
+  it("keeps nothing where the common git dir is not the repository's own (a shipped commondir)", async () => {
+    const s = setup();
+    const victim = makeRepo();
+    cleanups.push(() => victim.cleanup());
+    victim.commit('init', { 'README.md': '# Other\n' });
+    writeFileSync(s.repo.path('.git', 'commondir'), `${victim.path('.git')}\n`);
+    await check(s);
+    const second = await check(s);
+    assert.equal(second.replayed, false);
+    assert.equal(existsSync(victim.path('.git', 'sourcesteward-cache')), false);
+  });
+
   it('two concurrent runs agree, both keep their result whole, and the next run replays it', async () => {
     // --no-write: two checks writing one report pair at once is not supported (StateStore.writeReport);
     // the result entry is what both write here.

@@ -8,11 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Clock, formatInstant } from '../../core/clock.js';
 import { packageRoot } from '../../core/package.js';
 import { cacheKeyPath, readOrCreateCacheKey } from '../scan/cache/key.js';
-import { CacheStore, cacheDirOf, maxBytesFrom } from '../scan/cache/store.js';
+import { CacheStore, cacheDirOf, maxBytesFrom, ownsCommonDir } from '../scan/cache/store.js';
 import { recordProbes } from '../scan/probes.js';
 import { StateStore, saveReport } from '../state/store.js';
 import { userConfigPath } from '../trust.js';
@@ -165,6 +165,8 @@ async function openEntry(
   const repo = await (asked.get(invocation.cwd) ??
     asked.set(invocation.cwd, readRepoState(invocation.cwd)).get(invocation.cwd));
   if (repo === undefined) return undefined;
+  if (!ownsCommonDir(resolve(invocation.cwd, repo.gitDir), resolve(invocation.cwd, repo.commonDir)))
+    return undefined;
   const key = readOrCreateCacheKey(cacheKeyPath(env));
   if (key === undefined) return undefined;
   const store = CacheStore.open(cacheDirOf(repo.commonDir), key, maxBytes);

@@ -7,8 +7,8 @@
  * thresholds, the scan's scopes and where the project sits in the repository.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../../core/errors.js';
 import { discoverRepo } from '../../../core/git.js';
@@ -19,7 +19,7 @@ import { THRESHOLDS } from '../thresholds.js';
 import { HistoryCache } from './history-cache.js';
 import { cacheKeyPath, readOrCreateCacheKey } from './key.js';
 import { ParseCache } from './parse-cache.js';
-import { CacheStore, type ClearResult, cacheDirOf, maxBytesFrom } from './store.js';
+import { CacheStore, type ClearResult, cacheDirOf, maxBytesFrom, ownsCommonDir } from './store.js';
 import { TokenCache } from './token-cache.js';
 
 export { blobId, type ReadText } from './parse-cache.js';
@@ -115,21 +115,6 @@ export function clearCache(commonDir: string, env: NodeJS.ProcessEnv = process.e
   // The key is not needed to remove entries; an empty one opens the store.
   const store = CacheStore.open(dir, Buffer.alloc(0), cacheMaxBytes(env));
   return store?.clear() ?? { path: dir, entries: 0, bytes: 0 };
-}
-
-/**
- * True when the common git dir is this repository's own: the git dir itself, or the one whose
- * `worktrees/` holds it. A `commondir` file a repository ships can name any folder (another
- * repository's `.git`), and the cache must not write there nor share that one's entries.
- */
-export function ownsCommonDir(gitDir: string, commonDir: string): boolean {
-  try {
-    const git = realpathSync(gitDir);
-    const common = realpathSync(commonDir);
-    return git === common || dirname(git) === join(common, 'worktrees');
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -18,12 +18,13 @@ import {
   openSync,
   readdirSync,
   readSync,
+  realpathSync,
   renameSync,
   unlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { isProcessAlive } from '../../../core/liveness.js';
 
@@ -39,6 +40,21 @@ const MIB = 1024 * 1024;
 /** The cache folder under a repository's common git dir. */
 export function cacheDirOf(commonDir: string): string {
   return join(commonDir, 'sourcesteward-cache');
+}
+
+/**
+ * True when the common git dir is this repository's own: the git dir itself, or the one whose
+ * `worktrees/` holds it. A `commondir` file a repository ships can name any folder (another
+ * repository's `.git`), and the cache must not write there nor share that one's entries.
+ */
+export function ownsCommonDir(gitDir: string, commonDir: string): boolean {
+  try {
+    const git = realpathSync(gitDir);
+    const common = realpathSync(commonDir);
+    return git === common || dirname(git) === join(common, 'worktrees');
+  } catch {
+    return false;
+  }
 }
 
 /** What `clear` removed. */
