@@ -34,6 +34,9 @@ export function classOf(signal, data = {}) {
   return 'broken_reference';
 }
 
+/** A reference signal: its label's key is `data.target` (code_reference: split from broken_reference). */
+const isReference = (signal) => signal === 'broken_reference' || signal === 'code_reference';
+
 /** The identity a label and a finding share: (file, line, signal, key). */
 export function identity({ file, line, signal, key }) {
   return JSON.stringify([file, line ?? null, signal, key ?? null]);
@@ -136,7 +139,7 @@ export function findingsOf(scan) {
   for (const [file, signals] of Object.entries(scan.signals ?? {})) {
     for (const s of signals) {
       const data = s.data ?? {};
-      const key = s.name === 'broken_reference' && typeof data.target === 'string' ? data.target : undefined;
+      const key = isReference(s.name) && typeof data.target === 'string' ? data.target : undefined;
       findings.push({
         file,
         line: s.line,
@@ -158,6 +161,15 @@ export function withheldOf(scan) {
     hidden: w.hidden ?? {},
     suppressed: w.suppressed ?? {},
   };
+}
+
+/**
+ * Whether a label no shown finding matches is of a class the CLI hid: a hidden class, or one
+ * that held back part of its findings (code_reference without history's proof, a link in a
+ * generated doc) and hid some here: such a label is counted hidden, not gone.
+ */
+function isHidden(withheld, label) {
+  return withheld.hiddenClasses.has(label.signal) || (withheld.hidden[label.signal] ?? 0) > 0;
 }
 
 function emptyRow() {
@@ -210,7 +222,7 @@ export function scoreRepo(labels, findings, withheld = withheldOf({})) {
   for (const [id, label] of labels) {
     if (seen.has(id)) continue;
     const r = row(goneClass(label));
-    if (withheld.hiddenClasses.has(label.signal)) r.hidden_labels += 1;
+    if (isHidden(withheld, label)) r.hidden_labels += 1;
     else {
       r.gone += 1;
       if (label.verdict === 'real') r.gone_real += 1;
@@ -226,7 +238,7 @@ export function scoreRepo(labels, findings, withheld = withheldOf({})) {
 export function goneLabels(labels, findings, withheld = withheldOf({})) {
   const found = new Set(findings.map(identity));
   return [...labels]
-    .filter(([id, label]) => !found.has(id) && !withheld.hiddenClasses.has(label.signal))
+    .filter(([id, label]) => !found.has(id) && !isHidden(withheld, label))
     .map(([, { file, line, signal, key, verdict, reason }]) => ({
       file,
       line,

@@ -341,7 +341,7 @@ describe('signals:, links.ignore, .dochygiene.yaml and --config (issue 31)', () 
     assert.equal(unknown.code, 'config-invalid');
     assert.match(
       unknown.message,
-      /^\.dochygiene\.yml: signals\.duplicate_contents: unknown signal "duplicate_contents"; valid: broken_reference, version_skew, .*dropped_tool_claim$/,
+      /^\.dochygiene\.yml: signals\.duplicate_contents: unknown signal "duplicate_contents"; valid: broken_reference, version_skew, .*dropped_tool_claim, code_reference$/,
     );
     assert.doesNotMatch(unknown.message, /\n/);
     assert.match(
