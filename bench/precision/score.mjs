@@ -3,18 +3,11 @@
 // Pure functions: run.mjs does the git and the process work. Format: bench/precision/README.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+// The kinds of backticked code: a broken_reference of one (a label written before
+// `code_reference` had its name) is counted in that class.
+import { CODE_REF_KINDS as CODE_KINDS } from '../../dist/src/hygiene/scan/signals/code-references.js';
 import { GENERATOR_IDS } from '../../dist/src/hygiene/scan/site/types.js';
 
-/** broken_reference kinds that come from backticked code, not links: the `code_reference` class. */
-const CODE_KINDS = new Set([
-  'code-path',
-  'code-file',
-  'code-symbol',
-  'cli-flag',
-  'env-var',
-  'script',
-  'make-target',
-]);
 const VERDICTS = new Set(['real', 'false', 'unsure']);
 /** A repository's kind: plain GitHub docs, one of the site generators the scanner models, or agent-heavy. */
 const KINDS = new Set(['github', ...GENERATOR_IDS, 'agent']);

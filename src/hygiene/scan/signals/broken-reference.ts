@@ -38,7 +38,7 @@ import {
   templateView,
 } from '../site/index.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
-import { type CodeRefKind, collectCodeReferences } from './code-references.js';
+import { CODE_REF_KINDS, collectCodeReferences } from './code-references.js';
 import type { SignalInput, SignalModule } from './types.js';
 
 /** Why an unresolved backticked path is taken for one of this repository's. */
@@ -135,16 +135,6 @@ function provedHere(signal: Signal): boolean {
   return signal.data?.['existed_here'] === true || signal.data?.['suggested_by'] === 'rename-history';
 }
 
-const CODE_KINDS: ReadonlySet<string> = new Set<CodeRefKind>([
-  'code-path',
-  'code-file',
-  'code-symbol',
-  'cli-flag',
-  'env-var',
-  'script',
-  'make-target',
-]);
-
 /** Both modules' findings, computed once per scan (the first module to ask computes them). */
 const computed = new WeakMap<ScanFacts, Promise<{ links: Found[]; code: Found[] }>>();
 
@@ -218,7 +208,7 @@ async function collectReferences({
     });
   await collectCodeReferences({ facts, history }, emit);
   await markGenerated(facts, all);
-  const isCode = (f: Found) => CODE_KINDS.has(String(f.signal.data?.['kind']));
+  const isCode = (f: Found) => CODE_REF_KINDS.has(String(f.signal.data?.['kind']));
   return { links: all.filter((f) => !isCode(f)), code: all.filter(isCode) };
 }
 
