@@ -44,7 +44,7 @@ describe('parseConfig', () => {
     assert.deepEqual(config.classifier, { provider: 'rules' });
     assert.equal(config.archive.dir, 'docs/archive');
     assert.deepEqual(config.scan, DEFAULT_CONFIG.scan);
-    assert.equal(config.context.budget_tokens, 2000);
+    assert.equal(config.context.budget_tokens, 5000);
     assert.deepEqual(config.lifecycle.rules, [
       {
         retain_recent: 3,

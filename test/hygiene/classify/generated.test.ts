@@ -99,4 +99,24 @@ describe('generated docs', () => {
       /- `docs\/api\.md`\n {2}- `broken_reference` \(line 4\) — .*\(a generated doc: the fix belongs in its source\)/,
     );
   });
+
+  it('proposes no change on test data (a fixture under test/), whatever the signal; report.md says why', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    repo.commit('docs', {
+      '.dochygiene.yml': 'signals:\n  stale_name_location: on\n',
+      // A jekyll-like fixture: dated, under drafts/, linked from nowhere.
+      'test/source/_drafts/2019-03-01-draft-post.md': '# Draft post\n\nA fixture.\n',
+      'docs/drafts/idea.md': '# Idea\n\nNobody links here.\n',
+    });
+    const result = await runCheck({ cwd: repo.dir, clock: fixedClock('2026-03-01T00:00:00Z') });
+    assert.deepEqual(
+      result.report.entries.map((e) => [e.path, e.category.subtype]),
+      [['docs/drafts/idea.md', 'orphaned']],
+    );
+    assert.match(
+      readFileSync(result.reportMdPath, 'utf8'),
+      /- `test\/source\/_drafts\/2019-03-01-draft-post\.md`\n {2}- `stale_name_location` — .*\(test data \(under a test, fixture or snapshot folder\): input to a tool's tests, not a doc\)/,
+    );
+  });
 });
