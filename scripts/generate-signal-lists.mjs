@@ -45,23 +45,26 @@ export async function signalList() {
     name,
     scope: byName.get(name).scope,
     shown: byName.get(name).shownByDefault,
+    ...(byName.get(name).heldBack !== undefined ? { part: true } : {}),
   }));
 }
 
 /** How a finding of the class is silenced (docs/scanner-and-classifiers.md, "Silencing a finding"). */
 function silencedBy(name) {
   const inline = `\`<!-- stw-ignore-next-line ${name} -->\``;
-  return name === 'broken_reference'
-    ? `${inline}, \`links.ignore\`, markdown-link-check's comments (links only)`
-    : inline;
+  if (name === 'broken_reference') return `${inline}, \`links.ignore\`, markdown-link-check's comments`;
+  return name === 'code_reference' ? `${inline}, \`links.ignore\`` : inline;
+}
+
+/** Whether a class is shown by default, and a shown class's held-back part. */
+function visibility(s) {
+  if (!s.shown) return '**hidden** (`--signals all`)';
+  return s.part ? 'shown, but for a held-back part (`--signals all`)' : 'shown';
 }
 
 /** The docs' table of every class: its scope, whether it is shown by default, how to silence one. */
 export function signalTable(list) {
-  const rows = list.map(
-    (s) =>
-      `| \`${s.name}\` | ${s.scope} | ${s.shown ? 'shown' : '**hidden** (`--signals all`)'} | ${silencedBy(s.name)} |`,
-  );
+  const rows = list.map((s) => `| \`${s.name}\` | ${s.scope} | ${visibility(s)} | ${silencedBy(s.name)} |`);
   return ['| signal | files | by default | silence one with |', '|---|---|---|---|', ...rows, ''].join('\n');
 }
 
@@ -114,9 +117,10 @@ async function main() {
   if (table !== doc) writeFileSync(TABLE_DOC, table);
   const scoped = (scope) => list.filter((s) => s.scope === scope).map((s) => s.name);
   const hidden = list.filter((s) => !s.shown).map((s) => s.name);
+  const held_back = list.filter((s) => s.shown && s.part).map((s) => s.name);
   writeFileSync(
     HELP_LIST,
-    `${JSON.stringify({ docs: scoped('docs'), agent_context: scoped('agent-context'), hidden })}\n`,
+    `${JSON.stringify({ docs: scoped('docs'), agent_context: scoped('agent-context'), hidden, held_back })}\n`,
   );
 }
 

@@ -77,7 +77,7 @@ const shown = [];
 for (const [file, signals] of Object.entries(scan.signals ?? {}))
   for (const s of signals) {
     if (s.name !== options.signal || s.data?.['unverifiable'] !== undefined) continue;
-    const key = s.name === 'broken_reference' ? s.data?.['target'] : undefined;
+    const key = s.name === 'broken_reference' || s.name === 'code_reference' ? s.data?.['target'] : undefined;
     shown.push({ file, line: s.line, signal: s.name, key, detail: s.detail, data: s.data });
   }
 const order = (a, b) =>

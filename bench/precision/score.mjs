@@ -3,18 +3,11 @@
 // Pure functions: run.mjs does the git and the process work. Format: bench/precision/README.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+// The kinds of backticked code: a broken_reference of one (a label written before
+// `code_reference` had its name) is counted in that class.
+import { CODE_REF_KINDS as CODE_KINDS } from '../../dist/src/hygiene/scan/signals/code-references.js';
 import { GENERATOR_IDS } from '../../dist/src/hygiene/scan/site/types.js';
 
-/** broken_reference kinds that come from backticked code, not links: the `code_reference` class. */
-const CODE_KINDS = new Set([
-  'code-path',
-  'code-file',
-  'code-symbol',
-  'cli-flag',
-  'env-var',
-  'script',
-  'make-target',
-]);
 const VERDICTS = new Set(['real', 'false', 'unsure']);
 /** A repository's kind: plain GitHub docs, one of the site generators the scanner models, or agent-heavy. */
 const KINDS = new Set(['github', ...GENERATOR_IDS, 'agent']);
@@ -33,6 +26,9 @@ export function classOf(signal, data = {}) {
   if (data.unverifiable !== undefined && data.unverifiable !== false) return 'broken_reference:unverifiable';
   return 'broken_reference';
 }
+
+/** A reference signal: its label's key is `data.target` (code_reference: split from broken_reference). */
+const isReference = (signal) => signal === 'broken_reference' || signal === 'code_reference';
 
 /** The identity a label and a finding share: (file, line, signal, key). */
 export function identity({ file, line, signal, key }) {
@@ -136,7 +132,7 @@ export function findingsOf(scan) {
   for (const [file, signals] of Object.entries(scan.signals ?? {})) {
     for (const s of signals) {
       const data = s.data ?? {};
-      const key = s.name === 'broken_reference' && typeof data.target === 'string' ? data.target : undefined;
+      const key = isReference(s.name) && typeof data.target === 'string' ? data.target : undefined;
       findings.push({
         file,
         line: s.line,
@@ -158,6 +154,15 @@ export function withheldOf(scan) {
     hidden: w.hidden ?? {},
     suppressed: w.suppressed ?? {},
   };
+}
+
+/**
+ * Whether a label no shown finding matches is of a class the CLI hid: a hidden class, or one
+ * that held back part of its findings (code_reference without history's proof, a link in a
+ * generated doc) and hid some here: such a label is counted hidden, not gone.
+ */
+function isHidden(withheld, label) {
+  return withheld.hiddenClasses.has(label.signal) || (withheld.hidden[label.signal] ?? 0) > 0;
 }
 
 function emptyRow() {
@@ -210,7 +215,7 @@ export function scoreRepo(labels, findings, withheld = withheldOf({})) {
   for (const [id, label] of labels) {
     if (seen.has(id)) continue;
     const r = row(goneClass(label));
-    if (withheld.hiddenClasses.has(label.signal)) r.hidden_labels += 1;
+    if (isHidden(withheld, label)) r.hidden_labels += 1;
     else {
       r.gone += 1;
       if (label.verdict === 'real') r.gone_real += 1;
@@ -226,7 +231,7 @@ export function scoreRepo(labels, findings, withheld = withheldOf({})) {
 export function goneLabels(labels, findings, withheld = withheldOf({})) {
   const found = new Set(findings.map(identity));
   return [...labels]
-    .filter(([id, label]) => !found.has(id) && !withheld.hiddenClasses.has(label.signal))
+    .filter(([id, label]) => !found.has(id) && !isHidden(withheld, label))
     .map(([, { file, line, signal, key, verdict, reason }]) => ({
       file,
       line,

@@ -46,7 +46,16 @@ import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
 import { noteProbe } from './scan/probes.js';
 import { GITIGNORE_LINE, StateStore, saveReport } from './state/store.js';
-import type { Proposal, Report, ScanArtifact, Signal, SignalCounts, UnusedSuppression } from './types.js';
+import type {
+  Proposal,
+  Report,
+  ScanArtifact,
+  Signal,
+  SignalCounts,
+  SignalName,
+  UnusedSuppression,
+} from './types.js';
+import { REFERENCE_SIGNALS } from './types.js';
 
 export interface CheckOptions {
   cwd: string;
@@ -77,6 +86,8 @@ export interface CheckOptions {
   configFile?: string;
   /** `--signals all`: show the classes hidden by default or by `signals: {NAME: off}`. */
   showAllSignals?: boolean;
+  /** Classes shown even when hidden: those `--fail-on` names (the gate counts what it was asked for). */
+  showSignals?: readonly SignalName[];
   /** `--report-unused-suppressions`: list the directives and config entries that silenced nothing. */
   reportUnusedSuppressions?: boolean;
   /** False (`--no-cache`): the scan reads and parses everything (`ScanOptions.cache`). */
@@ -254,7 +265,7 @@ function markShallowDeclines(
 ): void {
   for (const [path, signals] of Object.entries(unfixed))
     for (const signal of signals) {
-      if (signal.name !== 'broken_reference') continue;
+      if (!REFERENCE_SIGNALS.has(signal.name)) continue;
       const list = declined[path] ?? [];
       if (list.some((d) => d.signal === signal)) continue;
       list.push({ signal, reason: `history-based proof unavailable: shallow clone (depth ${depth})` });
@@ -382,6 +393,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
     env,
     ...(options.cache === false ? { cache: false } : {}),
     ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
+    ...(options.showSignals !== undefined ? { showSignals: options.showSignals } : {}),
     ...(options.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
     ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),

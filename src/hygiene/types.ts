@@ -85,7 +85,8 @@ export const DEFAULT_CONFIG: HygieneConfig = {
   links: { ignore: [] },
   reminder: { stale_after_days: 7 },
   archive: { dir: null },
-  context: { budget_tokens: 2000 },
+  // 5,000: on the precision bench, agent guides of 2,100–3,800 tokens were a normal size (docs/scanner-and-classifiers.md).
+  context: { budget_tokens: 5000 },
   classifier: { provider: 'rules' },
   lifecycle: { rules: [] },
 };
@@ -109,6 +110,8 @@ export const COMPLETED_STATUSES: ReadonlySet<string> = new Set([
   'shipped',
   'finished',
 ]);
+/** The signals of a reference that does not resolve: a link's, and a backticked path's (both fixed the same way). */
+export const REFERENCE_SIGNALS: ReadonlySet<string> = new Set(['broken_reference', 'code_reference']);
 /** `status:` values that mean a doc was replaced or abandoned. */
 export const SUPERSEDED_STATUSES: ReadonlySet<string> = new Set([
   'superseded',
@@ -143,6 +146,8 @@ export const SIGNAL_NAMES = [
   'machine_markers',
   'stale_nested_context',
   'dropped_tool_claim',
+  // Split from broken_reference after report 1.0 froze its signal list.
+  'code_reference',
 ] as const;
 export type SignalName = (typeof SIGNAL_NAMES)[number];
 
@@ -480,7 +485,7 @@ export function citedSignal(cited: unknown, signals: readonly Signal[]): Signal 
  * A name match proves nothing for a target that is not written as a path (writtenAsPath).
  */
 function isProvedLinkFix(signal: Signal | undefined, replacement: unknown): boolean {
-  if (signal?.name !== 'broken_reference') return false;
+  if (signal === undefined || !REFERENCE_SIGNALS.has(signal.name)) return false;
   // The edit must write the target the evidence names, not another that happens to resolve.
   const target = signal.data?.['suggested_target'];
   if (typeof target !== 'string' || typeof replacement !== 'string' || !replacement.includes(target))
@@ -588,7 +593,7 @@ export function onlyChangesTheBase(signal: Signal): boolean {
 /**
  * The evidence behind an entry (docs/report-schema.md: judged evidence → confirm). An auto entry lands
  * unread, so evidence counts as deterministic only where code proves the edit:
- * - a `replace-text` is a link fix (every signal a `broken_reference`) whose new target
+ * - a `replace-text` is a link fix (every signal a `broken_reference` or `code_reference`) whose new target
  *   is proved (isProvedLinkFix) and which `check` applies in memory and re-resolves
  *   before it proposes it; a same-name guess or any other text replacement is judged;
  * - an `insert-frontmatter` (a freeze) is proved by a `status:` the author wrote in the

@@ -19,6 +19,8 @@ before(() => {
     'docs/guide.md': '# Guide\n\nUse it.\n',
     'docs/plans/idea.md': '# Idea\n\nNobody links here.\n',
     'docs/plans/done.md': '---\nstatus: done\n---\n# Done\n',
+    // This repository's plans/ expire: stale_name_location (hidden by default) is on.
+    '.dochygiene.yml': 'signals:\n  stale_name_location: on\n',
   });
   scratch = makeTempDir();
 });
@@ -49,6 +51,7 @@ describe('stw hygiene check', () => {
         'README.md': `# Widgets\n\nSee [setup](docs/setup.md).\n\n${links.join('\n')}\n`,
         'docs/setup.md': '# Setup\n',
         'docs/plans/idea.md': '# Idea\n\nNobody links here.\n',
+        '.dochygiene.yml': 'signals:\n  stale_name_location: on\n',
       });
       own.move('move setup', 'docs/setup.md', 'docs/install.md');
       const result = await runCli(['hygiene', 'check'], { cwd: own.dir, env });

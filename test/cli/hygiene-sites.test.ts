@@ -114,7 +114,9 @@ describe('stw hygiene check and clean: a backticked path in a site page is not r
     }>(['hygiene', 'check'], { cwd: repo.dir, env });
     assert.equal(check.code, 0, check.stderr);
     assert.deepEqual(
-      check.json.findings.filter((f) => f.rule === 'broken_reference').map((f) => f.path),
+      check.json.findings
+        .filter((f) => f.rule === 'broken_reference' || f.rule === 'code_reference')
+        .map((f) => f.path),
       ['AGENTS.md'],
     );
     const clean = await runCliJson<{ status: string }>(['hygiene', 'clean'], { cwd: repo.dir, env });

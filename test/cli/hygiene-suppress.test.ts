@@ -86,7 +86,7 @@ after(() => {
 });
 
 describe('signals shown by default, and --signals all', () => {
-  it('hides duplicate_content and version_skew by default: counted per class with the switch, never a finding', async () => {
+  it('hides duplicate_content, version_skew, stale_name_location … by default: counted per class with the switch, never a finding', async () => {
     const { code, json, stderr } = await check();
     assert.equal(code, 0, stderr);
     const counts = json.summary.signal_counts;
@@ -94,6 +94,7 @@ describe('signals shown by default, and --signals all', () => {
       'duplicate_content',
       'edit_recency_vs_churn',
       'near_duplicate',
+      'stale_name_location',
       'version_skew',
     ]);
     assert.equal(counts.show_hidden_with, '--signals all');
@@ -206,6 +207,7 @@ describe('config: signals:, links.ignore, --config, .dochygiene.yaml', () => {
       'broken_reference',
       'edit_recency_vs_churn',
       'near_duplicate',
+      'stale_name_location',
       'version_skew',
     ]);
     assert.ok((json.summary.signal_counts.by_signal['broken_reference']?.hidden ?? 0) >= 4);
@@ -222,7 +224,7 @@ describe('config: signals:, links.ignore, --config, .dochygiene.yaml', () => {
   it('--report-unused-suppressions lists directives (path:line) and config entries that silenced nothing', async () => {
     writeFileSync(
       configFile(),
-      'signals:\n  broken_reference: on\n  context_weight: off\nlinks:\n  ignore: ["nowhere/**"]\n',
+      'signals:\n  frontmatter_marker: on\n  context_weight: off\nlinks:\n  ignore: ["nowhere/**"]\n',
     );
     const { json } = await check(['--config', configFile(), '--report-unused-suppressions']);
     assert.deepEqual(json.unused_suppressions, [
@@ -234,8 +236,8 @@ describe('config: signals:, links.ignore, --config, .dochygiene.yaml', () => {
       },
       {
         path: configFile(),
-        suppression: 'signals.broken_reference: on',
-        reason: 'broken_reference is shown by default',
+        suppression: 'signals.frontmatter_marker: on',
+        reason: 'frontmatter_marker is shown by default',
       },
       {
         path: configFile(),

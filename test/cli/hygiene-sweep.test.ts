@@ -52,6 +52,8 @@ describe('stw hygiene sweep (built CLI)', () => {
   it('keeps the gate: a confirm entry waits for --approve, then applies in its own sweep', async () => {
     const repo = project();
     repo.commit('idea', {
+      // Ideas under plans/ expire here: stale_name_location (hidden by default) is on.
+      '.dochygiene.yml': 'signals:\n  stale_name_location: on\n',
       'docs/plans/caching-idea.md':
         '# Caching idea\n\nMaybe cache widget renders in memory.\nNobody picked this up.\n',
     });

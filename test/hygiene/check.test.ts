@@ -24,7 +24,8 @@ export const FIXTURE_TREE: Record<string, string> = {
   'docs/design-v1.md': '---\nsuperseded_by: design-v2.md\n---\n# Design v1\n',
   'docs/design-v2.md': '# Design v2\n',
   'CLAUDE.md': `# Agent notes\n\n${Array.from({ length: 60 }, (_, i) => `- Note ${i}: keep the widget renderer pure and test it before committing change ${i}.`).join('\n')}\n`,
-  '.dochygiene.yml': 'context:\n  budget_tokens: 300\n',
+  // The plans/ folder's ideas expire here: stale_name_location (hidden by default) is turned on.
+  '.dochygiene.yml': 'context:\n  budget_tokens: 300\nsignals:\n  stale_name_location: on\n',
 };
 
 /** The `broken_reference` targets of a report, in entries and unresolved signals alike (of one doc, or all). */

@@ -44,7 +44,7 @@ describe('parseConfig', () => {
     assert.deepEqual(config.classifier, { provider: 'rules' });
     assert.equal(config.archive.dir, 'docs/archive');
     assert.deepEqual(config.scan, DEFAULT_CONFIG.scan);
-    assert.equal(config.context.budget_tokens, 2000);
+    assert.equal(config.context.budget_tokens, 5000);
     assert.deepEqual(config.lifecycle.rules, [
       {
         retain_recent: 3,
@@ -341,7 +341,7 @@ describe('signals:, links.ignore, .dochygiene.yaml and --config (issue 31)', () 
     assert.equal(unknown.code, 'config-invalid');
     assert.match(
       unknown.message,
-      /^\.dochygiene\.yml: signals\.duplicate_contents: unknown signal "duplicate_contents"; valid: broken_reference, version_skew, .*dropped_tool_claim$/,
+      /^\.dochygiene\.yml: signals\.duplicate_contents: unknown signal "duplicate_contents"; valid: broken_reference, version_skew, .*dropped_tool_claim, code_reference$/,
     );
     assert.doesNotMatch(unknown.message, /\n/);
     assert.match(

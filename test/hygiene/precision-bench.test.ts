@@ -57,6 +57,9 @@ describe('bench:precision scores labelled findings per signal class', () => {
   after(() => {
     for (const d of [repo.dir, clones, manifest, work]) spawnSync('rm', ['-rf', d]);
   });
+  // scripts/ci/build.sh was this repository's (history proves it): its backticked path is shown.
+  repo.commit('build script', { 'scripts/ci/build.sh': 'echo\n' });
+  repo.remove('drop the build script', ['scripts/ci/build.sh']);
   // The pinned commit: three broken links and a backticked path to nothing.
   const pinned = repo.commit('docs', {
     'docs/guide.md': [
@@ -66,8 +69,8 @@ describe('bench:precision scores labelled findings per signal class', () => {
       '',
       'And [api](api.md) and [faq](faq.md).',
       '',
-      // `scripts/` alone is weak evidence; naming its run.sh here makes build.sh this repository's.
-      'Run `scripts/build.sh` first, then `scripts/run.sh`.',
+      // History shows scripts/ci/build.sh was this repository's.
+      'Run `scripts/ci/build.sh` first, then `scripts/run.sh`.',
       '',
     ].join('\n'),
     'scripts/run.sh': 'echo\n',
@@ -108,8 +111,8 @@ describe('bench:precision scores labelled findings per signal class', () => {
       {
         file: 'docs/guide.md',
         line: 7,
-        signal: 'broken_reference',
-        key: 'scripts/build.sh',
+        signal: 'code_reference',
+        key: 'scripts/ci/build.sh',
         verdict: 'unsure',
         reason: 'maybe another repository',
       },

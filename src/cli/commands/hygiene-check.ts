@@ -5,6 +5,7 @@ import { type CheckResult, runCheck } from '../../hygiene/check.js';
 import { type CheckInvocation, startRecording } from '../../hygiene/check-cache/index.js';
 import { retryPolicyFromEnv } from '../../hygiene/classify/model/runner.js';
 import { collectFindings } from '../../hygiene/output/findings.js';
+import { namedClasses } from '../../hygiene/output/gate.js';
 import { shallowWarning } from '../../hygiene/output/shallow.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
 import { withheldClause } from '../../hygiene/report/signal-counts.js';
@@ -217,6 +218,7 @@ async function runAndRender(
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(values['no-write'] === true ? { write: false } : {}),
     ...signalFlags(ctx.cwd, values),
+    ...namedClasses(flags.gate.failOn),
     ...(values['no-cache'] === true ? { cache: false } : {}),
     env: ctx.env,
     modelRetry: retryPolicyFromEnv(ctx.env),

@@ -2,6 +2,7 @@ import { Output } from '../../core/output.js';
 import { quote } from '../../core/quote.js';
 import { loadConfig } from '../../hygiene/config.js';
 import { collectFindings } from '../../hygiene/output/findings.js';
+import { namedClasses } from '../../hygiene/output/gate.js';
 import { shallowWarning } from '../../hygiene/output/shallow.js';
 import { resolveProjectRoot } from '../../hygiene/project.js';
 import { signalCounts } from '../../hygiene/report/signal-counts.js';
@@ -84,6 +85,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(values['no-cache'] === true ? { cache: false } : {}),
     onProgress: (message) => out.progress(`stw: ${message}`),
     ...(shown.showAllSignals === true ? { showAllSignals: true } : {}),
+    ...namedClasses(flags.gate.failOn),
     ...(shown.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
   });
   const partial = isPartialScan(artifact);

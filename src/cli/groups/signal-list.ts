@@ -10,6 +10,8 @@ interface SignalList {
   agent_context: string[];
   /** Classes hidden by default (a module's `shownByDefault`). */
   hidden: string[];
+  /** Shown classes that hold back a weak part (a module's `heldBack`). */
+  held_back?: string[];
 }
 
 function series(names: readonly string[]): string {
@@ -37,8 +39,12 @@ export function signalHelpLines(width = 88): string[] {
     list.hidden.length > 0
       ? ` Hidden by default (counted, not shown; --signals all shows them): ${series(list.hidden)}.`
       : '';
+  const held =
+    (list.held_back ?? []).length > 0
+      ? ` Shown but for a weak part held back the same way: ${series(list.held_back!)}.`
+      : '';
   return wrap(
-    `signals a classifier needs: ${series(list.docs)}; in agent-context files also ${series(list.agent_context)}.${hidden}`,
+    `signals a classifier needs: ${series(list.docs)}; in agent-context files also ${series(list.agent_context)}.${hidden}${held}`,
     width,
   );
 }

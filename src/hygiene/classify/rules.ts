@@ -32,6 +32,7 @@
  */
 import { posix } from 'node:path';
 import { splitLines } from '../line-span.js';
+import { isTestData } from '../scan/paths.js';
 import { stripMarkers } from '../scan/signals/machine-markers.js';
 import {
   type Anchor,
@@ -41,6 +42,7 @@ import {
   namedElsewhereDoubt,
   onlyChangesTheBase,
   type Proposal,
+  REFERENCE_SIGNALS,
   type ScanArtifact,
   type Signal,
   SUPERSEDED_STATUSES,
@@ -49,6 +51,9 @@ import {
 import { type DedupeFacts, decideDedupe, readPairs } from './dedupe.js';
 import { configuresToolOrAgent, findProposalConflicts, isSafeRelativePath } from './proposals.js';
 
+/** Why a doc gets no proposal although it has signals. */
+const GENERATED = 'a generated doc: the fix belongs in its source';
+const TEST_DATA = "test data (under a test, fixture or snapshot folder): input to a tool's tests, not a doc";
 /** Reads a project-relative file's text; `undefined` (or a throw) when it cannot be read. */
 export type ReadText = (path: string) => string | undefined;
 /** Whether a project-relative path already exists (a move must not overwrite it). */
@@ -302,7 +307,7 @@ function inPlaceProposals(ctx: FileContext): Proposal[] {
   const fixesByLine = new Map<number, { signal: Signal; fix: LinkFix }[]>();
   for (const signal of ctx.signals) {
     const line = signal.line;
-    if (signal.name !== 'broken_reference' || line === undefined || line < 1 || line > ctx.lines.length)
+    if (!REFERENCE_SIGNALS.has(signal.name) || line === undefined || line < 1 || line > ctx.lines.length)
       continue;
     if (onlyChangesTheBase(signal)) continue;
     const fix = linkFix(ctx.lines[line - 1]!, signal);
@@ -668,10 +673,12 @@ export function classifyWithRules(
     const signals = artifact.signals[path] ?? [];
     const dedupesHere = dedupes.get(path) ?? [];
     if ((signals.length === 0 && dedupesHere.length === 0) || !shortlisted.has(path)) continue;
-    // A generated doc is rewritten by its generator: the fix belongs in the source.
-    if (facts.isGenerated?.(path) === true) {
-      for (const signal of signals)
-        facts.onDeclined?.(path, signal, 'a generated doc: the fix belongs in its source');
+    // A generated doc is rewritten by its generator: the fix belongs in the source. Test data
+    // (a fixture, a snapshot) is input to a tool's tests, written as the test needs it.
+    const notEdited =
+      facts.isGenerated?.(path) === true ? GENERATED : isTestData(path) ? TEST_DATA : undefined;
+    if (notEdited !== undefined) {
+      for (const signal of signals) facts.onDeclined?.(path, signal, notEdited);
       continue;
     }
     const text = safeRead(path);

@@ -56,6 +56,14 @@ export function parseFailOn(text: string, hasEntries: boolean): FailOn {
   return { level: 'rules', rules: new Set(names as SignalName[]) };
 }
 
+/**
+ * The classes `--fail-on` names: shown in that run even when hidden by default or by
+ * `signals: {NAME: off}` (a gate asked by name to count a class counts it; docs/ci.md).
+ */
+export function namedClasses(failOn: FailOn | undefined): { showSignals?: SignalName[] } {
+  return failOn?.level === 'rules' ? { showSignals: [...failOn.rules] } : {};
+}
+
 /** Parses `--max-findings`: a whole number, 0 or more. */
 export function parseMaxFindings(text: string): number {
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))

@@ -34,6 +34,7 @@ import {
   KIND_TABLE,
   type LifecycleInfo,
   type Proposal,
+  REFERENCE_SIGNALS,
   type Report,
   type ScanArtifact,
   type Signal,
@@ -193,7 +194,7 @@ function withheldCitation(signal: Signal, path: string, artifact: ScanArtifact):
 }
 
 /** The signals entryEvidence reads as proof of an auto edit. */
-const PROOF_SIGNALS: ReadonlySet<string> = new Set(['broken_reference', 'frontmatter_marker']);
+const PROOF_SIGNALS: ReadonlySet<string> = new Set([...REFERENCE_SIGNALS, 'frontmatter_marker']);
 
 /**
  * Builds a report from a scanner artifact and proposals. Every malformed proposal —

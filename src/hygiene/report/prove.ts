@@ -9,11 +9,12 @@ import type { Deadline } from '../../core/deadline.js';
 import { loadConfig } from '../config.js';
 import { type DocWorld, disproveLinkFix, readDocWorld, worldOf } from '../references.js';
 import type { Entry, Proposal } from '../types.js';
+import { REFERENCE_SIGNALS } from '../types.js';
 
 const isLinkFix = (p: Proposal) =>
   p.exact_edit?.kind === 'replace-text' &&
   p.signals.length > 0 &&
-  p.signals.every((s) => s.name === 'broken_reference');
+  p.signals.every((s) => REFERENCE_SIGNALS.has(s.name));
 
 /** The proposals with every unprovable link fix removed; each removal is reported. */
 export function proveLinkFixes(

@@ -5,7 +5,7 @@ import type { Deadline } from '../../core/deadline.js';
 import { discoverRepo, isOwnershipRefused, shallowDepth } from '../../core/git.js';
 import { CONFIG_FILE } from '../config.js';
 import type { ScannedDocuments } from '../references.js';
-import type { ExcludedPath, HygieneConfig, ScanArtifact, Signal } from '../types.js';
+import type { ExcludedPath, HygieneConfig, ScanArtifact, Signal, SignalName } from '../types.js';
 import { AGENT_CONTEXT_GLOBS } from '../types.js';
 import { openScanCache, type ScanCache } from './cache/index.js';
 import { WhoLoads } from './context/who-loads.js';
@@ -42,6 +42,8 @@ export interface ScanOptions {
   nowMs?: number;
   /** `--signals all`: show the classes hidden by default or by `signals: {NAME: off}`. */
   showAllSignals?: boolean;
+  /** Classes shown even when hidden: those `--fail-on` names (the gate counts what it was asked for). */
+  showSignals?: readonly SignalName[];
   /** `--report-unused-suppressions`: list the directives and config entries that silenced nothing. */
   reportUnusedSuppressions?: boolean;
   /** False (`--no-cache`): read and parse everything; by default the cache under the git dir serves what did not change. */
@@ -247,6 +249,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     config,
     configSource: config.source ?? CONFIG_FILE,
     showAll: options.showAllSignals === true,
+    ...(options.showSignals !== undefined ? { show: options.showSignals } : {}),
     reportUnused: options.reportUnusedSuppressions === true,
   });
   historyFacts = computed.history;

@@ -169,3 +169,44 @@ export const EXAMPLE_FOLDERS: ReadonlySet<string> = new Set(
 /** Whether a path lies in an example or tutorial project (`listings/ch07/src/lib.rs`). */
 export const isExamplePath = (path: string): boolean =>
   path.split('/').some((s) => EXAMPLE_FOLDERS.has(s.toLowerCase()));
+
+const TEST_FOLDER = /^(?:tests?|__tests__|test[-_]?data|fixtures?|__fixtures__|__snapshots__|snapshots)$/i;
+
+/**
+ * Whether a Markdown file is input to a tool's tests, not a doc: under a test, fixture or
+ * snapshot folder (a README or CONTRIBUTING there is about the tests, and is a doc), or a
+ * Verify snapshot (`*.verified.md`). Its links are written to exercise the tool under test
+ * (dotnet/docfx: 227 links in `test/**` sample docs and snapshots, some broken on purpose), so
+ * none is reported broken, and no signal on it is made a proposal (docs/scanner-and-classifiers.md,
+ * "Test data").
+ */
+export function isTestData(path: string): boolean {
+  const name = baseOf(path);
+  if (/\.(?:verified|received)\.mdx?$/i.test(name)) return true;
+  if (/^(?:readme|contributing)\.(?:md|markdown|mdx)$/i.test(name)) return false;
+  return dirOf(path)
+    .split('/')
+    .some((segment) => TEST_FOLDER.test(segment));
+}
+
+/** Folders of records: what was planned, decided or announced, naming the paths of its day. */
+const RECORD_FOLDERS: ReadonlySet<string> = new Set(
+  (
+    'design designs rfc rfcs adr adrs decisions proposals plans ideas newsletters newsletter historical ' +
+    'history specification specifications retrospectives postmortems release-notes releases changelogs'
+  ).split(' '),
+);
+
+/**
+ * Whether a doc is a record (a design, RFC, ADR, plan, proposal, newsletter, release notes or
+ * changelog, or a dated doc): it names the paths of the day it was written, and a path gone
+ * since is history, not a mistake to fix (cloudflare/agents' `design/rfc-think-actions.md`).
+ */
+export function isRecordDoc(path: string): boolean {
+  const name = baseOf(path).toLowerCase();
+  if (/^(?:rfc|adr)[-_\d]|^(?:changelog|changes|history|release[-_]?notes)\b/.test(name)) return true;
+  if (/(?:^|[^0-9])(?:19|20)\d{2}[-_.]?(?:0[1-9]|1[0-2])(?![0-9])/.test(name)) return true;
+  return dirOf(path)
+    .split('/')
+    .some((segment) => RECORD_FOLDERS.has(segment.toLowerCase()));
+}

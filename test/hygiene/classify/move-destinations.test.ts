@@ -4,7 +4,7 @@
  * name, and never move, or move onto, a file that configures a tool or an agent.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCliJson } from '../../helpers/cli.js';
@@ -17,13 +17,14 @@ after(() => {
   for (const repo of repos) repo.cleanup();
 });
 
-/** The superseded-design fixture (docs/design-v1.md), a CLAUDE.md, and `config` as `.dochygiene.yml`. */
+/** The superseded-design fixture (docs/design-v1.md), a CLAUDE.md, and `config` added to its `.dochygiene.yml`. */
 function project(config = ''): TestRepo {
   const repo = makeRepo({ initialCommit: false });
   repos.push(repo);
   cpSync(join(FIXTURES, 'classifier', '02-superseded', 'input'), repo.dir, { recursive: true });
   writeFileSync(repo.path('CLAUDE.md'), '# Agent notes\n\nRun `make test` before committing.\n');
-  if (config !== '') writeFileSync(repo.path('.dochygiene.yml'), config);
+  // Added to the fixture's own config (which turns stale_name_location on).
+  if (config !== '') appendFileSync(repo.path('.dochygiene.yml'), config);
   repo.git(['add', '-A']);
   repo.commit('fixture', {}, { date: '2026-01-15T00:00:00Z' });
   return repo;

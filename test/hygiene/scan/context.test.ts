@@ -285,7 +285,7 @@ describe('stw hygiene context', () => {
     const release = skill(
       'release',
       'Cut a release: bump versions, tag, publish.',
-      'Step one. '.repeat(1500),
+      'Step one. '.repeat(3500),
     );
     const files = {
       'CLAUDE.md': '# Claude\n',

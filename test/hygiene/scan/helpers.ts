@@ -41,6 +41,13 @@ export function signalsOf(artifact: ScanArtifact, path: string, name: Signal['na
   return (artifact.signals[path] ?? []).filter((s) => s.name === name);
 }
 
+/** The unresolved references on `path`: `broken_reference` (links) and `code_reference` (backticked code), by line. */
+export function referencesOf(artifact: ScanArtifact, path: string): Signal[] {
+  return (artifact.signals[path] ?? []).filter(
+    (s) => s.name === 'broken_reference' || s.name === 'code_reference',
+  );
+}
+
 /** Each broken_reference on `path`: target, where it is broken (or why it is unverifiable), and the site. */
 export function siteViews(artifact: ScanArtifact, path: string): [string, string, string | undefined][] {
   return signalsOf(artifact, path, 'broken_reference').map((s) => [

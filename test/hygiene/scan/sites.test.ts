@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fixtureRepo, scanDir, signalsOf, siteViews as views } from './helpers.js';
+import { fixtureRepo, referencesOf, scanDir, signalsOf, siteViews as views } from './helpers.js';
 
 describe('site models: every link judged where it is read', () => {
   it('Hugo: routes one folder deeper than the file, bundles, aliases, module mounts, a translation falling back, {#id}', async () => {
@@ -229,9 +229,9 @@ describe('site models: every link judged where it is read', () => {
         '# Release\n\n[notes]({{ $productionURL }}{{ $changelogURL }}) and [gone](gone.md)\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(signalsOf(artifact, 'content/templates/types.md', 'broken_reference'), []);
+    assert.deepEqual(referencesOf(artifact, 'content/templates/types.md'), []);
     assert.deepEqual(
-      signalsOf(artifact, 'content/README.md', 'broken_reference').map((s) => s.data?.['target']),
+      signalsOf(artifact, 'content/README.md', 'code_reference').map((s) => s.data?.['target']),
       ['layouts/_partials/header.html'],
     );
     assert.deepEqual(views(artifact, 'layouts/_shortcodes/release-summary.md'), [

@@ -185,13 +185,22 @@ describe('withhold', () => {
       'duplicate_content',
       'edit_recency_vs_churn',
       'near_duplicate',
+      'stale_name_location',
       'version_skew',
     ]);
     assert.deepEqual([...hiddenClasses({ signals: {} }, true)], []);
     assert.deepEqual(
       [...hiddenClasses({ signals: { version_skew: 'on', broken_reference: 'off' } }, false)].sort(),
-      ['broken_reference', 'duplicate_content', 'edit_recency_vs_churn', 'near_duplicate'],
+      [
+        'broken_reference',
+        'duplicate_content',
+        'edit_recency_vs_churn',
+        'near_duplicate',
+        'stale_name_location',
+      ],
     );
+    // A class named by --fail-on is never hidden.
+    assert.ok(!hiddenClasses({ signals: {} }, false, ['stale_name_location']).has('stale_name_location'));
     const { withheld } = withhold({
       signals: signals(),
       docs,

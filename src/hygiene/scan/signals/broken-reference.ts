@@ -1,10 +1,21 @@
 import { ignoredByGit } from '../../../core/git.js';
+import { findGeneratedDocs } from '../../classify/generated.js';
+import type { Signal } from '../../types.js';
 import type { ScanFacts } from '../facts.js';
 import { unsafePathReason } from '../files.js';
 import type { HistoryFacts } from '../history-facts.js';
 import { renameMayBeSplit, renameTarget } from '../history-facts.js';
 import type { DocRef } from '../markdown.js';
-import { baseOf, COMMON_FOLDERS, dirOf, isPlaceholderPath, MARKDOWN_EXT } from '../paths.js';
+import {
+  baseOf,
+  COMMON_FOLDERS,
+  cmp,
+  dirOf,
+  isPlaceholderPath,
+  isRecordDoc,
+  isTestData,
+  MARKDOWN_EXT,
+} from '../paths.js';
 import {
   checkResolved,
   codePathCandidates,
@@ -27,8 +38,8 @@ import {
   templateView,
 } from '../site/index.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
-import { collectCodeReferences } from './code-references.js';
-import type { SignalModule } from './types.js';
+import { CODE_REF_KINDS, collectCodeReferences } from './code-references.js';
+import type { SignalInput, SignalModule } from './types.js';
 
 /** Why an unresolved backticked path is taken for one of this repository's. */
 type CodePathEvidence = 'agent-context' | 'parent-folder' | 'history';
@@ -57,6 +68,17 @@ function codePathEvidence(
   return undefined;
 }
 
+/**
+ * Whether history shows a backticked path (any place it may mean) was this repository's. A
+ * path directly under a common folder (`src/index.ts`) once existing proves little: such a
+ * path is most often written relative to a package (cloudflare/workers-sdk's AGENTS.md table).
+ */
+function existedHere(history: HistoryFacts, docPath: string, ref: DocRef): boolean {
+  return codePathCandidates(docPath, ref.target).some(
+    (p) => (history.existed.has(p) || history.renames.has(p)) && !COMMON_FOLDERS.has(dirOf(p)),
+  );
+}
+
 /** Whether the doc has a reference that resolves to a file in `dir`. */
 function namesFileIn(facts: ScanFacts, docPath: string, dir: string): boolean {
   return (facts.resolvedRefs.get(docPath) ?? []).some(
@@ -64,86 +86,138 @@ function namesFileIn(facts: ScanFacts, docPath: string, dir: string): boolean {
   );
 }
 
-/**
- * A link, image, definition, HTML href/src, fragment, `@import` or code path that does not
- * resolve; in agent context also code references the tree contradicts (code-references.ts).
- */
+/** One finding of `broken_reference` or `code_reference`, on its doc. */
+interface Found {
+  doc: string;
+  signal: Omit<Signal, 'name'>;
+}
+
+/** A link, image, definition, HTML href/src, fragment or `@import` that does not resolve. */
 export const brokenReference: SignalModule = {
   name: 'broken_reference',
   scope: 'docs',
   description:
-    'a reference whose path or fragment does not resolve where it is read (GitHub, the site), with a suggested target when one is known',
+    'a link, image, HTML href/src, fragment or @import whose target does not resolve where it is read (GitHub, the site), with a suggested target when one is known',
   shownByDefault: true,
+  // A generated doc is rewritten by its generator: its broken link is fixed in the source. A
+  // link to a built page from a doc no site of the repository builds is read where another
+  // build publishes it (rust-lang/book's `redirects/` stubs, copied beside the built book).
+  heldBack: (_path, signal) => signal.data?.['generated'] === true || signal.data?.['built_page'] === true,
   needs: ['renames'],
-  async collect({ facts, history }, emit) {
-    const { tree } = facts;
-    const views = readViews(facts);
-    const unresolved: Judged[] = [];
-    const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
-    for (const doc of facts.docs.values()) {
-      if (isTestData(doc.path)) continue;
-      const reader = views.readerOf(doc.path);
-      for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
-        const judged = judgeReference(facts, views, reader, ref, r);
-        if (judged === undefined) continue;
-        if ('reason' in judged)
-          unverifiable.push({ doc: doc.path, ref, site: judged.site, reason: judged.reason });
-        else unresolved.push(judged);
-      }
-    }
-    // A target git ignores is a build output (a generated reference page, say): it is
-    // missing until the build runs, and no check of the tree can say whether it will be there.
-    const ignored = await ignoredByGit(tree.root, [
-      ...new Set(
-        unresolved.flatMap(({ check, onSite }) => [
-          ...(check.status === 'missing-path' && check.resolved.brokenLink === undefined
-            ? [check.resolved.path]
-            : []),
-          ...(onSite?.verdict === 'broken' && onSite.expected !== undefined ? [onSite.expected] : []),
-        ]),
-      ),
-    ]);
-    const suggest = suggester(facts, history);
-    // Emitted once the moves are checked: a move is proved only for a reference written
-    // before it (written-when.ts).
-    const found: MovedSignal[] = [];
-    for (const judged of unresolved) {
-      const { check } = judged;
-      if (check.status === 'missing-path' && ignored.has(check.resolved.path)) continue;
-      const { onSite } = judged;
-      if (onSite?.verdict === 'broken' && onSite.expected !== undefined && ignored.has(onSite.expected))
-        continue;
-      const signal = brokenSignal(facts, history, views, judged, suggest);
-      if (signal !== undefined) found.push(signal);
-    }
-    await markMoveEvidence(tree.root, facts, found);
-    for (const { doc, signal } of found) emit(doc, signal);
-    for (const { doc, ref, site, reason } of unverifiable)
-      emit(doc, {
-        line: ref.line,
-        detail: `${ref.kind} target "${ref.target}" cannot be checked on the ${siteName(site)} site: ${reason}`,
-        data: { target: ref.target, kind: ref.kind, unverifiable: reason, site: site.generator },
-      });
-    await collectCodeReferences({ facts, history }, emit);
+  async collect(input, emit) {
+    for (const { doc, signal } of (await referenceFindings(input)).links) emit(doc, signal);
   },
 };
 
-const TEST_FOLDER = /^(?:tests?|__tests__|test[-_]?data|fixtures?|__fixtures__|__snapshots__|snapshots)$/i;
+/**
+ * A backticked path, file name, symbol, CLI flag, variable, npm script or make target that
+ * names something this repository does not have. Shown by default where history proves the
+ * path was this repository's (it existed here, or was renamed) in a doc that is not a record
+ * (a design, RFC, plan, proposal or newsletter names the paths of its day); the rest is held
+ * back: on the precision bench it was mostly another repository's path, a placeholder or a
+ * symbol of a dependency (0.15 measured before the split).
+ */
+export const codeReference: SignalModule = {
+  name: 'code_reference',
+  scope: 'docs',
+  description:
+    'a backticked path, file, symbol, flag, variable, script or make target this repository does not have; shown where history proves the path was here',
+  shownByDefault: true,
+  heldBack: (path, signal) => !provedHere(signal) || isRecordDoc(path) || signal.data?.['generated'] === true,
+  needs: ['renames'],
+  async collect(input, emit) {
+    for (const { doc, signal } of (await referenceFindings(input)).code) emit(doc, signal);
+  },
+};
+
+/** Whether history proves a code reference's path was this repository's: it existed here, or moved. */
+function provedHere(signal: Signal): boolean {
+  return signal.data?.['existed_here'] === true || signal.data?.['suggested_by'] === 'rename-history';
+}
+
+/** Both modules' findings, computed once per scan (the first module to ask computes them). */
+const computed = new WeakMap<ScanFacts, Promise<{ links: Found[]; code: Found[] }>>();
+
+function referenceFindings(input: SignalInput): Promise<{ links: Found[]; code: Found[] }> {
+  let found = computed.get(input.facts);
+  if (found === undefined) {
+    found = collectReferences(input);
+    computed.set(input.facts, found);
+  }
+  return found;
+}
 
 /**
- * Whether a Markdown file is input to a tool's tests, not a doc: under a test, fixture or
- * snapshot folder (a README or CONTRIBUTING there is about the tests, and is a doc), or a
- * Verify snapshot (`*.verified.md`). Its links are written to exercise the tool under test
- * (dotnet/docfx: 227 links in `test/**` sample docs and snapshots, some broken on purpose), so
- * none is reported broken (docs/scanner-and-classifiers.md, "Test data").
+ * Every reference that does not resolve: links, images, definitions, HTML href/src, fragments,
+ * `@import`s and backticked paths; in agent context also the code references the tree
+ * contradicts (code-references.ts). Split into links and code by the reference's kind.
  */
-export function isTestData(path: string): boolean {
-  const name = baseOf(path);
-  if (/\.(?:verified|received)\.mdx?$/i.test(name)) return true;
-  if (/^(?:readme|contributing)\.(?:md|markdown|mdx)$/i.test(name)) return false;
-  return dirOf(path)
-    .split('/')
-    .some((segment) => TEST_FOLDER.test(segment));
+async function collectReferences({
+  facts,
+  history,
+}: SignalInput): Promise<{ links: Found[]; code: Found[] }> {
+  const all: Found[] = [];
+  const emit = (doc: string, signal: Omit<Signal, 'name'>) => all.push({ doc, signal });
+  const { tree } = facts;
+  const views = readViews(facts);
+  const unresolved: Judged[] = [];
+  const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
+  for (const doc of facts.docs.values()) {
+    if (isTestData(doc.path)) continue;
+    const reader = views.readerOf(doc.path);
+    for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
+      const judged = judgeReference(facts, views, reader, ref, r);
+      if (judged === undefined) continue;
+      if ('reason' in judged)
+        unverifiable.push({ doc: doc.path, ref, site: judged.site, reason: judged.reason });
+      else unresolved.push(judged);
+    }
+  }
+  // A target git ignores is a build output (a generated reference page, say): it is
+  // missing until the build runs, and no check of the tree can say whether it will be there.
+  const ignored = await ignoredByGit(tree.root, [
+    ...new Set(
+      unresolved.flatMap(({ check, onSite }) => [
+        ...(check.status === 'missing-path' && check.resolved.brokenLink === undefined
+          ? [check.resolved.path]
+          : []),
+        ...(onSite?.verdict === 'broken' && onSite.expected !== undefined ? [onSite.expected] : []),
+      ]),
+    ),
+  ]);
+  const suggest = suggester(facts, history);
+  // Emitted once the moves are checked: a move is proved only for a reference written
+  // before it (written-when.ts).
+  const found: MovedSignal[] = [];
+  for (const judged of unresolved) {
+    const { check } = judged;
+    if (check.status === 'missing-path' && ignored.has(check.resolved.path)) continue;
+    const { onSite } = judged;
+    if (onSite?.verdict === 'broken' && onSite.expected !== undefined && ignored.has(onSite.expected))
+      continue;
+    const signal = brokenSignal(facts, history, views, judged, suggest);
+    if (signal !== undefined) found.push(signal);
+  }
+  await markMoveEvidence(tree.root, facts, found);
+  for (const { doc, signal } of found) emit(doc, signal);
+  for (const { doc, ref, site, reason } of unverifiable)
+    emit(doc, {
+      line: ref.line,
+      detail: `${ref.kind} target "${ref.target}" cannot be checked on the ${siteName(site)} site: ${reason}`,
+      data: { target: ref.target, kind: ref.kind, unverifiable: reason, site: site.generator },
+    });
+  await collectCodeReferences({ facts, history }, emit);
+  await markGenerated(facts, all);
+  const isCode = (f: Found) => CODE_REF_KINDS.has(String(f.signal.data?.['kind']));
+  return { links: all.filter((f) => !isCode(f)), code: all.filter(isCode) };
+}
+
+/** Marks the findings in a generated doc (`data.generated`): its source is where they are fixed. */
+async function markGenerated(facts: ScanFacts, all: Found[]): Promise<void> {
+  const paths = [...new Set(all.map((f) => f.doc))].sort(cmp);
+  const generated = await findGeneratedDocs(facts.tree.root, paths, (p) => facts.docs.get(p)?.text, true);
+  for (const f of all)
+    if (generated.has(f.doc)) f.signal = { ...f.signal, data: { ...f.signal.data, generated: true } };
 }
 
 /** A reference broken in at least one view it is read in. */
@@ -333,6 +407,7 @@ function brokenSignal(
     };
   }
   const data: Record<string, unknown> = { target: ref.target, kind: ref.kind, ...base };
+  if (linksBuiltPage(views, judged)) data['built_page'] = true;
   if (check.status !== 'missing-path') {
     // Broken on the site only: the tree has the file, so there is nothing to point it at.
     return {
@@ -344,6 +419,7 @@ function brokenSignal(
   const evidence = ref.kind === 'code-path' ? codePathEvidence(facts, history, doc, ref) : undefined;
   if (ref.kind === 'code-path' && evidence === undefined) return undefined;
   if (evidence !== undefined) data['evidence'] = evidence;
+  if (evidence !== undefined && existedHere(history, doc, ref)) data['existed_here'] = true;
   // A symlink out of the root or to nothing is never followed (docs/scanner-and-classifiers.md).
   if (resolved.brokenLink !== undefined) data['symlink'] = resolved.brokenLink.reason;
   // A template's link is read on github.com: a path in the tree is not what it needs.
@@ -366,6 +442,22 @@ function brokenSignal(
       ? { moved: movedReference(history, doc, ref, resolved.path) }
       : {}),
   };
+}
+
+/**
+ * Whether a missing link names a built page (`ch03-01-x.html`, `index.html#y`) from a doc no
+ * modelled site builds, in a repository that builds a site: the doc is written for the output
+ * folder of a build the scan does not model (a redirect stub published beside the pages), so
+ * the tree cannot say whether the page is there.
+ */
+function linksBuiltPage(views: Views, judged: Judged): boolean {
+  return (
+    views.sites.length > 0 &&
+    judged.site === undefined &&
+    judged.template !== true &&
+    judged.check.status === 'missing-path' &&
+    /\.html?(?:[#?].*)?$/i.test(judged.ref.target.trim())
+  );
 }
 
 /**

@@ -23,6 +23,17 @@ export type CodeRefKind =
   | 'script'
   | 'make-target';
 
+/** Every kind of code reference: the findings of the `code_reference` signal (the bench's class too). */
+export const CODE_REF_KINDS: ReadonlySet<string> = new Set<CodeRefKind>([
+  'code-path',
+  'code-file',
+  'code-symbol',
+  'cli-flag',
+  'env-var',
+  'script',
+  'make-target',
+]);
+
 export interface CodeRef {
   kind: CodeRefKind;
   /** As written (the backticked text, or the script/target name). */

@@ -17,7 +17,12 @@ export const frontmatterMarker: SignalModule = {
     for (const doc of facts.docs.values()) {
       frontmatterMarkers(doc, emit);
       const body = doc.parsed.bodyStatus;
-      if (body && DONE_STATUSES.has(body.value) && isDocLevel(doc, body.line)) {
+      if (
+        body &&
+        DONE_STATUSES.has(body.value) &&
+        isDocLevel(doc, body.line) &&
+        !isQualified(doc, body.line)
+      ) {
         emit(doc.path, {
           line: body.line,
           detail: `in-body status: ${body.value}`,
@@ -83,6 +88,25 @@ function isDocLevel(doc: Doc, line: number): boolean {
   for (let n = doc.parsed.frontmatter.endLine + 1; n < line; n++)
     if (!doc.parsed.codeLines.has(n) && HEADING.test(doc.lines[n - 1] ?? '')) headings++;
   return headings <= 1;
+}
+
+/** Words after a status that take it back: part of the work is still to do. */
+const QUALIFIER = /\b(?:remains?|follow-?ups?|to ?do|mvp|partial(?:ly)?|in progress|not yet)\b/i;
+
+/**
+ * Whether the status line (with the rest of its paragraph) qualifies the status: "Status:
+ * implemented MVP; Git-backed sources … remain follow-ups" (cloudflare/agents'
+ * `design/skills.md`) says the design is still open, not done.
+ */
+function isQualified(doc: Doc, line: number): boolean {
+  const paragraph: string[] = [];
+  for (let n = line; n <= doc.lines.length && paragraph.length < 4; n++) {
+    const text = doc.lines[n - 1] ?? '';
+    if (text.trim() === '' || (n > line && HEADING.test(text))) break;
+    paragraph.push(text);
+  }
+  const rest = paragraph.join(' ').replace(/^.*?status[\s*_]*:[\s*_]*[A-Za-z][A-Za-z-]*/i, '');
+  return QUALIFIER.test(rest);
 }
 
 function lineOf(line: number | undefined): { line?: number } {

@@ -1,7 +1,7 @@
 import type { SignalName } from '../../types.js';
 import { appendOnlyGrowth } from './append-only-growth.js';
 import { archiveToLiveRatio } from './archive-to-live-ratio.js';
-import { brokenReference } from './broken-reference.js';
+import { brokenReference, codeReference } from './broken-reference.js';
 import { contextCoverage } from './context-coverage.js';
 import { contextGrowth } from './context-growth.js';
 import { contextIndexDrift } from './context-index-drift.js';
@@ -27,6 +27,7 @@ export type { EmitSignal, SignalInput, SignalModule, SignalNeed } from './types.
 /** Every scanner signal, in the order they run. */
 export const SIGNAL_MODULES: readonly SignalModule[] = [
   brokenReference,
+  codeReference,
   versionSkew,
   editRecencyVsChurn,
   appendOnlyGrowth,

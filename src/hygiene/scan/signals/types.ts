@@ -50,6 +50,12 @@ export interface SignalModule {
    * the precision bench (bench/precision/): a class is shown at 0.9 measured precision or more.
    */
   shownByDefault: boolean;
+  /**
+   * Of a class shown by default, the findings held back all the same (counted as hidden, shown
+   * by `--signals all` or `signals: {NAME: on}`): the part of the class that measured under 0.9
+   * on the bench (a backticked path with weak evidence, a link in a generated doc).
+   */
+  heldBack?: (path: string, signal: Signal) => boolean;
   needs: readonly SignalNeed[];
   collect(input: SignalInput, emit: EmitSignal): void | Promise<void>;
 }

@@ -4,14 +4,16 @@
  * - suppressed, by an inline directive in its doc (directives.ts) or a `links.ignore` entry
  *   (link-ignore.ts): counted per class, listed with what silenced it;
  * - else hidden, when its class is (a module's `shownByDefault`, over which `signals:` in the
- *   config and `--signals all` have the last word): counted per class;
+ *   config and `--signals all` have the last word), or when its module holds it back (a shown
+ *   class's weak part, `heldBack`; shown by the same switches): counted per class;
  * - else shown: in the artifact's `signals`, the only ones a classifier, a model or a
  *   proposals file may make an entry of.
  */
 import type { HygieneConfig, Signal, SignalName, UnusedSuppression, Withheld } from '../../types.js';
+import { REFERENCE_SIGNALS } from '../../types.js';
 import type { ParsedDoc } from '../markdown.js';
 import { cmp } from '../paths.js';
-import { SIGNAL_MODULES } from '../signals/index.js';
+import { SIGNAL_MODULES, type SignalModule } from '../signals/index.js';
 import { type Directive, DocSuppressions } from './directives.js';
 import { LinkIgnore } from './link-ignore.js';
 
@@ -30,19 +32,43 @@ export interface WithholdInput {
   configSource: string;
   /** `--signals all`: no class is hidden. */
   showAll: boolean;
+  /** Classes shown in this run even when hidden (named by `--fail-on`: asked for by name). */
+  show?: readonly SignalName[];
   /** List the directives and config entries that silenced nothing. */
   reportUnused: boolean;
 }
 
-/** The classes hidden in this run: by default, or `signals: {NAME: off}`; none with `--signals all`. */
-export function hiddenClasses(config: Pick<HygieneConfig, 'signals'>, showAll: boolean): Set<SignalName> {
+/**
+ * The classes hidden in this run: by default, or `signals: {NAME: off}`; none with `--signals
+ * all`, and never one in `show` (named by `--fail-on`).
+ */
+export function hiddenClasses(
+  config: Pick<HygieneConfig, 'signals'>,
+  showAll: boolean,
+  show: readonly SignalName[] = [],
+): Set<SignalName> {
   if (showAll) return new Set();
   const hidden = new Set<SignalName>();
   for (const module of SIGNAL_MODULES) {
+    if (show.includes(module.name)) continue;
     const switched = config.signals[module.name];
     if (switched === 'off' || (switched === undefined && !module.shownByDefault)) hidden.add(module.name);
   }
   return hidden;
+}
+
+/** Per shown class, the module's `heldBack` (none with `--signals all`, `signals: {NAME: on}` or `--fail-on NAME`). */
+function heldBackBy(input: WithholdInput): Map<SignalName, NonNullable<SignalModule['heldBack']>> {
+  const out = new Map<SignalName, NonNullable<SignalModule['heldBack']>>();
+  if (input.showAll) return out;
+  for (const module of SIGNAL_MODULES)
+    if (
+      module.heldBack !== undefined &&
+      input.config.signals[module.name] !== 'on' &&
+      !(input.show ?? []).includes(module.name)
+    )
+      out.set(module.name, module.heldBack);
+  return out;
 }
 
 const bump = (counts: Partial<Record<SignalName, number>>, name: SignalName) => {
@@ -51,7 +77,8 @@ const bump = (counts: Partial<Record<SignalName, number>>, name: SignalName) => 
 
 /** The shown findings by path, and what was withheld. */
 export function withhold(input: WithholdInput): { shown: Map<string, Signal[]>; withheld: Withheld } {
-  const hidden = hiddenClasses(input.config, input.showAll);
+  const hidden = hiddenClasses(input.config, input.showAll, input.show);
+  const held = heldBackBy(input);
   const ignore = new LinkIgnore(input.config.links.ignore);
   const ignoreUsed = new Set<number>();
   const perDoc = new Map<string, DocSuppressions>();
@@ -80,7 +107,8 @@ export function withhold(input: WithholdInput): { shown: Map<string, Signal[]>; 
           ...(signal.line !== undefined ? { line: signal.line } : {}),
           by,
         });
-      } else if (hidden.has(signal.name)) bump(withheld.hidden, signal.name);
+      } else if (hidden.has(signal.name) || held.get(signal.name)?.(path, signal) === true)
+        bump(withheld.hidden, signal.name);
       else kept.push(signal);
     }
     if (kept.length > 0) shown.set(path, kept);
@@ -106,7 +134,7 @@ function silencedBy(
   const directive = doc?.silencing(signal);
   if (directive !== undefined) return `${path}:${directive.line} ${directive.text}`;
   const target = signal.data?.['target'];
-  if (signal.name !== 'broken_reference' || typeof target !== 'string') return undefined;
+  if (!REFERENCE_SIGNALS.has(signal.name) || typeof target !== 'string') return undefined;
   const index = ignore.match(target);
   if (index === undefined) return undefined;
   ignoreUsed.add(index);
@@ -140,13 +168,14 @@ function unusedConfig(
 ): UnusedSuppression[] {
   const out: UnusedSuppression[] = [];
   const path = input.configSource;
-  const shownByDefault = new Map(SIGNAL_MODULES.map((m) => [m.name, m.shownByDefault]));
+  const modules = new Map(SIGNAL_MODULES.map((m) => [m.name, m]));
   for (const [name, switched] of Object.entries(input.config.signals) as [SignalName, string][]) {
     const suppression = `signals.${name}: ${switched}`;
-    const byDefault = shownByDefault.get(name) === true;
-    if (switched === 'on' && byDefault)
+    const module = modules.get(name);
+    // `on` shows a hidden class, or the held-back part of a shown one.
+    if (switched === 'on' && module?.shownByDefault === true && module.heldBack === undefined)
       out.push({ path, suppression, reason: `${name} is shown by default` });
-    else if (switched === 'off' && !byDefault)
+    else if (switched === 'off' && module?.shownByDefault === false)
       out.push({ path, suppression, reason: `${name} is hidden by default` });
     else if (switched === 'off' && !input.showAll && (classCount.get(name) ?? 0) === 0)
       out.push({ path, suppression, reason: 'hid nothing: the scan found no such signal' });

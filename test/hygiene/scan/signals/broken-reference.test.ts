@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
+import { brief, fixtureRepo, referencesOf, scanDir } from '../helpers.js';
 
 describe('broken_reference', () => {
   it('reports inline links, images, definitions, HTML href/src and fragments with their lines', async () => {
@@ -26,7 +26,7 @@ describe('broken_reference', () => {
       'docs/setup.md': '# Setup\n\n## Usage\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/guide.md')), [
       { line: 3, data: { target: 'gone.md', kind: 'link', broken_on: ['github'] } },
       { line: 3, data: { target: 'img/shot.png', kind: 'image', broken_on: ['github'] } },
       { line: 5, data: { target: 'html-gone.md', kind: 'html', broken_on: ['github'] } },
@@ -65,7 +65,7 @@ describe('broken_reference', () => {
     });
     repo.move('rename', 'docs/guide/old-name.md', 'docs/manual/new-name.md');
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/index.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/index.md')), [
       {
         line: 3,
         data: {
@@ -109,7 +109,7 @@ describe('broken_reference', () => {
       suggested_by: 'rename-history',
       written_before_move: true,
     };
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/index.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/index.md')), [
       { line: 6, data: { target: 'api.md', ...moved } },
       { line: 10, data: { target: 'api.md', ...moved, kind: 'definition', broken_on: ['github'] } },
     ]);
@@ -121,7 +121,7 @@ describe('broken_reference', () => {
       'reference/api-reference.md': '# API\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/index.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/index.md')), [
       {
         line: 3,
         data: {
@@ -155,7 +155,7 @@ describe('broken_reference', () => {
       'assets/eip-7885/image.png': 'png',
     });
     const artifact = await scanDir(repo.dir);
-    const matches = signalsOf(artifact, 'docs/index.md', 'broken_reference').map((s) => [
+    const matches = referencesOf(artifact, 'docs/index.md').map((s) => [
       s.line,
       s.data?.['suggested_path'],
       s.data?.['suggestion_match'],
@@ -174,7 +174,7 @@ describe('broken_reference', () => {
       'docs/reference/index.md': '# Reference\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/guide.md')), [
       { line: 3, data: { target: 'reference/gone.md', kind: 'link', broken_on: ['github'] } },
     ]);
   });
@@ -220,7 +220,7 @@ describe('broken_reference', () => {
       const artifact = await scanDir(repo.dir);
       // ja falls back to docs/: its first two links work on the site; the last two are broken there too.
       assert.deepEqual(
-        signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+        referencesOf(artifact, 'docs/ja/agents.md').map((s) => [s.line, s.data?.['target']]),
         [
           [5, 'ref/gone.md'],
           [5, 'ref/lifecycle.md#nope'],
@@ -228,7 +228,7 @@ describe('broken_reference', () => {
       );
       // ko is not built: its pages are read where they are, on GitHub.
       assert.deepEqual(
-        signalsOf(artifact, 'docs/ko/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+        referencesOf(artifact, 'docs/ko/agents.md').map((s) => [s.line, s.data?.['target']]),
         [
           [3, 'ref/lifecycle.md#hooks'],
           [3, 'assets/flow.png'],
@@ -247,7 +247,7 @@ describe('broken_reference', () => {
         '      enabled: !ENV [I18N, false]\n      docs_structure: folder',
       ]) {
         const artifact = await scanDir(fixtureRepo(files(i18n)).dir);
-        assert.equal(signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').length, 4, i18n);
+        assert.equal(referencesOf(artifact, 'docs/ja/agents.md').length, 4, i18n);
       }
     });
     it('checks a fragment in the file the site finds first, and never outside the docs folder', async () => {
@@ -275,7 +275,7 @@ describe('broken_reference', () => {
       });
       const artifact = await scanDir(repo.dir);
       assert.deepEqual(
-        signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+        referencesOf(artifact, 'docs/ja/agents.md').map((s) => [s.line, s.data?.['target']]),
         [
           [5, 'ref/lifecycle.md#hooks'],
           [7, '#overview'],
@@ -297,10 +297,10 @@ describe('broken_reference', () => {
         'docs/ja/agents.md': ja,
       });
       const on = await scanDir(fixtureRepo(layout('  - attr_list\n')).dir);
-      assert.deepEqual(signalsOf(on, 'docs/ja/agents.md', 'broken_reference'), []);
+      assert.deepEqual(referencesOf(on, 'docs/ja/agents.md'), []);
       const off = await scanDir(fixtureRepo(layout('')).dir);
       assert.deepEqual(
-        signalsOf(off, 'docs/ja/agents.md', 'broken_reference').map((s) => s.data?.['target']),
+        referencesOf(off, 'docs/ja/agents.md').map((s) => s.data?.['target']),
         ['ref/lifecycle.md#hooks'],
       );
     });
@@ -312,7 +312,7 @@ describe('broken_reference', () => {
       );
       const artifact = await scanDir(fixtureRepo({ ...files(''), 'mkdocs.yml': config }).dir);
       assert.deepEqual(
-        signalsOf(artifact, 'docs/ja/agents.md', 'broken_reference').map((s) => s.data?.['target']),
+        referencesOf(artifact, 'docs/ja/agents.md').map((s) => s.data?.['target']),
         ['ref/gone.md', 'ref/lifecycle.md#nope'],
       );
     });
@@ -325,7 +325,7 @@ describe('broken_reference', () => {
       'assets/eip-1/diagram.svg': 'svg',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'EIPS/eip-1.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'EIPS/eip-1.md')), [
       {
         line: 3,
         data: {
@@ -347,7 +347,7 @@ describe('broken_reference', () => {
     });
     repo.remove('remove the office hours event', ['events/office-hours.md']);
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'mentoring/meet.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'mentoring/meet.md')), [
       { line: 5, data: { target: '/events/office-hours.md', kind: 'definition', broken_on: ['github'] } },
     ]);
   });
@@ -366,10 +366,10 @@ describe('broken_reference', () => {
       'src/main.ts': 'export {};\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'CLAUDE.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'CLAUDE.md')), [
       { line: 3, data: { target: 'docs/gone.md', kind: 'import', broken_on: ['github'] } },
     ]);
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/style.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/style.md')), [
       {
         line: 3,
         data: {
@@ -392,7 +392,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
       'docs/guide.md': '# Guide\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'README.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'README.md')), [
       { line: 6, data: { target: 'docs/gone.md', kind: 'definition', broken_on: ['github'] } },
       { line: 7, data: { target: 'docs/also-gone.md', kind: 'definition', broken_on: ['github'] } },
     ]);
@@ -405,7 +405,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
       'sig-y/notes.txt': 'no readme here\n',
     });
     const artifact = await scanDir(repo.dir);
-    const signals = signalsOf(artifact, 'README.md', 'broken_reference');
+    const signals = referencesOf(artifact, 'README.md');
     assert.deepEqual(brief(signals), [
       { line: 3, data: { target: 'sig-x/#chairs', kind: 'fragment', broken_on: ['github'] } },
     ]);
@@ -417,7 +417,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
       'README.md': '# Project\n\nRead [the guide that is\nlong](docs/gone.md) today.\n',
     });
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'README.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'README.md')), [
       { line: 3, data: { target: 'docs/gone.md', kind: 'link', broken_on: ['github'] } },
     ]);
   });
@@ -437,7 +437,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     });
     repo.remove('drop the scripts folder', ['scripts/old.sh']);
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'AGENTS.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'AGENTS.md')), [
       {
         line: 3,
         data: {
@@ -448,7 +448,7 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
         },
       },
     ]);
-    assert.deepEqual(brief(signalsOf(artifact, 'docs/guide.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'docs/guide.md')), [
       {
         line: 4,
         data: {
@@ -482,14 +482,14 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     });
     repo.remove('drop the old check', ['hack/old-check.sh']);
     const artifact = await scanDir(repo.dir);
-    assert.deepEqual(brief(signalsOf(artifact, 'contributors/guide.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'contributors/guide.md')), [
       {
         line: 4,
         data: { target: 'hack/old-check.sh', kind: 'code-path', broken_on: ['github'], evidence: 'history' },
       },
     ]);
     // The doc names a file of this repository in that folder: the missing one is meant here too.
-    assert.deepEqual(brief(signalsOf(artifact, 'ADMIN.md', 'broken_reference')), [
+    assert.deepEqual(brief(referencesOf(artifact, 'ADMIN.md')), [
       {
         line: 3,
         data: {
@@ -524,15 +524,11 @@ describe('broken_reference: definitions, folders, wrapped links, code paths', ()
     });
     const artifact = await scanDir(repo.dir);
     assert.deepEqual(
-      signalsOf(artifact, 'AGENTS.md', 'broken_reference').map(
-        (s) => `${s.line} ${String(s.data?.['target'])}`,
-      ),
+      referencesOf(artifact, 'AGENTS.md').map((s) => `${s.line} ${String(s.data?.['target'])}`),
       ['5 gone.ts'],
     );
     assert.deepEqual(
-      signalsOf(artifact, 'docs/guide.md', 'broken_reference').map(
-        (s) => `${s.line} ${String(s.data?.['target'])}`,
-      ),
+      referencesOf(artifact, 'docs/guide.md').map((s) => `${s.line} ${String(s.data?.['target'])}`),
       ['6 design/gone.md'],
     );
   });

@@ -4,13 +4,13 @@ import { classifySpan, symbolsInCode } from '../../../../src/hygiene/scan/signal
 import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
 
 const codeRefs = (artifact: Awaited<ReturnType<typeof scanDir>>, path: string) =>
-  brief(signalsOf(artifact, path, 'broken_reference')).filter((s) =>
+  brief(signalsOf(artifact, path, 'code_reference')).filter((s) =>
     ['code-path', 'code-file', 'code-symbol', 'cli-flag', 'env-var', 'script', 'make-target'].includes(
       String((s.data as { kind: string }).kind),
     ),
   );
 
-describe('broken_reference: code-aware references in agent context', () => {
+describe('code_reference: code-aware references in agent context', () => {
   it('checks dot-folder paths, folders, bare file names, symbols, flags and env vars against the tracked tree', async () => {
     const repo = fixtureRepo({
       'AGENTS.md': [
@@ -46,7 +46,7 @@ describe('broken_reference: code-aware references in agent context', () => {
     ]);
     // `lib/` has no first folder in the tree: not taken for a repository path.
     assert.equal(
-      signalsOf(artifact, 'AGENTS.md', 'broken_reference').find((s) => s.line === 5)?.detail,
+      signalsOf(artifact, 'AGENTS.md', 'code_reference').find((s) => s.line === 5)?.detail,
       'code symbol "loadLegacyConfig()" occurs nowhere in the tracked code',
     );
   });

@@ -3,6 +3,20 @@ import { describe, it } from 'node:test';
 import { brief, fixtureRepo, scanDir, signalsOf } from '../helpers.js';
 
 describe('frontmatter_marker', () => {
+  it('takes a status line its own paragraph qualifies ("implemented MVP; … remain follow-ups") for an open doc', async () => {
+    const repo = fixtureRepo({
+      'design/skills.md':
+        '# Skills\n\nStatus: implemented MVP; Git-backed sources and R2 write helpers remain\nfollow-ups\n\n## Problem\n',
+      'design/actions.md':
+        'Status: shipped (Steps 1–6 landed, including the pending-retry lease)\n\n# Actions\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(signalsOf(artifact, 'design/skills.md', 'frontmatter_marker'), []);
+    assert.deepEqual(brief(signalsOf(artifact, 'design/actions.md', 'frontmatter_marker')), [
+      { line: 1, data: { marker: 'body-status', value: 'shipped' } },
+    ]);
+  });
+
   it('reports status, superseded_by and archived frontmatter on their lines', async () => {
     const repo = fixtureRepo({
       'docs/rfc.md': [
