@@ -1,7 +1,7 @@
 /**
  * `check` (docs/report-schema.md, "How check writes it"): scan → classify (rules, a
  * proposals file or a model) → prove link fixes → finalize →
- * validate on a scratch path outside `.dochygiene/` → only then write the report pair
+ * validate the report as its JSON parses back → only then write the report pair
  * (rollover) and stamp `last_check` with the envelope instant. An invalid report is never
  * written and the previous pair stays as it was.
  */
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { type Clock, formatInstant } from '../core/clock.js';
 import { Deadline } from '../core/deadline.js';
 import { jsonSyntaxDetail, OperationalError, UsageError, ValidationError } from '../core/errors.js';
+import { isPlainJson, jsonChunks } from '../core/json-text.js';
 import { collectGarbageNow } from '../core/memory.js';
 import { quote } from '../core/quote.js';
 import { placementProblem, readGitlinks } from './apply/placement.js';
@@ -45,7 +46,7 @@ import { renderReportMarkdown, signalsWithoutEntry, splitUnverifiable } from './
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
 import { noteProbe } from './scan/probes.js';
-import { GITIGNORE_LINE, StateStore, saveReport } from './state/store.js';
+import { GITIGNORE_LINE, StateStore, saveReport, type Text } from './state/store.js';
 import type {
   Proposal,
   Report,
@@ -215,27 +216,44 @@ export function summarizeReport(report: Report, all: ScanArtifact['signals'] = {
 }
 
 /**
- * Validates the serialised report where a failure can hurt nothing: a scratch directory
- * under the OS temp dir, never `.dochygiene/` (rollover would already have deleted the
- * previous pair). The bytes validated are the bytes that will be written; anchors are
- * checked against the files' line counts.
+ * The report's JSON text, and the value that text parses back to (what is validated): for a
+ * report of plain JSON values — every report the library builds — the report itself, and the
+ * text in pieces (`jsonChunks`), so that neither the text nor a parse of it is ever held
+ * whole. Any other value is serialised to a scratch file under the OS temp dir (never
+ * `.dochygiene/`) and read back, so that the bytes validated are the bytes written.
  */
-async function validateOnScratch(json: string, projectRoot: string): Promise<void> {
+async function serializeReport(report: Report): Promise<{ json: Text; parsed: unknown }> {
+  if (isPlainJson(report))
+    return {
+      json: {
+        *[Symbol.iterator]() {
+          yield* jsonChunks(report);
+          yield '\n';
+        },
+      },
+      parsed: report,
+    };
+  const json = `${JSON.stringify(report, null, 2)}\n`;
   const dir = await mkdtemp(join(tmpdir(), 'stw-check-'));
   try {
     const scratch = join(dir, 'report.json');
     await writeFile(scratch, json);
-    const violations = validateReport(JSON.parse(await readFile(scratch, 'utf8')), { projectRoot });
-    if (violations.length > 0) {
-      const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
-      throw new ValidationError(
-        'invalid-report',
-        `the assembled report is invalid, so nothing was written: ${violations[0]}${more}`,
-        violations,
-      );
-    }
+    return { json, parsed: JSON.parse(await readFile(scratch, 'utf8')) };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Refuses a report that fails validation (anchors checked against the files' line counts). */
+function assertValidReport(parsed: unknown, projectRoot: string): void {
+  const violations = validateReport(parsed, { projectRoot });
+  if (violations.length > 0) {
+    const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+    throw new ValidationError(
+      'invalid-report',
+      `the assembled report is invalid, so nothing was written: ${violations[0]}${more}`,
+      violations,
+    );
   }
 }
 
@@ -469,8 +487,8 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
   });
   options.faults?.corruptReport?.(report);
 
-  const json = `${JSON.stringify(report, null, 2)}\n`;
-  await validateOnScratch(json, artifact.project_root);
+  const { json, parsed } = await serializeReport(report);
+  assertValidReport(parsed, artifact.project_root);
   // Every signal no proposal carries is listed (also on files that got a fix for another);
   // files whose proposals the category filter dropped are named apart.
   const kept = new Set(report.entries.map((entry) => entry.path));

@@ -9,6 +9,7 @@ import { readlinkSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import type { Deadline } from '../core/deadline.js';
 import { discoverRepo } from '../core/git.js';
+import { Overlay } from '../core/overlay-map.js';
 import { applyEditsToText, sha256Hex } from './apply/text-edits.js';
 import { listFiles, readDoc, unsafePathReason } from './scan/files.js';
 import { globsMatcher } from './scan/lifecycle-glob.js';
@@ -356,7 +357,7 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
     changedFiles ??= new Set(before.files);
     return changedFiles;
   };
-  const docs = new Map(before.docs);
+  const docs = new Overlay(before.docs);
   const removed = new Set<string>();
   const unappliable = new Map<string, string>();
   const renamed = new Map<string, string>();
@@ -415,7 +416,7 @@ export function simulate(before: ResolvedWorld, change: PlannedChange): Simulate
 
 /** The world with some docs' texts replaced (a generative rewrite's result), nothing moved. */
 export function withTexts(before: ResolvedWorld, texts: ReadonlyMap<string, string>): SimulatedChange {
-  const docs = new Map(before.docs);
+  const docs = new Overlay(before.docs);
   for (const [path, text] of texts) docs.set(path, text);
   return {
     after: new ResolvedWorld(

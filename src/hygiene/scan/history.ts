@@ -1,4 +1,3 @@
-import { StringDecoder } from 'node:string_decoder';
 import type { Deadline } from '../../core/deadline.js';
 import { git } from '../../core/git.js';
 import { describeOutcome } from '../../core/run.js';
@@ -68,9 +67,9 @@ export async function streamHistory(
   onChange: (change: HistoryChange) => void,
   options: HistoryPassOptions = {},
 ): Promise<HistoryOutcome> {
-  const decoder = new StringDecoder('utf8');
   const parse = rawParser(onChange, options.onCommit);
-  let pending = '';
+  /** The bytes of a field the last chunk began (a NUL byte is never inside a UTF-8 character). */
+  let pending: Buffer | undefined;
   const args = ['log', '-z', ...ARGS[kind], '--no-color', '--format=%x01%ct %H'];
   if (options.diffFilter) args.push(`--diff-filter=${options.diffFilter}`);
   const limited = options.pathspecs !== undefined;
@@ -81,14 +80,17 @@ export async function streamHistory(
     ...(limited ? { input: `HEAD\n--\n${options.pathspecs!.join('\n')}\n` } : {}),
     ...(options.deadline ? { deadline: options.deadline } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    // Each field is decoded on its own: a slice of a decoded chunk would keep the whole chunk
+    // alive for as long as the aggregates keep the path or blob id (≈ 17 MB of git's output
+    // held to the end of a scan of tldr-pages/tldr).
     onStdout: (chunk) => {
-      const text = pending + decoder.write(chunk);
+      const bytes = pending === undefined ? chunk : Buffer.concat([pending, chunk]);
       let start = 0;
-      for (let end = text.indexOf('\0'); end !== -1; end = text.indexOf('\0', start)) {
-        parse.field(text.slice(start, end));
+      for (let end = bytes.indexOf(0); end !== -1; end = bytes.indexOf(0, start)) {
+        parse.field(bytes.toString('utf8', start, end));
         start = end + 1;
       }
-      pending = text.slice(start);
+      pending = start < bytes.length ? bytes.subarray(start) : undefined;
     },
   });
   if (result.kind !== 'exited' || result.code !== 0) {
@@ -102,8 +104,7 @@ export async function streamHistory(
       ...(missing ? { missingObject: missing[1]! } : {}),
     };
   }
-  const rest = pending + decoder.end();
-  if (rest !== '') parse.field(rest);
+  if (pending !== undefined) parse.field(pending.toString('utf8'));
   return { ok: true, commits: parse.commits(), renameCommits: parse.renameCommits };
 }
 

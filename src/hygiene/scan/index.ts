@@ -287,13 +287,23 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
   return {
     artifact,
     // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
-    documents: {
-      ...(inRepo ? { gitListing: files } : {}),
-      docs: walk.docs,
-      ...(cache ? { parseText: (text: string) => cache.parse.parseText(text) } : {}),
-    },
-    saveCache: () => cache?.save(),
-    saveTokenCounts: () => cache?.saveTokens(),
+    documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs, ...cacheHooks(cache).parsing },
+    ...cacheHooks(cache).saving,
+  };
+}
+
+/**
+ * What a scan's result calls on its cache, made apart from `scanWithDocuments`: a closure made
+ * there would hold that function's whole scope (every doc and fact of the scan) for as long
+ * as the result is kept, long after `check` lets the documents go.
+ */
+function cacheHooks(cache: ScanCache | undefined): {
+  parsing: Pick<ScannedDocuments, 'parseText'>;
+  saving: Pick<ScanResult, 'saveCache' | 'saveTokenCounts'>;
+} {
+  return {
+    parsing: cache ? { parseText: (text: string) => cache.parse.parseText(text) } : {},
+    saving: { saveCache: () => cache?.save(), saveTokenCounts: () => cache?.saveTokens() },
   };
 }
 

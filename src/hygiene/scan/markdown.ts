@@ -408,7 +408,41 @@ export function lineCount(text: string): number {
 
 /** `facts` (a parse of `text`, as `parseMarkdown` makes or a thread sends back) with their `lines`. */
 export function withLines(facts: ParseFacts, text: string): ParsedDoc {
-  return Object.assign(new ParsedMarkdown(text), facts) as ParsedDoc;
+  return Object.assign(new ParsedMarkdown(text), compact(facts)) as ParsedDoc;
+}
+
+// What most docs have none of, shared by all of them (never written to: a parse is read-only
+// once made). A scan of 40,000 docs held 40,000 copies of each (≈ 10 MB of empty containers).
+const NO_REFS: DocRef[] = [];
+const NO_IMPORTS: DocRef[] = [];
+const NO_BLOCKS: DocBlock[] = [];
+const NO_COMMENTS: [number, number][] = [];
+const NO_DIRECTIVES: DirectiveComment[] = [];
+const NO_ANCHORS: Set<string> = new Set();
+const NO_TASKS: ParsedDoc['tasks'] = { total: 0, done: 0, firstLine: 0 };
+const NO_FRONTMATTER: Frontmatter = { data: undefined, keyLines: NO_KEY_LINES, endLine: 0 };
+
+/**
+ * `facts` with each empty container replaced by the one shared empty container of its kind
+ * (however the facts were made: parsed here, sent back by a thread, or decoded from the cache).
+ */
+function compact(facts: ParseFacts): ParseFacts {
+  const f = facts.frontmatter;
+  return {
+    ...facts,
+    frontmatter:
+      f.data === undefined && f.keyLines.size === 0 && f.endLine === 0 && f.error === undefined
+        ? NO_FRONTMATTER
+        : f,
+    anchors: facts.anchors.size > 0 ? facts.anchors : NO_ANCHORS,
+    refs: facts.refs.length > 0 ? facts.refs : NO_REFS,
+    imports: facts.imports.length > 0 ? facts.imports : NO_IMPORTS,
+    tasks: facts.tasks.total > 0 || facts.tasks.firstLine > 0 ? facts.tasks : NO_TASKS,
+    blocks: facts.blocks.length > 0 ? facts.blocks : NO_BLOCKS,
+    codeLines: facts.codeLines.size > 0 ? facts.codeLines : NO_CODE_LINES,
+    commentBlocks: facts.commentBlocks.length > 0 ? facts.commentBlocks : NO_COMMENTS,
+    directives: facts.directives.length > 0 ? facts.directives : NO_DIRECTIVES,
+  };
 }
 
 /** What the inline scan adds to: the document's lines, its references, imports and anchors. */

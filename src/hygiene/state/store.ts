@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import { copyFile, link, lstat, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRfc3339 } from '../../core/clock.js';
@@ -39,12 +40,37 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** A file's text: whole, or in pieces (`jsonChunks`), so that a large report is never one string. */
+export type Text = string | Iterable<string>;
+
+/** Pieces of text are gathered into writes of about this many UTF-16 units. */
+const WRITE_UNITS = 1 << 20;
+
+/** Writes `text` to an open file, a piece at a time. */
+export async function writeText(handle: FileHandle, text: Text): Promise<void> {
+  if (typeof text === 'string') {
+    await handle.writeFile(text);
+    return;
+  }
+  let pending: string[] = [];
+  let units = 0;
+  for (const piece of text) {
+    pending.push(piece);
+    units += piece.length;
+    if (units < WRITE_UNITS) continue;
+    await handle.writeFile(pending.join(''));
+    pending = [];
+    units = 0;
+  }
+  if (pending.length > 0) await handle.writeFile(pending.join(''));
+}
+
 // Scratch files have fixed names (recovery finds them), so they are written in place.
 // Exclusive create: recovery has just removed them, and O_EXCL never follows a symlink.
-async function writeDurable(path: string, data: string): Promise<void> {
+async function writeDurable(path: string, data: Text): Promise<void> {
   const handle = await open(path, 'wx', 0o644);
   try {
-    await handle.writeFile(data);
+    await writeText(handle, data);
     await handle.sync();
   } finally {
     await handle.close();
@@ -211,7 +237,7 @@ export class StateStore {
    *   committed and recovery only drops the backups.
    * Concurrent writers to one store are not supported (one `check` at a time).
    */
-  async writeReport(json: string, md: string, faults: WriteReportFaults = {}): Promise<void> {
+  async writeReport(json: Text, md: Text, faults: WriteReportFaults = {}): Promise<void> {
     await this.ensureSafeDir();
     await this.recover();
     try {
@@ -294,7 +320,7 @@ export class StateStore {
  */
 export async function saveReport(
   store: StateStore,
-  report: { json: string; md: string; generatedAt: string },
+  report: { json: Text; md: Text; generatedAt: string },
   warnings: string[],
 ): Promise<string | undefined> {
   try {

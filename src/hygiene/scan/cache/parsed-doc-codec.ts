@@ -2,6 +2,7 @@
  * One doc's parse facts (`ParsedDoc` less its lines, which are the text split) as plain
  * JSON and back. Decoding checks every field, so an entry of any other shape is a miss.
  */
+import { isPlainJson } from '../../../core/json-text.js';
 import {
   type DirectiveComment,
   type DocBlock,
@@ -152,26 +153,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-/**
- * A value JSON gives back exactly: null, booleans, strings, finite numbers other than -0,
- * arrays and plain objects (no `__proto__` key) of those.
- */
-function isPlainJson(value: unknown, depth = 0): boolean {
-  if (depth > 64) return false;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++)
-      if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
-    return true;
-  }
-  if (typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__' || !isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
 }
 
 function pairs(value: unknown, ok: (a: unknown, b: unknown) => boolean): [unknown, unknown][] | undefined {
