@@ -183,6 +183,93 @@ describe('stw task create on jj', () => {
   });
 });
 
+describe('stw task create on jj, killed or stopped part way', () => {
+  const journalTypes = (f: JjTaskFixture, id: string) => {
+    const path = join(f.stateDir, 'tasks', `${id}.jsonl`);
+    if (!existsSync(path)) return null;
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+  };
+  const retirePlan = (f: JjTaskFixture, id: string) =>
+    runCliJson<TidyPlanV2>(
+      [
+        'tidy',
+        'plan',
+        f.repo.dir,
+        '--base',
+        'main',
+        '--state-dir',
+        f.stateDir,
+        '--task',
+        id,
+        '--owner',
+        'alice',
+        '--remove-registration',
+      ],
+      { cwd: f.repo.dir, env: env() },
+    );
+  const args = (f: JjTaskFixture, id: string) => [
+    'task',
+    'create',
+    f.repo.dir,
+    '--base',
+    'main',
+    '--task',
+    id,
+    '--owner',
+    'alice',
+    '--dest',
+    join(f.parent, id),
+    '--state-dir',
+    f.stateDir,
+  ];
+
+  it('SIGKILL after jj workspace add: the journal stops after intent and the workspace is not an owned task', async () => {
+    const f = jjTaskRepo();
+    const killed = await runCli(args(f, 'k'), {
+      cwd: f.repo.dir,
+      env: env({ STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: 'after-add' }),
+    });
+    assert.equal(killed.code, null, 'killed by SIGKILL');
+    assert.deepEqual(journalTypes(f, 'k'), ['intent']);
+    assert.ok(workspaces(f.repo).some((w) => w.name === 'stw-task-k'));
+    const list = await runCliJson<TaskListResult>(['task', 'list', '--state-dir', f.stateDir], {
+      cwd: f.stateDir,
+      env: env(),
+    });
+    assert.equal(list.json.tasks[0]?.creation.complete, false);
+    assert.match(list.json.tasks[0]?.creation.problem ?? '', /^the creation journal stops after intent/);
+    const plan = await retirePlan(f, 'k');
+    assert.equal(plan.code, 1);
+    assert.equal(plan.json.refusal?.code, 'ownership-incomplete');
+  });
+
+  it('a signal once the record is written stops before the intent: no workspace, no jj operation, nothing journaled', async () => {
+    const f = jjTaskRepo();
+    const before = f.repo.opLog();
+    const stopped = await runCliJson<TaskCreateResult>(args(f, 's'), {
+      cwd: f.repo.dir,
+      env: env({ STW_TEST_HOOKS: '1', STW_TEST_INTERRUPT_AT: 'after-record' }),
+    });
+    assert.equal(stopped.code, 1);
+    assert.deepEqual(validateCreate(stopped.json), []);
+    assert.deepEqual(stopped.json.failure, {
+      code: 'cancelled',
+      message: 'stopped by a signal before the workspace was created',
+    });
+    assert.equal(f.repo.opLog(), before, 'no jj operation ran');
+    assert.deepEqual(
+      workspaces(f.repo).map((w) => w.name),
+      ['default'],
+    );
+    assert.equal(journalTypes(f, 's'), null);
+    const plan = await retirePlan(f, 's');
+    assert.equal(plan.json.refusal?.code, 'ownership-incomplete');
+  });
+});
+
 describe('stw task list on jj', () => {
   it('reads no workspace list from an unsupported jj: the entry says why and the registration stays unknown', async () => {
     const f = jjTaskRepo();

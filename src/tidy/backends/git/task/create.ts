@@ -14,10 +14,10 @@ import {
   type CreateTaskOptions,
   checkDestination,
   identityOf,
-  runCreation,
   type TaskCreateResult,
 } from '../../../../task/create.js';
-import { taskJournalPath, taskRecordPath, writeTaskRecord } from '../../../../task/store.js';
+import { runCreation } from '../../../../task/run.js';
+import { taskRecordPath, writeTaskRecord } from '../../../../task/store.js';
 import {
   defaultTaskBranch,
   type GitTaskCreationPlan,
@@ -157,8 +157,7 @@ export async function createGitTask(
   const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
   const binding = await readGitBinding(layout.commonDir, base.oid, ctx);
   result.record = await writeTaskRecord(stateDir, task, { key, binding });
-  result.journal = taskJournalPath(stateDir, task.task_id);
-  await runCreation(task, result, stateDir, now, {
+  await runCreation(task, options, inputs, {
     add: async () => {
       const added = await git(
         [
