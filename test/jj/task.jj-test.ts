@@ -64,31 +64,37 @@ export function jjTaskRepo(options: { colocate?: boolean } = {}): JjTaskFixture 
   return { repo, stateDir, parent, main };
 }
 
+function createJjArgs(
+  f: JjTaskFixture,
+  taskId: string,
+  extra: string[] = [],
+  given: { base?: string; owner?: string; dest?: string } = {},
+): string[] {
+  return [
+    'task',
+    'create',
+    f.repo.dir,
+    '--base',
+    given.base ?? 'main',
+    '--task',
+    taskId,
+    '--owner',
+    given.owner ?? 'alice',
+    '--dest',
+    given.dest ?? join(f.parent, taskId),
+    '--state-dir',
+    f.stateDir,
+    ...extra,
+  ];
+}
+
 export function createJjTask(
   f: JjTaskFixture,
   taskId = 'task-1',
   extra: string[] = [],
   given: { base?: string; owner?: string; dest?: string } = {},
 ) {
-  return runCliJson<TaskCreateResult>(
-    [
-      'task',
-      'create',
-      f.repo.dir,
-      '--base',
-      given.base ?? 'main',
-      '--task',
-      taskId,
-      '--owner',
-      given.owner ?? 'alice',
-      '--dest',
-      given.dest ?? join(f.parent, taskId),
-      '--state-dir',
-      f.stateDir,
-      ...extra,
-    ],
-    { cwd: f.repo.dir, env: env() },
-  );
+  return runCliJson<TaskCreateResult>(createJjArgs(f, taskId, extra, given), { cwd: f.repo.dir, env: env() });
 }
 
 interface WorkspaceLine {
@@ -192,43 +198,9 @@ describe('stw task create on jj, killed or stopped part way', () => {
       .filter((line) => line !== '')
       .map((line) => (JSON.parse(line) as { type: string }).type);
   };
-  const retirePlan = (f: JjTaskFixture, id: string) =>
-    runCliJson<TidyPlanV2>(
-      [
-        'tidy',
-        'plan',
-        f.repo.dir,
-        '--base',
-        'main',
-        '--state-dir',
-        f.stateDir,
-        '--task',
-        id,
-        '--owner',
-        'alice',
-        '--remove-registration',
-      ],
-      { cwd: f.repo.dir, env: env() },
-    );
-  const args = (f: JjTaskFixture, id: string) => [
-    'task',
-    'create',
-    f.repo.dir,
-    '--base',
-    'main',
-    '--task',
-    id,
-    '--owner',
-    'alice',
-    '--dest',
-    join(f.parent, id),
-    '--state-dir',
-    f.stateDir,
-  ];
-
   it('SIGKILL after jj workspace add: the journal stops after intent and the workspace is not an owned task', async () => {
     const f = jjTaskRepo();
-    const killed = await runCli(args(f, 'k'), {
+    const killed = await runCli(createJjArgs(f, 'k'), {
       cwd: f.repo.dir,
       env: env({ STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: 'after-add' }),
     });
@@ -241,7 +213,7 @@ describe('stw task create on jj, killed or stopped part way', () => {
     });
     assert.equal(list.json.tasks[0]?.creation.complete, false);
     assert.match(list.json.tasks[0]?.creation.problem ?? '', /^the creation journal stops after intent/);
-    const plan = await retirePlan(f, 'k');
+    const plan = await retirePlan(f, 'k', false);
     assert.equal(plan.code, 1);
     assert.equal(plan.json.refusal?.code, 'ownership-incomplete');
   });
@@ -249,7 +221,7 @@ describe('stw task create on jj, killed or stopped part way', () => {
   it('a signal once the record is written stops before the intent: no workspace, no jj operation, nothing journaled', async () => {
     const f = jjTaskRepo();
     const before = f.repo.opLog();
-    const stopped = await runCliJson<TaskCreateResult>(args(f, 's'), {
+    const stopped = await runCliJson<TaskCreateResult>(createJjArgs(f, 's'), {
       cwd: f.repo.dir,
       env: env({ STW_TEST_HOOKS: '1', STW_TEST_INTERRUPT_AT: 'after-record' }),
     });
@@ -265,7 +237,7 @@ describe('stw task create on jj, killed or stopped part way', () => {
       ['default'],
     );
     assert.equal(journalTypes(f, 's'), null);
-    const plan = await retirePlan(f, 's');
+    const plan = await retirePlan(f, 's', false);
     assert.equal(plan.json.refusal?.code, 'ownership-incomplete');
   });
 });

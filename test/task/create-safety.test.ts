@@ -11,6 +11,7 @@ import { runCli, runCliJson } from '../helpers/cli.js';
 import {
   cleanupTaskFixtures,
   createTask,
+  createTaskArgs,
   planRetire,
   refOid,
   STW_NOW,
@@ -26,22 +27,8 @@ after(cleanupTaskFixtures);
 const validateCreate = schemaValidator('task-create-v1.schema.json');
 type Base = ReturnType<typeof taskRepo>;
 
-function createArgs(base: Base, taskId = 't'): string[] {
-  return [
-    'task',
-    'create',
-    base.repo.dir,
-    '--base',
-    'refs/heads/main',
-    '--task',
-    taskId,
-    '--owner',
-    'alice',
-    '--dest',
-    join(base.parent, taskId),
-    '--state-dir',
-    base.stateDir,
-  ];
+function createArgs(base: Base, taskId = 't', extra: string[] = []): string[] {
+  return createTaskArgs(base, taskId, 'alice', extra);
 }
 
 function journalTypes(base: Base, taskId = 't'): string[] | null {

@@ -12,6 +12,7 @@ import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError, StwError } from '../../core/errors.js';
 import { ensureDir, Journal, parseJournal } from '../../core/fs-atomic.js';
+import { readAtMost } from '../../core/read-config-file.js';
 import { TORN_TEXT_LIMIT } from './limits.js';
 
 /** Evidence kept when a torn final line (a write cut by a crash) is removed before appending. */
@@ -95,15 +96,9 @@ async function readHandleBounded(
   }
   try {
     if (!(await handle.stat()).isFile()) throw refusals.notAFile(path, false);
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > maxBytes) throw refusals.tooLarge(path, maxBytes);
-    }
-    return buffer.toString('utf8', 0, length);
+    const text = await readAtMost(handle, maxBytes);
+    if (text === undefined) throw refusals.tooLarge(path, maxBytes);
+    return text;
   } finally {
     await handle.close();
   }
