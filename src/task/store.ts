@@ -58,6 +58,32 @@ async function realDirOrAbsent(path: string): Promise<boolean> {
   }
 }
 
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Refuses `task-exists` when the store already records the id, or still holds its
+ * creation journal (a record removed by hand): a new creation starts a new journal.
+ * Checked again, race-free, by the creation run once the record is written.
+ */
+export async function checkTaskIdFree(stateDir: string, taskId: string): Promise<void> {
+  if (await exists(taskRecordPath(stateDir, taskId)))
+    throw new RefusalError(
+      'task-exists',
+      `task ${taskId} is already recorded in ${JSON.stringify(stateDir)}`,
+    );
+  const journal = taskJournalPath(stateDir, taskId);
+  if (await exists(journal))
+    throw new RefusalError(
+      'task-exists',
+      `task ${taskId} already has a creation journal ${JSON.stringify(journal)}; nothing was created`,
+    );
+}
+
 /** Writes the creation plan once; refuses `task-exists` when the id is taken. */
 export async function writeTaskRecord(
   stateDir: string,

@@ -187,7 +187,7 @@ describe('task create: concurrent changes', () => {
     await assertNotOwned(base, /^creation failed: the new worktree does not look as created/);
   });
 
-  it('a creation journal already there (its record removed by hand) refuses before anything is made', async () => {
+  it('a creation journal already there (its record removed by hand) refuses before anything is written', async () => {
     const f = await createTask(taskRepo(), 't');
     const journal = join(f.stateDir, 'tasks', 't.jsonl');
     const before = readFileSync(journal, 'utf8');
@@ -209,8 +209,23 @@ describe('task create: concurrent changes', () => {
     assert.equal(again.json.refusal?.code, 'task-exists');
     assert.match(again.json.refusal?.message ?? '', /already has a creation journal/);
     assert.equal(readFileSync(journal, 'utf8'), before, 'the journal is left as it was');
+    assert.equal(existsSync(join(f.stateDir, 'tasks', 't.json')), false, 'no record was written');
     assert.equal(existsSync(join(f.parent, 'other')), false);
     assert.equal(worktreeCount(f), 2, 'only the first task worktree exists');
+  });
+
+  it('a creation journal that appears once the record is written refuses the run before its intent', async () => {
+    const base = taskRepo();
+    const journal = join(base.stateDir, 'tasks', 't.jsonl');
+    const theirs = '{"type":"intent","task_id":"t","at":"2026-01-01T00:00:00Z"}\n';
+    const result = await createInProcess(base, (step) => {
+      if (step === 'after-record') writeFileSync(journal, theirs);
+    });
+    assert.equal(result.status, 'refused');
+    assert.equal(result.refusal?.code, 'task-exists');
+    assert.equal(readFileSync(journal, 'utf8'), theirs, 'nothing was appended');
+    assert.equal(worktreeCount(base), 1);
+    assert.equal(refOid(base.repo, 'refs/heads/stw/task/t'), undefined);
   });
 });
 

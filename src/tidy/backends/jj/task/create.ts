@@ -21,7 +21,7 @@ import {
   type TaskCreateResult,
 } from '../../../../task/create.js';
 import { runCreation } from '../../../../task/run.js';
-import { taskRecordPath, writeTaskRecord } from '../../../../task/store.js';
+import { checkTaskIdFree, writeTaskRecord } from '../../../../task/store.js';
 import {
   type JjTaskCreatedFacts,
   type JjTaskCreationPlan,
@@ -42,13 +42,6 @@ import {
   resolveJjBase,
 } from '../observe.js';
 import { requireSupportedJj } from '../plan.js';
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
-}
 
 /** The stored record's binding: the jj repository directory's identity and the start commit's roots. */
 async function readTaskBinding(
@@ -96,11 +89,7 @@ export async function createJjTask(
     ...repoPaths.map((p) => ({ what: 'repository path', path: p })),
     { what: 'store', path: stateDir },
   ]);
-  if (await exists(taskRecordPath(stateDir, options.taskId)))
-    throw new RefusalError(
-      'task-exists',
-      `task ${options.taskId} is already recorded in ${JSON.stringify(stateDir)}`,
-    );
+  await checkTaskIdFree(stateDir, options.taskId);
   const name = taskWorkspaceName(options.taskId);
   if (workspaces.some((w) => w.name === name))
     throw new RefusalError('workspace-exists', `jj workspace ${JSON.stringify(name)} already exists`);
