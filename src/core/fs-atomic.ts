@@ -182,6 +182,14 @@ export async function readJournal<T = unknown>(path: string): Promise<JournalCon
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], tornTail: undefined };
     throw error;
   }
+  return parseJournal<T>(text, path);
+}
+
+/**
+ * A journal's text as its records: every complete line must be JSON; a final line
+ * without its newline is the torn tail of a write cut short.
+ */
+export function parseJournal<T = unknown>(text: string, path: string): JournalContents<T> {
   const lines = text.split('\n');
   const last = lines.pop() ?? '';
   const records = lines.map((line, index) => {

@@ -6,7 +6,7 @@
  * is read up to `CONFIG_FILE_LIMIT` bytes and no further.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { YAML_CONFIG_LIMIT } from './yaml-bounds.js';
 
 /** The most a configuration file may hold: far above any real one, and YAML (`yaml-bounds.ts`). */
@@ -40,16 +40,26 @@ export async function readConfigFile(path: string, limit = CONFIG_FILE_LIMIT): P
     const stats = await handle.stat();
     if (!stats.isFile()) throw new ConfigFileProblem('not-a-regular-file', 'not a regular file');
     if (stats.size > limit) throw new ConfigFileProblem('too-large', `larger than ${limit} bytes`);
-    const buffer = Buffer.alloc(limit + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > limit) throw new ConfigFileProblem('too-large', `larger than ${limit} bytes`);
-    }
-    return buffer.subarray(0, length).toString('utf8');
+    const text = await readAtMost(handle, limit);
+    if (text === undefined) throw new ConfigFileProblem('too-large', `larger than ${limit} bytes`);
+    return text;
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The UTF-8 text of an open file, read to its end but never past `limit` bytes:
+ * undefined when it holds more (a file that grows while it is read included).
+ */
+export async function readAtMost(handle: FileHandle, limit: number): Promise<string | undefined> {
+  const buffer = Buffer.alloc(limit + 1);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+    if (length > limit) return undefined;
+  }
+  return buffer.subarray(0, length).toString('utf8');
 }

@@ -2,8 +2,9 @@
  * `stw task create`: a checkout for a new task (a Git worktree on a task branch, a jj
  * workspace), recorded in the private store so that retirement can later prove
  * SourceSteward made it. The common checks are here; the backend (`Backend.createTask`)
- * observes, writes the creation plan (exclusive record) and runs `runCreation`: journal
- * `intent` → native add → the post-creation observation → `created` → `completed`.
+ * observes, writes the creation plan (exclusive record) and runs `runCreation` (`run.ts`,
+ * on the engine): journal `intent` → native add → the post-creation observation →
+ * `created` → `completed`.
  * Returns what happened; never prints.
  */
 
@@ -17,7 +18,7 @@ import { backendInfo, loadBackend, selectBackend } from '../tidy/backends/regist
 import { checkTextBound } from '../tidy/bounded.js';
 import { checkStateDirPrivate } from '../tidy/store.js';
 import { type BackendName, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../tidy/types.js';
-import { openTaskJournal } from './store.js';
+import type { TaskCreateStep } from './run.js';
 import { type AnyTaskCreatedFacts, checkId, type TaskCreationPlan } from './types.js';
 
 export interface CreateTaskOptions {
@@ -41,6 +42,8 @@ export interface CreateTaskOptions {
   clock?: Clock;
   bounds?: TidyBounds;
   signal?: AbortSignal;
+  /** TEST-ONLY crash and interrupt injection at a creation boundary. */
+  checkpoint?: ((step: TaskCreateStep, id: number) => void | Promise<void>) | undefined;
 }
 
 export type TaskCreateStatus = 'complete' | 'refused' | 'failed';
@@ -173,53 +176,5 @@ export async function createTask(options: CreateTaskOptions): Promise<TaskCreate
       return result;
     }
     throw error;
-  }
-}
-
-/** The native creation of one task and the read-back that proves what it made. */
-export interface CreationSteps<F extends AnyTaskCreatedFacts> {
-  /** Runs the native command; null on success, else the failure to journal. */
-  add: () => Promise<{ code: string; message: string } | null>;
-  /** Reads back what the command made; throws when it is not exactly the planned task. */
-  observe: () => Promise<F>;
-}
-
-/** Journal `intent` → native creation → observation → journal `created` and `completed`. Every outcome is journaled. */
-export async function runCreation<F extends AnyTaskCreatedFacts>(
-  task: TaskCreationPlan,
-  result: TaskCreateResult,
-  stateDir: string,
-  now: () => string,
-  steps: CreationSteps<F>,
-): Promise<void> {
-  const journal = await openTaskJournal(stateDir, task.task_id);
-  const fail = (code: string, message: string) => {
-    journal.append({ type: 'failed', task_id: task.task_id, at: now(), reason: code, message });
-    result.status = 'failed';
-    result.failure = { code, message };
-  };
-  try {
-    journal.append({ type: 'intent', task_id: task.task_id, at: now() });
-    const failed = await steps.add();
-    if (failed !== null) {
-      fail(failed.code, failed.message);
-      return;
-    }
-    let facts: F;
-    try {
-      facts = await steps.observe();
-    } catch (error) {
-      fail(
-        'post-creation-check-failed',
-        `the new ${backendInfo(task.backend).checkoutNoun} does not look as created: ${(error as Error).message}`,
-      );
-      return;
-    }
-    journal.append({ type: 'created', task_id: task.task_id, at: now(), ...facts });
-    journal.append({ type: 'completed', task_id: task.task_id, at: now() });
-    result.created = facts;
-    result.status = 'complete';
-  } finally {
-    journal.close();
   }
 }

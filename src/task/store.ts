@@ -1,19 +1,20 @@
 /**
  * Task records in the private store: `DIR/tasks/<task_id>.json` (the creation plan,
  * written once, exclusive, fsynced, bound to its repository and authenticated with the
- * plan key, as stored tidy plans are — docs/tasks.md) and `DIR/tasks/<task_id>.jsonl`
- * (the creation journal, one fsynced JSON line per step). Read strictly: a record that
- * fails its checks refuses, it is never repaired or guessed at.
+ * plan key, as stored tidy plans are — docs/tasks.md) beside `DIR/tasks/<task_id>.jsonl`
+ * (the creation journal: `journal.ts`). Read strictly: a record that fails its checks
+ * refuses, it is never repaired or guessed at.
  */
 
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError } from '../core/errors.js';
-import { Journal, readJournal, writeFileExclusive } from '../core/fs-atomic.js';
+import { writeFileExclusive } from '../core/fs-atomic.js';
 import { backendInfo, isBackendName } from '../tidy/backends/registry.js';
 import { authenticate, isAuthentic } from '../tidy/plan-key.js';
 import type { RepositoryBinding } from '../tidy/types.js';
+import { loadTaskJournal, type TaskJournal } from './journal.js';
 import {
   type AnyTaskCreatedFacts,
   type GitTaskCreationPlan,
@@ -24,11 +25,9 @@ import {
   TASK_RECORD_FORMAT,
   type TaskCreatedFacts,
   type TaskCreationPlan,
-  type TaskJournalRecord,
 } from './types.js';
 
 const MAX_TASK_RECORD_BYTES = 1_048_576;
-const MAX_TASK_JOURNAL_BYTES = 1_048_576;
 
 /** The record's authentication tag: HMAC of the creation plan and its repository binding. */
 export function taskIntegrity(task: TaskCreationPlan, binding: RepositoryBinding, key: Buffer): string {
@@ -59,6 +58,32 @@ async function realDirOrAbsent(path: string): Promise<boolean> {
   }
 }
 
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Refuses `task-exists` when the store already records the id, or still holds its
+ * creation journal (a record removed by hand): a new creation starts a new journal.
+ * Checked again, race-free, by the creation run once the record is written.
+ */
+export async function checkTaskIdFree(stateDir: string, taskId: string): Promise<void> {
+  if (await exists(taskRecordPath(stateDir, taskId)))
+    throw new RefusalError(
+      'task-exists',
+      `task ${taskId} is already recorded in ${JSON.stringify(stateDir)}`,
+    );
+  const journal = taskJournalPath(stateDir, taskId);
+  if (await exists(journal))
+    throw new RefusalError(
+      'task-exists',
+      `task ${taskId} already has a creation journal ${JSON.stringify(journal)}; nothing was created`,
+    );
+}
+
 /** Writes the creation plan once; refuses `task-exists` when the id is taken. */
 export async function writeTaskRecord(
   stateDir: string,
@@ -85,11 +110,6 @@ export async function writeTaskRecord(
     throw error;
   }
   return path;
-}
-
-/** Opens the creation journal for appending (created on first use). */
-export function openTaskJournal(stateDir: string, taskId: string): Promise<Journal> {
-  return Journal.open(taskJournalPath(stateDir, taskId));
 }
 
 async function readBounded(path: string, limit: number, what: string): Promise<string | undefined> {
@@ -148,64 +168,12 @@ export interface LoadedTask<
   binding: RepositoryBinding;
   /** The record's verified integrity value. */
   integrity: string;
-  journal: {
-    path: string;
-    records: TaskJournalRecord[];
-    /** intent → created → completed, in that order, for this task: creation finished. */
-    complete: boolean;
-    /** The facts recorded once the worktree existed; undefined when creation did not get that far. */
-    created: F | undefined;
-    /** Why the journal does not prove a completed creation; null when it does. */
-    problem: string | null;
-  };
+  /** The creation journal, folded (`journal.ts`). */
+  journal: TaskJournal<F>;
 }
 
 export type LoadedGitTask = LoadedTask<GitTaskCreationPlan, TaskCreatedFacts>;
 export type LoadedJjTask = LoadedTask<JjTaskCreationPlan, JjTaskCreatedFacts>;
-
-function foldTaskJournal(
-  records: unknown[],
-  taskId: string,
-  backend: TaskCreationPlan['backend'],
-): LoadedTask['journal'] {
-  const typed: TaskJournalRecord[] = [];
-  let created: AnyTaskCreatedFacts | undefined;
-  let problem: string | null = null;
-  const expected = ['intent', 'created', 'completed'];
-  records.forEach((raw, index) => {
-    if (problem !== null) return;
-    if (!isObject(raw) || raw['task_id'] !== taskId || typeof raw['type'] !== 'string') {
-      problem = `line ${index + 1} is not a record of task ${taskId}`;
-      return;
-    }
-    const record = raw as unknown as TaskJournalRecord;
-    typed.push(record);
-    if (record.type === 'failed') {
-      problem = `creation failed: ${record.message}`;
-      return;
-    }
-    if (record.type !== expected[index]) {
-      problem = `line ${index + 1} is ${record.type}, expected ${expected[index] ?? 'nothing'}`;
-      return;
-    }
-    if (record.type === 'created') {
-      const facts = record as unknown as Record<string, unknown>;
-      const native = backendInfo(backend).isCreatedFacts(facts);
-      if (!isObject(facts['registration']) || !isObject(facts['destination_identity']) || !native) {
-        problem = 'the created record lacks the registration or destination identity';
-        return;
-      }
-      const { type: _type, task_id: _id, at: _at, ...rest } = record;
-      created = rest;
-    }
-  });
-  if (problem === null && typed.length < expected.length)
-    problem =
-      typed.length === 0
-        ? 'the creation journal is empty or missing'
-        : `the creation journal stops after ${typed[typed.length - 1]!.type}: creation did not complete`;
-  return { path: '', records: typed, complete: problem === null, created, problem };
-}
 
 /**
  * Loads one task: the creation plan (authenticated with `key`, the plan key) and its
@@ -246,28 +214,7 @@ export async function loadTask(stateDir: string, taskId: string, key: Buffer): P
     );
   checkTaskShape(record.task, taskId);
 
-  const journalPath = taskJournalPath(stateDir, taskId);
-  const journalText = await readBounded(journalPath, MAX_TASK_JOURNAL_BYTES, 'task journal');
-  let records: unknown[] = [];
-  let torn = false;
-  if (journalText !== undefined) {
-    try {
-      const contents = await readJournal(journalPath);
-      records = contents.records;
-      torn = contents.tornTail !== undefined;
-    } catch {
-      throw new RefusalError(
-        'tampered-task',
-        `task journal ${JSON.stringify(journalPath)} is not valid JSON lines`,
-      );
-    }
-  }
-  const journal = foldTaskJournal(records, taskId, record.task.backend);
-  journal.path = journalPath;
-  if (torn && journal.complete) {
-    journal.complete = false;
-    journal.problem = 'the creation journal ends in a torn line';
-  }
+  const journal = await loadTaskJournal(taskJournalPath(stateDir, taskId), taskId, record.task.backend);
   return { path, task: record.task, binding: record.binding, integrity: record.integrity!, journal };
 }
 

@@ -64,31 +64,37 @@ export function jjTaskRepo(options: { colocate?: boolean } = {}): JjTaskFixture 
   return { repo, stateDir, parent, main };
 }
 
+function createJjArgs(
+  f: JjTaskFixture,
+  taskId: string,
+  extra: string[] = [],
+  given: { base?: string; owner?: string; dest?: string } = {},
+): string[] {
+  return [
+    'task',
+    'create',
+    f.repo.dir,
+    '--base',
+    given.base ?? 'main',
+    '--task',
+    taskId,
+    '--owner',
+    given.owner ?? 'alice',
+    '--dest',
+    given.dest ?? join(f.parent, taskId),
+    '--state-dir',
+    f.stateDir,
+    ...extra,
+  ];
+}
+
 export function createJjTask(
   f: JjTaskFixture,
   taskId = 'task-1',
   extra: string[] = [],
   given: { base?: string; owner?: string; dest?: string } = {},
 ) {
-  return runCliJson<TaskCreateResult>(
-    [
-      'task',
-      'create',
-      f.repo.dir,
-      '--base',
-      given.base ?? 'main',
-      '--task',
-      taskId,
-      '--owner',
-      given.owner ?? 'alice',
-      '--dest',
-      given.dest ?? join(f.parent, taskId),
-      '--state-dir',
-      f.stateDir,
-      ...extra,
-    ],
-    { cwd: f.repo.dir, env: env() },
-  );
+  return runCliJson<TaskCreateResult>(createJjArgs(f, taskId, extra, given), { cwd: f.repo.dir, env: env() });
 }
 
 interface WorkspaceLine {
@@ -180,6 +186,59 @@ describe('stw task create on jj', () => {
     const taken = await createJjTask(f, 'taken');
     assert.equal(taken.json.refusal?.code, 'workspace-exists');
     assert.equal(existsSync(join(f.parent, 'taken')), false);
+  });
+});
+
+describe('stw task create on jj, killed or stopped part way', () => {
+  const journalTypes = (f: JjTaskFixture, id: string) => {
+    const path = join(f.stateDir, 'tasks', `${id}.jsonl`);
+    if (!existsSync(path)) return null;
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+  };
+  it('SIGKILL after jj workspace add: the journal stops after intent and the workspace is not an owned task', async () => {
+    const f = jjTaskRepo();
+    const killed = await runCli(createJjArgs(f, 'k'), {
+      cwd: f.repo.dir,
+      env: env({ STW_TEST_HOOKS: '1', STW_TEST_CRASH_AT: 'after-add' }),
+    });
+    assert.equal(killed.code, null, 'killed by SIGKILL');
+    assert.deepEqual(journalTypes(f, 'k'), ['intent']);
+    assert.ok(workspaces(f.repo).some((w) => w.name === 'stw-task-k'));
+    const list = await runCliJson<TaskListResult>(['task', 'list', '--state-dir', f.stateDir], {
+      cwd: f.stateDir,
+      env: env(),
+    });
+    assert.equal(list.json.tasks[0]?.creation.complete, false);
+    assert.match(list.json.tasks[0]?.creation.problem ?? '', /^the creation journal stops after intent/);
+    const plan = await retirePlan(f, 'k', false);
+    assert.equal(plan.code, 1);
+    assert.equal(plan.json.refusal?.code, 'ownership-incomplete');
+  });
+
+  it('a signal once the record is written stops before the intent: no workspace, no jj operation, nothing journaled', async () => {
+    const f = jjTaskRepo();
+    const before = f.repo.opLog();
+    const stopped = await runCliJson<TaskCreateResult>(createJjArgs(f, 's'), {
+      cwd: f.repo.dir,
+      env: env({ STW_TEST_HOOKS: '1', STW_TEST_INTERRUPT_AT: 'after-record' }),
+    });
+    assert.equal(stopped.code, 1);
+    assert.deepEqual(validateCreate(stopped.json), []);
+    assert.deepEqual(stopped.json.failure, {
+      code: 'cancelled',
+      message: 'stopped by a signal before the workspace was created',
+    });
+    assert.equal(f.repo.opLog(), before, 'no jj operation ran');
+    assert.deepEqual(
+      workspaces(f.repo).map((w) => w.name),
+      ['default'],
+    );
+    assert.equal(journalTypes(f, 's'), null);
+    const plan = await retirePlan(f, 's', false);
+    assert.equal(plan.json.refusal?.code, 'ownership-incomplete');
   });
 });
 

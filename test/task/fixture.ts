@@ -60,6 +60,31 @@ export function taskRepo(): Omit<TaskFixture, 'dest' | 'taskId' | 'owner' | 'bra
   return { repo, stateDir, parent };
 }
 
+/** `stw task create` of `taskId` on main, into `<parent>/<taskId>`, plus `extra`. */
+export function createTaskArgs(
+  base: Omit<TaskFixture, 'dest' | 'taskId' | 'owner' | 'branch'>,
+  taskId = 'task-1',
+  owner = 'alice',
+  extra: string[] = [],
+): string[] {
+  return [
+    'task',
+    'create',
+    base.repo.dir,
+    '--base',
+    'refs/heads/main',
+    '--task',
+    taskId,
+    '--owner',
+    owner,
+    '--dest',
+    join(base.parent, taskId),
+    '--state-dir',
+    base.stateDir,
+    ...extra,
+  ];
+}
+
 export async function createTask(
   base: Omit<TaskFixture, 'dest' | 'taskId' | 'owner' | 'branch'>,
   taskId = 'task-1',
@@ -67,25 +92,10 @@ export async function createTask(
   extra: string[] = [],
 ): Promise<TaskFixture & { created: CliResult & { json: TaskCreateResult } }> {
   const dest = join(base.parent, taskId);
-  const created = await runCliJson<TaskCreateResult>(
-    [
-      'task',
-      'create',
-      base.repo.dir,
-      '--base',
-      'refs/heads/main',
-      '--task',
-      taskId,
-      '--owner',
-      owner,
-      '--dest',
-      dest,
-      '--state-dir',
-      base.stateDir,
-      ...extra,
-    ],
-    { cwd: base.repo.dir, env: { STW_NOW } },
-  );
+  const created = await runCliJson<TaskCreateResult>(createTaskArgs(base, taskId, owner, extra), {
+    cwd: base.repo.dir,
+    env: { STW_NOW },
+  });
   assert.equal(created.code, 0, created.stderr);
   assert.deepEqual(validateCreate(created.json), [], 'the result matches the task-create schema');
   assert.equal(created.json.status, 'complete');

@@ -2,10 +2,12 @@ import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
 import { createTask, type TaskCreateResult } from '../../task/create.js';
+import { TASK_CREATE_STEPS } from '../../task/run.js';
 import { BACKEND_NAMES, backendInfo, isBackendName } from '../../tidy/backends/registry.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { stepCheckpoint } from '../crash-points.js';
 
 export function renderTaskCreate(result: TaskCreateResult, style: Style): string {
   const out: string[] = [];
@@ -70,6 +72,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const checkpoint = stepCheckpoint(ctx, TASK_CREATE_STEPS, 'id');
   const result = await createTask({
     path: positionals[0] ?? '.',
     base: values.base!,
@@ -84,6 +87,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     clock: ctx.clock,
     bounds,
     signal: ctx.signal,
+    ...(checkpoint === undefined ? {} : { checkpoint }),
   });
   const output = new Output(values.json === true, ctx.streams, ctx.env);
   output.result(result, (style) => renderTaskCreate(result, style));

@@ -2,16 +2,12 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import {
-  applyTidyPlan,
-  TIDY_APPLY_STEPS,
-  type TidyApplyResult,
-  type TidyApplyStep,
-} from '../../tidy/apply.js';
+import { applyTidyPlan, TIDY_APPLY_STEPS, type TidyApplyResult } from '../../tidy/apply.js';
 import { storedPlanSchemaVersion } from '../../tidy/retire/store.js';
 import { boundsFromEnv, DEFAULT_APPLY_BOUNDS, type TidyBounds } from '../../tidy/types.js';
 import { parseCommandArgs } from '../args.js';
 import type { CommandContext } from '../command.js';
+import { stepCheckpoint } from '../crash-points.js';
 import { runRetirementApply } from './tidy-retire.js';
 
 const OUTCOME_WIDTH = 'not-attempted'.length;
@@ -66,59 +62,6 @@ export function renderApply(result: TidyApplyResult, style: Style): string {
   return out.join('\n');
 }
 
-interface StepSelector {
-  step: TidyApplyStep;
-  actionId: number | undefined;
-}
-
-function parseStep(name: string, value: string | undefined): StepSelector | undefined {
-  if (value === undefined || value === '') return undefined;
-  const [step, id, ...rest] = value.split(':');
-  const actionId = id === undefined ? undefined : Number(id);
-  if (
-    !(TIDY_APPLY_STEPS as readonly string[]).includes(step ?? '') ||
-    rest.length > 0 ||
-    (actionId !== undefined && !(Number.isSafeInteger(actionId) && actionId > 0))
-  )
-    throw new UsageError(
-      `${name} must be <step>[:<action_id>] with step one of ${TIDY_APPLY_STEPS.join(', ')}`,
-    );
-  return { step: step as TidyApplyStep, actionId };
-}
-
-/**
- * TEST-ONLY fault injection, active only with STW_TEST_HOOKS=1 (never documented for
- * users): STW_TEST_CRASH_AT=<step>[:<action_id>] kills this process with SIGKILL at that
- * protocol boundary — the honest simulation of a crash, with no cleanup of any kind.
- * STW_TEST_INTERRUPT_AT does the same with SIGTERM and waits until the CLI's handler has
- * aborted the run's signal, so that cancellation is observed deterministically.
- */
-function testCheckpoint(
-  ctx: CommandContext,
-): ((step: TidyApplyStep, actionId: number) => Promise<void>) | undefined {
-  if (ctx.env['STW_TEST_HOOKS'] !== '1') return undefined;
-  const crash = parseStep('STW_TEST_CRASH_AT', ctx.env['STW_TEST_CRASH_AT']);
-  const interrupt = parseStep('STW_TEST_INTERRUPT_AT', ctx.env['STW_TEST_INTERRUPT_AT']);
-  if (crash === undefined && interrupt === undefined) return undefined;
-  const matches = (selector: StepSelector | undefined, step: TidyApplyStep, actionId: number) =>
-    selector !== undefined &&
-    selector.step === step &&
-    (selector.actionId === undefined || selector.actionId === actionId);
-  return async (step, actionId) => {
-    if (matches(crash, step, actionId)) process.kill(process.pid, 'SIGKILL');
-    if (matches(interrupt, step, actionId) && !ctx.signal.aborted) {
-      // Signal watchers do not keep the event loop alive: hold it open until delivery.
-      const keepAlive = setInterval(() => {}, 60_000);
-      const aborted = new Promise<void>((resolve) =>
-        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
-      process.kill(process.pid, 'SIGTERM');
-      await aborted;
-      clearInterval(keepAlive);
-    }
-  };
-}
-
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, 'tidy apply', {
     plan: { type: 'string' },
@@ -143,7 +86,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     (await storedPlanSchemaVersion(stateDir, values.plan, bounds.maxRecordBytes)) === 2
   )
     return runRetirementApply(ctx, { planId: values.plan, stateDir, json: values.json === true, bounds });
-  const checkpoint = testCheckpoint(ctx);
+  const checkpoint = stepCheckpoint(ctx, TIDY_APPLY_STEPS, 'action_id');
   const output = new Output(values.json === true, ctx.streams, ctx.env);
   const result = await applyTidyPlan({
     planId: values.plan,

@@ -7,16 +7,12 @@ import { isAbsolute } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { Output, type Style } from '../../core/output.js';
 import { escapeText, quote } from '../../core/quote.js';
-import {
-  applyRetirement,
-  RETIREMENT_STEPS,
-  type RetirementApplyResult,
-  type RetirementStep,
-} from '../../tidy/retire/apply.js';
+import { applyRetirement, RETIREMENT_STEPS, type RetirementApplyResult } from '../../tidy/retire/apply.js';
 import { planRetirement } from '../../tidy/retire/plan.js';
 import type { TidyPlanV2 } from '../../tidy/retire/types.js';
 import type { TidyBounds } from '../../tidy/types.js';
 import type { CommandContext } from '../command.js';
+import { stepCheckpoint } from '../crash-points.js';
 import type { RetirementFlags } from './tidy-retire-flags.js';
 
 /** The human rendering of a v2 plan: the same facts as the JSON, opaque text quoted. */
@@ -186,54 +182,12 @@ export function renderRetirementApply(result: RetirementApplyResult, style: Styl
   return out.join('\n');
 }
 
-/**
- * TEST-ONLY crash injection, active only with STW_TEST_HOOKS=1 (never documented for
- * users): STW_TEST_CRASH_AT=<step>[:<effect_id>] kills this process with SIGKILL at that
- * retirement boundary; STW_TEST_INTERRUPT_AT sends SIGTERM and waits for the handler.
- */
-function retirementCheckpoint(
-  ctx: CommandContext,
-): ((step: RetirementStep, id: number) => Promise<void>) | undefined {
-  if (ctx.env['STW_TEST_HOOKS'] !== '1') return undefined;
-  const parse = (name: string) => {
-    const value = ctx.env[name];
-    if (value === undefined || value === '') return undefined;
-    const [step, id, ...rest] = value.split(':');
-    const effectId = id === undefined ? undefined : Number(id);
-    if (
-      !(RETIREMENT_STEPS as readonly string[]).includes(step ?? '') ||
-      rest.length > 0 ||
-      (effectId !== undefined && !(effectId > 0))
-    )
-      throw new UsageError(
-        `${name} must be <step>[:<effect_id>] with step one of ${RETIREMENT_STEPS.join(', ')}`,
-      );
-    return { step: step as RetirementStep, effectId };
-  };
-  const crash = parse('STW_TEST_CRASH_AT');
-  const interrupt = parse('STW_TEST_INTERRUPT_AT');
-  const hits = (at: typeof crash, step: RetirementStep, id: number) =>
-    at !== undefined && at.step === step && (at.effectId === undefined || at.effectId === id);
-  return async (step, id) => {
-    if (hits(crash, step, id)) process.kill(process.pid, 'SIGKILL');
-    if (hits(interrupt, step, id) && !ctx.signal.aborted) {
-      const keepAlive = setInterval(() => {}, 60_000);
-      const aborted = new Promise<void>((resolve) =>
-        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
-      process.kill(process.pid, 'SIGTERM');
-      await aborted;
-      clearInterval(keepAlive);
-    }
-  };
-}
-
 /** `stw tidy apply` of a stored schema-v2 (retirement) plan. */
 export async function runRetirementApply(
   ctx: CommandContext,
   options: { planId: string; stateDir: string; json: boolean; bounds: TidyBounds },
 ): Promise<number> {
-  const checkpoint = retirementCheckpoint(ctx);
+  const checkpoint = stepCheckpoint(ctx, RETIREMENT_STEPS, 'effect_id');
   const output = new Output(options.json, ctx.streams, ctx.env);
   const result = await applyRetirement({
     planId: options.planId,

@@ -46,6 +46,8 @@ commit_id(<base commit>) --sparse-patterns full <dest>' (like every jj command t
 writes, it snapshots the workspace PATH is in first), read back at the operation it
 ended at (workspace root, an empty working-copy commit whose only parent is the base,
 its commit and change ids, the operation id, the .jj metadata) and journaled.
+SIGINT/SIGTERM or the deadline before the intent stops it with nothing made (failed:
+cancelled, deadline); once the intent is journaled, the add and its read-back finish.
 
 Exit codes: 0 created and recorded, 1 refused or failed (the JSON says which in
 "status"), 2 invalid usage.

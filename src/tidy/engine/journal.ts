@@ -7,10 +7,12 @@
  * torn-tail handling and the refusal for a corrupt line; each protocol checks and folds its
  * own records (branch deletion: `../journal.ts`, task retirement: `../retire/journal.ts`).
  */
-import { lstat, open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RefusalError, StwError } from '../../core/errors.js';
-import { ensureDir, Journal, readJournal } from '../../core/fs-atomic.js';
+import { ensureDir, Journal, parseJournal } from '../../core/fs-atomic.js';
+import { readAtMost } from '../../core/read-config-file.js';
 import { TORN_TEXT_LIMIT } from './limits.js';
 
 /** Evidence kept when a torn final line (a write cut by a crash) is removed before appending. */
@@ -49,33 +51,85 @@ export function journalCorrupt(path: string, line: number, why: string): Refusal
   );
 }
 
+/** How one kind of journal refuses when it cannot be read as one: its codes and wording. */
+export interface JournalRefusals {
+  /** A symbolic link or a special file where the journal should be. */
+  notAFile(path: string, symlink: boolean): RefusalError;
+  /** A journal larger than its kind's bound. */
+  tooLarge(path: string, maxBytes: number): RefusalError;
+  /** A complete line (1-based) that is not JSON. */
+  notJson(path: string, line: number): RefusalError;
+}
+
+/**
+ * The apply journal's refusals (`journal-corrupt`, `bound-exceeded`). `details`: whether
+ * the size and file-type refusals name the journal in their details.
+ */
+export function applyJournalRefusals(details = true): JournalRefusals {
+  const facts = (path: string) => (details ? { journal: path } : undefined);
+  return {
+    notAFile: (path) =>
+      new RefusalError('journal-corrupt', `journal ${path} is not a regular file`, facts(path)),
+    tooLarge: (path, maxBytes) =>
+      new RefusalError('bound-exceeded', `journal ${path} is larger than ${maxBytes} bytes`, facts(path)),
+    notJson: (path, line) => journalCorrupt(path, line, 'not valid JSON'),
+  };
+}
+
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
+/** At most `maxBytes` of an open regular file, read through its handle; more refuses. */
+async function readHandleBounded(
+  path: string,
+  maxBytes: number,
+  refusals: JournalRefusals,
+): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return undefined;
+    if (errnoOf(error) === 'ELOOP') throw refusals.notAFile(path, true);
+    throw error;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw refusals.notAFile(path, false);
+    const text = await readAtMost(handle, maxBytes);
+    if (text === undefined) throw refusals.tooLarge(path, maxBytes);
+    return text;
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Reads a journal's lines, unchecked. A missing journal is an empty one; a journal larger
- * than `maxBytes`, a symlink or special file, or a complete line that is not JSON refuses.
- * `details`: whether the size and file-type refusals name the journal in their details.
+ * than `maxBytes`, a symlink or special file, or a complete line that is not JSON refuses
+ * as the journal's kind words it (`refusals`; the apply journal's by default). The file
+ * is checked before it is opened (no special file is opened) and read through a handle
+ * that follows no link, so what was checked is what is read.
  */
 export async function readJournalBounded(
   path: string,
   maxBytes: number,
-  details = true,
+  refusals: JournalRefusals = applyJournalRefusals(),
 ): Promise<{ records: unknown[]; tornTail: string | undefined }> {
-  const facts = details ? { journal: path } : undefined;
-  let size = 0;
   try {
     const info = await lstat(path);
-    if (!info.isFile())
-      throw new RefusalError('journal-corrupt', `journal ${path} is not a regular file`, facts);
-    size = info.size;
+    if (!info.isFile()) throw refusals.notAFile(path, info.isSymbolicLink());
+    if (info.size > maxBytes) throw refusals.tooLarge(path, maxBytes);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errnoOf(error) !== 'ENOENT') throw error;
   }
-  if (size > maxBytes)
-    throw new RefusalError('bound-exceeded', `journal ${path} is larger than ${maxBytes} bytes`, facts);
+  const text = await readHandleBounded(path, maxBytes, refusals);
+  if (text === undefined) return { records: [], tornTail: undefined };
   try {
-    return await readJournal<unknown>(path);
+    return parseJournal<unknown>(text, path);
   } catch (error) {
     const match = /line (\d+)/.exec((error as Error).message);
-    throw journalCorrupt(path, match ? Number(match[1]) : 0, 'not valid JSON');
+    throw refusals.notJson(path, match ? Number(match[1]) : 0);
   }
 }
 

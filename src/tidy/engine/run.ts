@@ -16,7 +16,7 @@ import { IncompleteObservationError } from '../types.js';
 import { isIoError, journalRefusal, openJournal, settleTornTail, type TornTailRecord } from './journal.js';
 import { ActionLedger, type StopCause, stopCause } from './ledger.js';
 import { JOURNAL_MAX_BYTES } from './limits.js';
-import type { ActionProtocol } from './protocol.js';
+import type { ActionProtocol, StepProtocol } from './protocol.js';
 
 export interface ActionRunInputs {
   planId: string;
@@ -103,14 +103,19 @@ export interface JournaledRunInputs<Step extends string> {
 
 /**
  * One journaled run of a plan's actions through one protocol, for any kind of plan
- * (branch deletion: `ActionRun`; task retirement: `retire/run.ts`): the journal (opened
- * when first appended to, closed at the end), its bounded load and torn tail, the
- * protocol's resume and begin, and the steps with a stop check before each. Each kind
- * supplies its journal fold, its ledger and how a thrown step settles.
+ * (branch deletion: `ActionRun`; task retirement: `retire/run.ts`; task creation:
+ * `src/task/run.ts`): the journal (opened when first appended to, closed at the end), its
+ * bounded load and torn tail, the protocol's resume and begin, and the steps with a stop
+ * check before each. Each kind supplies its journal fold, its ledger and how a thrown
+ * step settles, and may keep its journal elsewhere (`openJournal`).
  */
-export abstract class JournaledRun<Rec, Step extends string> {
+export abstract class JournaledRun<
+  Rec,
+  Step extends string,
+  Protocol extends StepProtocol<Rec> = ActionProtocol<Rec>,
+> {
   private journal: Journal | undefined;
-  protected protocol: ActionProtocol<Rec> | undefined;
+  protected protocol: Protocol | undefined;
   abstract readonly ledger: RunLedger;
 
   constructor(readonly run: JournaledRunInputs<Step>) {}
@@ -126,8 +131,13 @@ export abstract class JournaledRun<Rec, Step extends string> {
   /** Appends records with one fsync: all are durable before the step they announce. */
   async appendAll(records: readonly (Rec | TornTailRecord)[]): Promise<void> {
     if (records.length === 0) return;
-    this.journal ??= await openJournal(this.run.stateDir, this.run.planId);
+    this.journal ??= await this.openJournal();
     this.journal.appendAll(records);
+  }
+
+  /** Opens the journal for appending: the apply journal of the plan, unless the kind keeps its own. */
+  protected openJournal(): Promise<Journal> {
+    return openJournal(this.run.stateDir, this.run.planId);
   }
 
   /** TEST-ONLY crash injection at a protocol boundary. */
@@ -143,7 +153,7 @@ export abstract class JournaledRun<Rec, Step extends string> {
   protected stopped(_index: number, _span: number): void {}
 
   /** Loads the journal, then steps through `count` actions with `protocol`. Closes the journal. */
-  protected async drive(protocol: ActionProtocol<Rec>, count: number): Promise<void> {
+  protected async drive(protocol: Protocol, count: number): Promise<void> {
     this.protocol = protocol;
     try {
       if (await this.load()) await this.steps(protocol, count);
@@ -168,7 +178,7 @@ export abstract class JournaledRun<Rec, Step extends string> {
     }
   }
 
-  private async steps(protocol: ActionProtocol<Rec>, count: number): Promise<void> {
+  private async steps(protocol: Protocol, count: number): Promise<void> {
     try {
       if ((await protocol.begin()) === 'stop') return;
     } catch (error) {

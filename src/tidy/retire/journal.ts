@@ -8,7 +8,7 @@
  * happened — a later run may try again, after a full recheck), `partial` (some of a
  * removal happened: manual review, never retried), `refused`/`failed` (nothing happened).
  */
-import { journalCorrupt as corrupt, readJournalBounded } from '../engine/journal.js';
+import { applyJournalRefusals, journalCorrupt as corrupt, readJournalBounded } from '../engine/journal.js';
 import type { RetainedEntry } from './manifest.js';
 import type { RetirementEffect, RetirementEffectType } from './types.js';
 
@@ -146,6 +146,6 @@ export async function loadRetirementJournal(
   effects: readonly RetirementEffect[],
   maxBytes: number,
 ): Promise<{ states: Map<number, EffectJournalState>; tornTail: string | undefined }> {
-  const contents = await readJournalBounded(path, maxBytes, false);
+  const contents = await readJournalBounded(path, maxBytes, applyJournalRefusals(false));
   return { states: foldRetirementJournal(path, contents.records, effects), tornTail: contents.tornTail };
 }

@@ -10,7 +10,7 @@
 import { OperationalError, StwError } from '../../core/errors.js';
 import { type StopCause, stopCause } from '../engine/ledger.js';
 import { JOURNAL_MAX_BYTES } from '../engine/limits.js';
-import type { ActionProtocol } from '../engine/protocol.js';
+import type { StepProtocol } from '../engine/protocol.js';
 import { JournaledRun, type JournaledRunInputs, type RunLedger } from '../engine/run.js';
 import type {
   PreparedRetirement,
@@ -91,7 +91,7 @@ export class RetirementLedger implements RunLedger {
 }
 
 /** One run of a stored retirement plan's effects through one backend's protocol. */
-export class RetirementRun extends JournaledRun<RetirementJournalRecord, RetirementStep> {
+export class RetirementRun extends JournaledRun<RetirementJournalRecord, RetirementStep, RetirementSteps> {
   readonly ledger: RetirementLedger;
 
   constructor(
@@ -143,25 +143,16 @@ export class RetirementRun extends JournaledRun<RetirementJournalRecord, Retirem
  * review; an open intent: inspected, never retried blindly), then the full recheck, the
  * intent, the effect, the inspection that decides its outcome, and the verification.
  */
-class RetirementSteps implements ActionProtocol<RetirementJournalRecord> {
-  readonly limitations: readonly string[];
-  readonly deadlineMessage = 'the deadline passed before this effect';
-  readonly interruptibleInside = false;
+class RetirementSteps implements StepProtocol<RetirementJournalRecord> {
   private readonly ledger: RetirementLedger;
   private readonly hooks: RetirementProtocol;
 
   constructor(
     private readonly run: RetirementRun,
-    private readonly prepared: PreparedRetirement,
+    prepared: PreparedRetirement,
   ) {
     this.ledger = run.ledger;
     this.hooks = prepared.protocol;
-    this.limitations = prepared.limitations;
-  }
-
-  /** The one restore command of a retirement: the branch from its pin. */
-  restoreCommand(): string {
-    return this.prepared.restoreCommand;
   }
 
   reserveMs(): number {
@@ -183,10 +174,6 @@ class RetirementSteps implements ActionProtocol<RetirementJournalRecord> {
   step(index: number): Promise<'next' | 'stop'> {
     const effect = this.run.record.effects[index]!;
     return this.runEffect(index, effect, this.ledger.states.get(effect.effect_id)!);
-  }
-
-  hasOpenIntent(effectId: number): boolean {
-    return this.ledger.states.get(effectId)?.phase === 'open';
   }
 
   private async runEffect(

@@ -3,7 +3,6 @@
  * creation plan (exclusive record) → journal `intent` → `git worktree add --lock` → the
  * post-creation observation → journal `created` → `completed` (`runCreation`).
  */
-import { lstat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkDirectoryChain, DirHandle } from '../../../../core/confined-fs.js';
 import { RefusalError } from '../../../../core/errors.js';
@@ -14,10 +13,10 @@ import {
   type CreateTaskOptions,
   checkDestination,
   identityOf,
-  runCreation,
   type TaskCreateResult,
 } from '../../../../task/create.js';
-import { taskJournalPath, taskRecordPath, writeTaskRecord } from '../../../../task/store.js';
+import { runCreation } from '../../../../task/run.js';
+import { checkTaskIdFree, writeTaskRecord } from '../../../../task/store.js';
 import {
   defaultTaskBranch,
   type GitTaskCreationPlan,
@@ -121,16 +120,7 @@ export async function createGitTask(
       'invalid-branch',
       `--branch ${JSON.stringify(options.branch)} is not a valid short branch name`,
     );
-  if (
-    await lstat(taskRecordPath(stateDir, options.taskId)).then(
-      () => true,
-      () => false,
-    )
-  )
-    throw new RefusalError(
-      'task-exists',
-      `task ${options.taskId} is already recorded in ${JSON.stringify(stateDir)}`,
-    );
+  await checkTaskIdFree(stateDir, options.taskId);
   if (await branchExists(branch, ctx))
     throw new RefusalError('branch-exists', `branch ${branch} already exists`);
   const task: GitTaskCreationPlan = {
@@ -157,8 +147,7 @@ export async function createGitTask(
   const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
   const binding = await readGitBinding(layout.commonDir, base.oid, ctx);
   result.record = await writeTaskRecord(stateDir, task, { key, binding });
-  result.journal = taskJournalPath(stateDir, task.task_id);
-  await runCreation(task, result, stateDir, now, {
+  await runCreation(task, options, inputs, {
     add: async () => {
       const added = await git(
         [

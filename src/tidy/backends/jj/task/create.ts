@@ -18,10 +18,10 @@ import {
   type CreateTaskOptions,
   checkDestination,
   identityOf,
-  runCreation,
   type TaskCreateResult,
 } from '../../../../task/create.js';
-import { taskJournalPath, taskRecordPath, writeTaskRecord } from '../../../../task/store.js';
+import { runCreation } from '../../../../task/run.js';
+import { checkTaskIdFree, writeTaskRecord } from '../../../../task/store.js';
 import {
   type JjTaskCreatedFacts,
   type JjTaskCreationPlan,
@@ -29,7 +29,8 @@ import {
 } from '../../../../task/types.js';
 import { loadOrCreatePlanKey, planKeyPath } from '../../../plan-key.js';
 import { checkStateDir } from '../../../store.js';
-import type { ObserveContext, RepositoryBinding } from '../../../types.js';
+import type { RepositoryBinding } from '../../../types.js';
+import type { TaskCreateInputs } from '../../backend.js';
 import {
   type JjCallContext,
   readCommitRoots,
@@ -41,21 +42,6 @@ import {
   resolveJjBase,
 } from '../observe.js';
 import { requireSupportedJj } from '../plan.js';
-
-interface JjCreateInputs {
-  /** The store, absolute and already checked private. */
-  stateDir: string;
-  observe: ObserveContext;
-  now: () => string;
-  result: TaskCreateResult;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
-}
 
 /** The stored record's binding: the jj repository directory's identity and the start commit's roots. */
 async function readTaskBinding(
@@ -76,7 +62,7 @@ async function readTaskBinding(
 /** Creates and records one task workspace. Refusals before creation are thrown to createTask's handler. */
 export async function createJjTask(
   options: CreateTaskOptions,
-  inputs: JjCreateInputs,
+  inputs: TaskCreateInputs,
 ): Promise<TaskCreateResult> {
   const { stateDir, observe, result } = inputs;
   const env = options.env ?? process.env;
@@ -103,11 +89,7 @@ export async function createJjTask(
     ...repoPaths.map((p) => ({ what: 'repository path', path: p })),
     { what: 'store', path: stateDir },
   ]);
-  if (await exists(taskRecordPath(stateDir, options.taskId)))
-    throw new RefusalError(
-      'task-exists',
-      `task ${options.taskId} is already recorded in ${JSON.stringify(stateDir)}`,
-    );
+  await checkTaskIdFree(stateDir, options.taskId);
   const name = taskWorkspaceName(options.taskId);
   if (workspaces.some((w) => w.name === name))
     throw new RefusalError('workspace-exists', `jj workspace ${JSON.stringify(name)} already exists`);
@@ -134,8 +116,7 @@ export async function createJjTask(
   const key = await loadOrCreatePlanKey(options.keyFile ?? planKeyPath(), stateDir);
   const binding = await readTaskBinding(repoDir, op, base.commit, ctx);
   result.record = await writeTaskRecord(stateDir, task, { key, binding });
-  result.journal = taskJournalPath(stateDir, task.task_id);
-  await runCreation(task, result, stateDir, inputs.now, {
+  await runCreation(task, options, inputs, {
     add: async () => {
       // Like every jj command that writes, this snapshots the workspace PATH is in first
       // (recorded in the operation log, never discarded). `--ignore-working-copy` is not
