@@ -25,6 +25,7 @@ import {
   siteOf,
   siteView,
   templateView,
+  unbuiltOf,
 } from '../site/index.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
 import { collectCodeReferences } from './code-references.js';
@@ -81,7 +82,9 @@ export const brokenReference: SignalModule = {
     const unresolved: Judged[] = [];
     const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
     for (const doc of facts.docs.values()) {
-      if (isTestData(doc.path)) continue;
+      // A dead copy no site builds (an unlisted Docusaurus version): its links are site routes
+      // of a build that no longer runs; the scan names the folder once (`unbuilt`).
+      if (isTestData(doc.path) || unbuiltOf(views.sites, doc.path) !== undefined) continue;
       const reader = views.readerOf(doc.path);
       for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
         const judged = judgeReference(facts, views, reader, ref, r);
