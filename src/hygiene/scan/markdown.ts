@@ -287,7 +287,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     if (token.type === 'html_block' && map) {
       if (token.content.trimStart().startsWith('<!--')) commentBlocks.push([map[0], map[1]]);
       directives.push(...directiveComments(token.content, map[0]));
-      addHtml(state, token.content, map[0], map[1]);
+      addHtml(state, token.content, map[0], map[1], true);
       continue;
     }
     if (token.type === 'tr_open') rowMap = map;
@@ -401,12 +401,22 @@ function findLineIn(lines: readonly string[], needle: string, from0: number, end
   return -1;
 }
 
-/** HTML's link attributes (as references) and ids/names (as anchors). */
-function addHtml(state: InlineState, html: string, start0: number, end0: number): void {
+/**
+ * HTML's link attributes (as references) and ids/names (as anchors). `block`: `html` is an HTML
+ * block's source from line `start0`, so an attribute's line is its offset there (one href
+ * repeated on four lines is on four lines, not four times on the first).
+ */
+function addHtml(state: InlineState, html: string, start0: number, end0: number, block = false): void {
   let cursor = start0;
+  let counted = 0;
+  let own = start0;
   for (const m of html.matchAll(HTML_ATTR)) {
     const value = m[2] ?? m[3] ?? m[4] ?? '';
-    const at = findLineIn(state.lines, value, cursor, end0);
+    for (; counted < m.index; counted++) if (html.charCodeAt(counted) === 10) own++;
+    const at =
+      block && own >= cursor && (state.lines[own] ?? '').includes(value)
+        ? own
+        : findLineIn(state.lines, value, cursor, end0);
     if (at === -1) continue;
     cursor = at;
     state.refs.push({ target: value, kind: 'html', line: at + 1 });
