@@ -488,7 +488,7 @@ function scanInline(state: InlineState, children: Token[], start0: number, end0:
         for (const m of child.content.matchAll(IMPORT)) {
           const path = (m[1] ?? '').replace(/[.,;:!?]+$/, '');
           if (path === '' || path.startsWith('~') || !/[/.]/.test(path)) continue;
-          const at = findLine(`@${path}`, cursor, end0);
+          const at = importLine(lines, path, cursor, end0);
           if (at === -1) continue;
           imports.push({ target: path, kind: 'import', line: at + 1 });
         }
@@ -496,6 +496,21 @@ function scanInline(state: InlineState, children: Token[], start0: number, end0:
       }
     }
   }
+}
+
+/**
+ * The 0-based line from `from0` where `@path` is written as Claude Code reads an import: at the
+ * start of the source line or after whitespace (its pattern is `(?:^|\s)@path` on the raw text),
+ * so `**@tm/core**` in bold is a name, not an import; -1 for none.
+ */
+function importLine(lines: readonly string[], path: string, from0: number, end0: number): number {
+  const needle = `@${path}`;
+  for (let i = from0; i < end0; i++) {
+    const line = lines[i] ?? '';
+    for (let at = line.indexOf(needle); at !== -1; at = line.indexOf(needle, at + 1))
+      if (at === 0 || /\s/.test(line[at - 1]!)) return i;
+  }
+  return -1;
 }
 
 /** Each reference definition's target, on the line of the definition that holds it. */

@@ -235,7 +235,8 @@ function judgeReference(
   r: Resolved | undefined,
 ): Judged | { site: Site; reason: string } | undefined {
   const { tree } = facts;
-  if (isPlaceholder(ref.target)) return undefined;
+  if (isPlaceholder(ref.target) || (ref.kind === 'import' && isScopedPackage(facts, ref.target)))
+    return undefined;
   const check = checkResolved(r, facts.anchorsOf, tree);
   const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
   const doc = reader.doc;
@@ -280,6 +281,16 @@ function judgeReference(
     site,
     ...(onSite !== undefined ? { onSite } : {}),
   };
+}
+
+/**
+ * Whether an `@import` target is an npm scoped package's name (`@tm/core`: `tm/core` here), not
+ * a path: two segments of package-name characters, no file extension, and no folder named as
+ * the scope in the repository (eyaltoledano/claude-task-master's CLAUDE.md).
+ */
+function isScopedPackage(facts: ScanFacts, target: string): boolean {
+  const m = /^([a-z0-9][a-z0-9._~-]*)\/([a-z0-9][a-z0-9_~-]*)$/.exec(target);
+  return m !== null && !facts.tree.isDir(m[1]!);
 }
 
 /** A template language's expression (Hugo, Jinja, Liquid, Handlebars) in a link. */
