@@ -237,6 +237,12 @@ export interface ScanArtifact {
    * The scan is still complete; the history signals of these paths alone are not computed.
    */
   history_incomplete?: { path: string; reason: string }[];
+  /**
+   * Folders laid out as a site's content that its config builds no page from (a Docusaurus
+   * `versioned_docs/version-X/` that `versions.json` does not list): dead copies whose links
+   * are not checked; named once here.
+   */
+  unbuilt?: { path: string; site: string; reason: string }[];
   /** Per agent: what a session started at the root loads at start-up, on demand, and what a cap cuts. */
   agents?: AgentContext[];
   /** Findings computed but not shown: hidden classes and suppressed findings. */

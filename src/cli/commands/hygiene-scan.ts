@@ -59,6 +59,11 @@ export function renderScanSummary(artifact: ScanArtifact): string {
       `History incomplete (objects missing from this clone): ${incomplete.length}  ${shown}${incomplete.length > 3 ? ', …' : ''}`,
     );
   }
+  const unbuilt = new Map<string, string[]>();
+  for (const u of artifact.unbuilt ?? [])
+    unbuilt.set(`${u.site}: ${u.reason}`, [...(unbuilt.get(`${u.site}: ${u.reason}`) ?? []), u.path]);
+  for (const [reason, paths] of unbuilt)
+    lines.push(`Unbuilt, links not checked (${reason}): ${paths.map(quote).join(', ')}`);
   return lines.join('\n');
 }
 

@@ -40,8 +40,14 @@ function readLines(root: string, path: string): string[] | undefined {
   }
 }
 
-function columnOf(text: string, target: string | undefined): number {
-  const at = target === undefined ? -1 : text.indexOf(target);
+/** The column of the `nth` (0-based) occurrence of `target` on the line (the last one when fewer). */
+function columnOf(text: string, target: string | undefined, nth = 0): number {
+  let at = target === undefined ? -1 : text.indexOf(target);
+  for (let i = 0; i < nth && at >= 0; i++) {
+    const next = text.indexOf(target!, at + target!.length);
+    if (next < 0) break;
+    at = next;
+  }
   if (at >= 0) return at + 1;
   const blank = text.search(/\S/);
   return blank >= 0 ? blank + 1 : 1;
@@ -72,6 +78,8 @@ export function collectFindings(
   const findings: Finding[] = [];
   const seen = new Map<string, number>();
   for (const path of Object.keys(signals).sort()) {
+    // The same target named twice on one line: the second finding is at its second occurrence.
+    const onLine = new Map<string, number>();
     const list = signals[path] ?? [];
     const lines = list.some((s) => s.line !== undefined) ? readLines(root, path) : undefined;
     for (const signal of list) {
@@ -82,12 +90,15 @@ export function collectFindings(
       const nth = seen.get(key) ?? 0;
       seen.set(key, nth + 1);
       const hash = createHash('sha256').update(`${key}\0${nth}`).digest('hex').slice(0, 32);
+      const spot = `${signal.name}\0${signal.line ?? ''}\0${target ?? ''}`;
+      const repeat = onLine.get(spot) ?? 0;
+      onLine.set(spot, repeat + 1);
       const entry = entryFor(entries, path, signal);
       findings.push({
         rule: signal.name,
         path,
         ...(signal.line !== undefined ? { line: signal.line } : {}),
-        ...(text !== undefined ? { column: columnOf(text, target) } : {}),
+        ...(text !== undefined ? { column: columnOf(text, target, repeat) } : {}),
         message: signal.detail,
         fingerprint: hash,
         ...(entry !== undefined ? { entry } : {}),

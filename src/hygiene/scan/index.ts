@@ -20,6 +20,7 @@ import { defaultParseWorkers, parseWorkersFromEnv, THREADS_START_AFTER } from '.
 import { cmp, MARKDOWN_EXT, toPosix } from './paths.js';
 import { codePathCandidates } from './resolve.js';
 import { HISTORY_SIGNALS, SIGNAL_MODULES, type SignalInput, type SignalModule } from './signals/index.js';
+import { readSites, unbuiltFolders } from './site/index.js';
 import { withhold } from './suppress/index.js';
 import { docGlobs, ProjectWalk } from './walk.js';
 
@@ -281,6 +282,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
       : {}),
     ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
+    ...unbuiltOfScan(facts, inScope),
     agents,
     withheld,
   };
@@ -308,6 +310,15 @@ function cacheHooks(cache: ScanCache | undefined): {
 }
 
 /** The walk's exclusions plus the names the lifecycle walk left out (`unsafe-name`), each once. */
+/** The site content folders no build reads that hold a scanned doc in scope (`unbuilt`), if any. */
+function unbuiltOfScan(facts: ScanFacts, inScope: (path: string) => boolean): Pick<ScanArtifact, 'unbuilt'> {
+  const docs = [...facts.docs.keys()].filter(inScope);
+  const unbuilt = unbuiltFolders(readSites(facts.tree.root, facts.tree.files)).filter((u) =>
+    docs.some((d) => d.startsWith(`${u.path}/`)),
+  );
+  return unbuilt.length > 0 ? { unbuilt } : {};
+}
+
 function withUnsafeNames(excluded: ExcludedPath[], unsafe: readonly UnsafeName[]): ExcludedPath[] {
   const listed = new Set(excluded.filter((e) => e.reason === 'unsafe-name').map((e) => e.path));
   const more = unsafe

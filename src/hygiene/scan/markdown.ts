@@ -305,7 +305,7 @@ export function parseMarkdown(text: string): ParsedDoc {
     if (token.type === 'html_block' && map) {
       if (token.content.trimStart().startsWith('<!--')) commentBlocks.push([map[0], map[1]]);
       directives.push(...directiveComments(token.content, map[0]));
-      addHtml(state, token.content, map[0], map[1]);
+      addHtml(state, token.content, map[0], map[1], true);
       continue;
     }
     if (token.type === 'tr_open') rowMap = map;
@@ -460,12 +460,22 @@ function findLineIn(lines: readonly string[], needle: string, from0: number, end
   return -1;
 }
 
-/** HTML's link attributes (as references) and ids/names (as anchors). */
-function addHtml(state: InlineState, html: string, start0: number, end0: number): void {
+/**
+ * HTML's link attributes (as references) and ids/names (as anchors). `block`: `html` is an HTML
+ * block's source from line `start0`, so an attribute's line is its offset there (one href
+ * repeated on four lines is on four lines, not four times on the first).
+ */
+function addHtml(state: InlineState, html: string, start0: number, end0: number, block = false): void {
   let cursor = start0;
+  let counted = 0;
+  let own = start0;
   for (const m of html.matchAll(HTML_ATTR)) {
     const value = m[2] ?? m[3] ?? m[4] ?? '';
-    const at = findLineIn(state.lines, value, cursor, end0);
+    for (; counted < m.index; counted++) if (html.charCodeAt(counted) === 10) own++;
+    const at =
+      block && own >= cursor && (state.lines[own] ?? '').includes(value)
+        ? own
+        : findLineIn(state.lines, value, cursor, end0);
     if (at === -1) continue;
     cursor = at;
     state.refs.push({ target: value, kind: 'html', line: at + 1 });
@@ -537,7 +547,7 @@ function scanInline(state: InlineState, children: Token[], start0: number, end0:
         for (const m of child.content.matchAll(IMPORT)) {
           const path = (m[1] ?? '').replace(/[.,;:!?]+$/, '');
           if (path === '' || path.startsWith('~') || !/[/.]/.test(path)) continue;
-          const at = findLine(`@${path}`, cursor, end0);
+          const at = importLine(lines, path, cursor, end0);
           if (at === -1) continue;
           imports.push({ target: path, kind: 'import', line: at + 1 });
         }
@@ -545,6 +555,21 @@ function scanInline(state: InlineState, children: Token[], start0: number, end0:
       }
     }
   }
+}
+
+/**
+ * The 0-based line from `from0` where `@path` is written as Claude Code reads an import: at the
+ * start of the source line or after whitespace (its pattern is `(?:^|\s)@path` on the raw text),
+ * so `**@tm/core**` in bold is a name, not an import; -1 for none.
+ */
+function importLine(lines: readonly string[], path: string, from0: number, end0: number): number {
+  const needle = `@${path}`;
+  for (let i = from0; i < end0; i++) {
+    const line = lines[i] ?? '';
+    for (let at = line.indexOf(needle); at !== -1; at = line.indexOf(needle, at + 1))
+      if (at === 0 || /\s/.test(line[at - 1]!)) return i;
+  }
+  return -1;
 }
 
 /** Each reference definition's target, on the line of the definition that holds it. */

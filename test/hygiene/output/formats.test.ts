@@ -11,8 +11,10 @@ import { selectFindings } from '../../../src/hygiene/output/index.js';
 import { pathUri, renderSarif } from '../../../src/hygiene/output/sarif.js';
 import { SIGNAL_MODULES } from '../../../src/hygiene/scan/signals/index.js';
 import type { Signal } from '../../../src/hygiene/types.js';
+import { runCli } from '../../helpers/cli.js';
 import { makeTempDir } from '../../helpers/git-repo.js';
 import { FIXTURES } from '../../helpers/paths.js';
+import { fixtureRepo } from '../scan/helpers.js';
 
 // The published SARIF 2.1.0 schema (JSON Schema draft-04), vendored from the npm registry
 // with its licence: test/fixtures/sarif/README.md.
@@ -48,6 +50,38 @@ describe('findings', () => {
     assert.notEqual(twice[0]!.fingerprint, twice[1]!.fingerprint, 'a repeat gets its own fingerprint');
     const other = collectFindings(dir, { 'a.md': [broken(5, 'other.md')] });
     assert.notEqual(other[0]!.fingerprint, before[0]!.fingerprint);
+  });
+
+  it('give each occurrence of a repeated target its own line and column (Textualize/textual, rust-lang/rust-by-example)', async () => {
+    const repo = fixtureRepo({
+      'po/messages.pot': 'msgid ""\n',
+      'README.md': [
+        '# Translating', // 1
+        '', // 2
+        'Write `po/xx.po`, then edit the `msgstr` entries of `po/xx.po`.', // 3
+        '', // 4
+        '<div>', // 5
+        'top: [<a href="types/border.md">border</a>] [<a href="types/color.md">color</a>];', // 6
+        'right: [<a href="types/border.md">border</a>];', // 7
+        'left: [<a href="types/border.md">border</a>];', // 8
+        '</div>', // 9
+        '',
+      ].join('\n'),
+    });
+    const result = await runCli(['hygiene', 'scan'], { cwd: repo.dir });
+    assert.equal(result.code, 0, result.stderr);
+    const rows = result.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('  README.md:'))
+      .map((line) => line.trim().split(/\s+/, 1)[0]);
+    assert.deepEqual(rows, [
+      'README.md:3:8',
+      'README.md:3:54',
+      'README.md:6:16',
+      'README.md:6:55',
+      'README.md:7:18',
+      'README.md:8:17',
+    ]);
   });
 
   it('the gate counts by level, and the baseline leaves out what it has', () => {

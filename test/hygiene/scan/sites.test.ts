@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runCli } from '../../helpers/cli.js';
 import { fixtureRepo, referencesOf, scanDir, signalsOf, siteViews as views } from './helpers.js';
 
 describe('site models: every link judged where it is read', () => {
@@ -353,6 +354,59 @@ describe('site models: every link judged where it is read', () => {
     assert.deepEqual(views(artifact, 'website/versioned_docs/version-1.3/tutorials/app.md'), [
       ['/advanced/defaults_list.md', 'site', 'docusaurus'],
     ]);
+  });
+
+  it('Docusaurus: a versioned_docs/version-X/ folder versions.json does not list is unbuilt: named once, its links not checked (reduxjs/react-redux)', async () => {
+    const repo = fixtureRepo({
+      'website/docusaurus.config.js': "module.exports = {\n  title: 'Site',\n  baseUrl: '/',\n};\n",
+      'website/versions.json': '["2.0"]\n',
+      'website/docs/api/connect.md': '# connect\n\n[state](../using/map-state) and [gone](gone.md).\n',
+      'website/docs/using/map-state.md': '---\nid: map-state\n---\n# Map state\n',
+      'website/versioned_docs/version-2.0/api/connect.md': '# connect\n\n[gone](gone.md).\n',
+      // Built once, listed no more: doc-id links of a build that no longer runs.
+      'website/versioned_docs/version-1.x/api/connect.md':
+        '# connect\n\n[state](../using/map-state#returns) and [top](#provider-store).\n',
+      'website/versioned_docs/version-1.x/using/map-state.md': '# Map state\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'website/versioned_docs/version-1.x/api/connect.md'), []);
+    assert.deepEqual(artifact.unbuilt, [
+      {
+        path: 'website/versioned_docs/version-1.x',
+        site: 'docusaurus',
+        reason: 'website/versions.json does not list the version: Docusaurus builds no page from it',
+      },
+    ]);
+    // A listed version and the current docs are checked as before.
+    assert.deepEqual(views(artifact, 'website/versioned_docs/version-2.0/api/connect.md'), [
+      ['gone.md', 'site', 'docusaurus'],
+    ]);
+    assert.deepEqual(views(artifact, 'website/docs/api/connect.md'), [['gone.md', 'site', 'docusaurus']]);
+    const human = await runCli(['hygiene', 'scan'], { cwd: repo.dir });
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(
+      human.stdout,
+      /^Unbuilt, links not checked \(docusaurus: website\/versions\.json does not list the version: Docusaurus builds no page from it\): website\/versioned_docs\/version-1\.x$/m,
+    );
+    assert.doesNotMatch(human.stdout, /version-1\.x\/api\/connect\.md/);
+  });
+
+  it('Docusaurus: with no versions.json, every versioned_docs/version-X/ is unbuilt', async () => {
+    const repo = fixtureRepo({
+      'docusaurus.config.js': "module.exports = {\n  title: 'Site',\n  baseUrl: '/',\n};\n",
+      'docs/intro.md': '# Intro\n',
+      'versioned_docs/version-7.1/api/hooks.md': '# Hooks\n\n[state](../using/map-state).\n',
+      'versioned_docs/version-7.2/api/hooks.md': '# Hooks\n\n[state](../using/map-state).\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    assert.deepEqual(views(artifact, 'versioned_docs/version-7.1/api/hooks.md'), []);
+    assert.deepEqual(
+      artifact.unbuilt?.map((u) => [u.path, u.reason]),
+      [
+        ['versioned_docs/version-7.1', 'no versions.json lists a version: Docusaurus builds no page from it'],
+        ['versioned_docs/version-7.2', 'no versions.json lists a version: Docusaurus builds no page from it'],
+      ],
+    );
   });
 
   it('MkDocs: exclude_docs and names starting with "." are not built; nav leaves pages out of the menu only', async () => {

@@ -36,6 +36,7 @@ import {
   siteOf,
   siteView,
   templateView,
+  unbuiltOf,
 } from '../site/index.js';
 import { type MovedReference, type MovedSignal, markMoveEvidence } from '../written-when.js';
 import { CODE_REF_KINDS, collectCodeReferences } from './code-references.js';
@@ -163,7 +164,9 @@ async function collectReferences({
   const unresolved: Judged[] = [];
   const unverifiable: { doc: string; ref: DocRef; site: Site; reason: string }[] = [];
   for (const doc of facts.docs.values()) {
-    if (isTestData(doc.path)) continue;
+    // A dead copy no site builds (an unlisted Docusaurus version): its links are site routes
+    // of a build that no longer runs; the scan names the folder once (`unbuilt`).
+    if (isTestData(doc.path) || unbuiltOf(views.sites, doc.path) !== undefined) continue;
     const reader = views.readerOf(doc.path);
     for (const { ref, r } of facts.resolvedRefs.get(doc.path) ?? []) {
       const judged = judgeReference(facts, views, reader, ref, r);
@@ -306,7 +309,8 @@ function judgeReference(
   r: Resolved | undefined,
 ): Judged | { site: Site; reason: string } | undefined {
   const { tree } = facts;
-  if (isPlaceholder(ref.target)) return undefined;
+  if (isPlaceholder(ref.target) || (ref.kind === 'import' && isScopedPackage(facts, ref.target)))
+    return undefined;
   const check = checkResolved(r, facts.anchorsOf, tree);
   const missing = check.status === 'missing-path' || check.status === 'missing-fragment';
   const doc = reader.doc;
@@ -351,6 +355,16 @@ function judgeReference(
     site,
     ...(onSite !== undefined ? { onSite } : {}),
   };
+}
+
+/**
+ * Whether an `@import` target is an npm scoped package's name (`@tm/core`: `tm/core` here), not
+ * a path: two segments of package-name characters, no file extension, and no folder named as
+ * the scope in the repository (eyaltoledano/claude-task-master's CLAUDE.md).
+ */
+function isScopedPackage(facts: ScanFacts, target: string): boolean {
+  const m = /^([a-z0-9][a-z0-9._~-]*)\/([a-z0-9][a-z0-9_~-]*)$/.exec(target);
+  return m !== null && !facts.tree.isDir(m[1]!);
 }
 
 /** A template language's expression (Hugo, Jinja, Liquid, Handlebars) in a link. */

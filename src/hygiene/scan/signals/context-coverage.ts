@@ -10,6 +10,7 @@
  */
 import { type AgentId, agentModel } from '../context/agents.js';
 import { AGENT_CONTEXT_NAME } from '../context/names.js';
+import { isShippedTemplate } from '../context/shipped.js';
 import { baseOf, dirOf, escapeRegExp } from '../paths.js';
 import type { SignalInput, SignalModule } from './types.js';
 
@@ -64,6 +65,8 @@ function unreadAgentsFiles({ facts, whoLoads }: SignalInput, emit: Parameters<Si
       // No session works in a dot folder: an AGENTS.md inside `.agents/skills/x/` is a skill's
       // page, not a folder's context.
       if (folder.split('/').some((segment) => segment.startsWith('.'))) continue;
+      // A template the code copies into users' projects is read there, not here.
+      if (isShippedTemplate(facts, path)) continue;
       const own = folder === '' ? reader.name : `${folder}/${reader.name}`;
       const hasOwn = facts.tree.isFile(own);
       // "Before doing anything else, read AGENTS.md" (jesseduffield/lazygit): the agent reads it

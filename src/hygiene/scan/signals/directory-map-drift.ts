@@ -9,8 +9,10 @@
  * maps since the file's last commit (`THRESHOLDS.mapChurnCommits`): one `git rev-list`
  * per map, for at most `MAX_CHURN_LOOKUPS` maps.
  */
+
 import { formatInstant } from '../../../core/clock.js';
 import { git } from '../../../core/git.js';
+import { isShippedTemplate } from '../context/shipped.js';
 import { dirOf } from '../paths.js';
 import { THRESHOLDS } from '../thresholds.js';
 import type { Doc, ProjectTree } from '../walk.js';
@@ -101,6 +103,8 @@ export const directoryMapDrift: SignalModule = {
     for (const doc of facts.docs.values()) {
       if (!whoLoads.isLoaded(doc.path) && !facts.agentContext.has(doc.path)) continue;
       if (isAlias(doc.path, facts, whoLoads)) continue;
+      // A template copied into users' projects maps their project, not this one.
+      if (isShippedTemplate(facts, doc.path)) continue;
       for (const block of codeRuns(doc.parsed.codeLines)) {
         const lines = doc.lines.slice(block.start - 1, block.end);
         if (!lines.some((l) => CONNECTOR.test(l))) continue;

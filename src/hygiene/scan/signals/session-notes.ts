@@ -26,12 +26,20 @@ const FIRST_PERSON =
 const HAND_OFF =
   /\b(?:hand-?off notes?|handover notes?|notes for the next (?:session|agent)|(?:in|for) the next session|where (?:we|i) left off|left off at|pick (?:this |it )?up (?:from here|next time))\b/i;
 
-/** The kind of session note on a line outside code, if any. */
+/** Text in double quotes ("…", “…”) on one line: words quoted, not the file's own voice. */
+const QUOTED = /"[^"\n]*"|“[^”\n]*”/g;
+
+/**
+ * The kind of session note on a line outside code, if any. Wording quoted on the line is left
+ * out: `Don't let "I discovered it mid-change" excuse…` (jesseduffield/lazygit's AGENTS.md)
+ * quotes a hypothetical, it is no note of a session.
+ */
 export function sessionNoteKind(line: string): SessionNoteKind | undefined {
   if (DATED_ENTRY.test(line)) return 'dated-entry';
   if (PROGRESS_HEADING.test(line)) return 'progress-log';
-  if (HAND_OFF.test(line)) return 'hand-off';
-  if (FIRST_PERSON.test(line)) return 'first-person';
+  const own = line.replace(QUOTED, '""');
+  if (HAND_OFF.test(own)) return 'hand-off';
+  if (FIRST_PERSON.test(own)) return 'first-person';
   return undefined;
 }
 

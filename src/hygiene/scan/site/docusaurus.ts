@@ -5,7 +5,8 @@
  * as its folder are the folder's own; a frontmatter `slug:` replaces the name (or, from `/`,
  * the whole path under the route). `versions.json` names the versions: `versioned_docs/
  * version-X/` is served under `/docs/X/`, the newest at `/docs/`, the current docs at
- * `/docs/next/`. A link to a Markdown file is looked up as Docusaurus does: `./b.md` and
+ * `/docs/next/`; a `version-X/` folder of a version it does not list is built into no page
+ * (`unbuilt`). A link to a Markdown file is looked up as Docusaurus does: `./b.md` and
  * `../b.md` from the doc's folder; `/b.md` in the doc's content folder (its version's, its
  * translation's) and then the site's folder; `b/c.md` there too, then from the doc's folder. Another
  * relative link to a file is read from the doc's file; a link to a route from the page's URL. `static/` is served at the root,
@@ -76,6 +77,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       dir: `${prefix}versioned_docs/version-${v}`,
       route: v === lastVersion ? route : `${route}${v}/`,
     });
+  const unbuilt = unlistedVersions(context.files, prefix, versions);
   const locales = new Set(
     context.files.flatMap((f) => {
       const m = new RegExp(
@@ -179,6 +181,14 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     generator: 'docusaurus',
     config: file,
     contentRoots: [...roots.map((r) => r.dir), pagesDir, blogDir],
+    ...(unbuilt.length > 0
+      ? {
+          unbuilt: {
+            dirs: unbuilt,
+            why: `${versionsText === undefined ? `no ${prefix}versions.json lists a version` : `${prefix}versions.json does not list the version`}: Docusaurus builds no page from it`,
+          },
+        }
+      : {}),
     ...(unsettled !== undefined ? { unsettled } : {}),
     explicitIds: true,
     includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
@@ -195,6 +205,23 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
         : path,
     alias: (path) => (path.startsWith('@site/') ? posix.join(siteDir, path.slice(6)) : undefined),
   };
+}
+
+/**
+ * The `versioned_docs/version-X/` folders whose version `versions.json` does not list (or that
+ * lie beside no `versions.json`): Docusaurus builds only the listed versions, so such a folder
+ * is a dead copy (reduxjs/react-redux dropped its versions in 2021 and kept the folder).
+ */
+function unlistedVersions(files: readonly string[], prefix: string, versions: readonly string[]): string[] {
+  const listed = new Set(versions);
+  const dirs = new Set<string>();
+  const under = `${prefix}versioned_docs/version-`;
+  for (const f of files) {
+    if (!f.startsWith(under) || !MARKDOWN_EXT.test(f)) continue;
+    const version = f.slice(under.length).split('/')[0]!;
+    if (version !== '' && !listed.has(version)) dirs.add(`${under}${version}`);
+  }
+  return [...dirs].sort();
 }
 
 /**

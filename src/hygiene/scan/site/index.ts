@@ -15,7 +15,7 @@ import { mdbook } from './mdbook.js';
 import { mkdocs } from './mkdocs.js';
 import { definitionTermIds, explicitIds, isUnder } from './read.js';
 import { starlight } from './starlight.js';
-import type { Served, Site, SiteFiles, SiteModel } from './types.js';
+import type { GeneratorId, Served, Site, SiteFiles, SiteModel } from './types.js';
 import { vitepress } from './vitepress.js';
 
 export type { GeneratorId, Site, SiteFiles } from './types.js';
@@ -61,6 +61,27 @@ export function siteOf(sites: readonly Site[], files: SiteFiles, doc: string): S
       best = { site, depth };
     }
   return best?.site ?? sites.find((site) => site.embedded?.(doc, files) === true);
+}
+
+/** The unbuilt content folder (`Site.unbuilt`) that holds `doc`, with its site, if any. */
+export function unbuiltOf(
+  sites: readonly Site[],
+  doc: string,
+): { site: Site; dir: string; why: string } | undefined {
+  for (const site of sites) {
+    const dir = site.unbuilt?.dirs.find((d) => isUnder(doc, d));
+    if (dir !== undefined) return { site, dir, why: site.unbuilt!.why };
+  }
+  return undefined;
+}
+
+/** Every unbuilt content folder of the project's sites, once each (the scan names them). */
+export function unbuiltFolders(
+  sites: readonly Site[],
+): { path: string; site: GeneratorId; reason: string }[] {
+  return sites.flatMap((site) =>
+    (site.unbuilt?.dirs ?? []).map((path) => ({ path, site: site.generator, reason: site.unbuilt!.why })),
+  );
 }
 
 /** How a link reads on a site: the file it reaches, broken there, or a doubt the model cannot settle. */

@@ -53,6 +53,12 @@ export interface Site {
    * a doc under one is a page source.
    */
   contentRoots: readonly string[];
+  /**
+   * Folders laid out as the generator's content that the config builds no page from (a
+   * Docusaurus `versioned_docs/version-X/` whose version `versions.json` does not list), and
+   * why: their docs are dead copies, read neither on the site nor, with site-style links, on GitHub.
+   */
+  unbuilt?: { dirs: readonly string[]; why: string };
   /** Set when the model cannot settle any link in the site (a config it cannot read), with why. */
   unreadable?: string;
   /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { brief, fixtureRepo, referencesOf, scanDir } from '../helpers.js';
+import { brief, fixtureRepo, referencesOf, scanDir, signalsOf } from '../helpers.js';
 
 describe('broken_reference', () => {
   it('reports inline links, images, definitions, HTML href/src and fragments with their lines', async () => {
@@ -381,6 +381,29 @@ describe('broken_reference', () => {
       },
     ]);
     assert.deepEqual(artifact.agent_context, ['CLAUDE.md', 'docs/style.md']);
+  });
+
+  it('an npm scope is not an @import: not in bold (Claude Code reads `@` at a line start or after a space), nor a package name (eyaltoledano/claude-task-master)', async () => {
+    const repo = fixtureRepo({
+      'CLAUDE.md': [
+        '# Rules', // 1
+        '', // 2
+        '- **@tm/core**: mock only external I/O.', // 3
+        '- Use @tm/cli for the commands.', // 4
+        '- Follow @docs/gone.md and @packages/gone.', // 5
+        '', // 6
+      ].join('\n'),
+      'packages/tm-core/README.md': '# core\n',
+    });
+    const artifact = await scanDir(repo.dir);
+    // `packages/` is a folder here: `@packages/gone` names a path, and is still checked.
+    assert.deepEqual(
+      signalsOf(artifact, 'CLAUDE.md', 'broken_reference').map((s) => [s.line, s.data?.['target']]),
+      [
+        [5, 'docs/gone.md'],
+        [5, 'packages/gone'],
+      ],
+    );
   });
 });
 

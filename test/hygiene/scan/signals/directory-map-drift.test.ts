@@ -163,4 +163,50 @@ describe('directory_map_drift: churn', () => {
       },
     ]);
   });
+  it("leaves alone a template the code copies into users' projects: it maps their project (eyaltoledano/claude-task-master)", async () => {
+    const template = [
+      '# Task Master', // 1
+      '', // 2
+      '```', // 3
+      'project/', // 4
+      '├── .taskmaster/', // 5
+      '│   ├── tasks/', // 6
+      '│   │   └── task-1.md', // 7
+      '│   ├── docs/', // 8
+      '│   │   └── prd.md', // 9
+      '│   └── config.json', // 10
+      '└── CLAUDE.md', // 11
+      '```', // 12
+      '',
+    ].join('\n');
+    const files = {
+      'CLAUDE.md': '# Rules\n\nRun the tests.\n',
+      'assets/AGENTS.md': template,
+      '.taskmaster/CLAUDE.md': template,
+      '.taskmaster/config.json': '{}\n',
+      '.taskmaster/tasks/tasks.json': '{}\n',
+    };
+    // Without the code that copies them, both maps are this repository's and drift.
+    const bare = await scanDir(fixtureRepo(files).dir);
+    assert.deepEqual(
+      ['assets/AGENTS.md', '.taskmaster/CLAUDE.md'].map(
+        (p) => signalsOf(bare, p, 'directory_map_drift').length,
+      ),
+      [1, 1],
+    );
+    assert.equal(signalsOf(bare, 'assets/AGENTS.md', 'context_coverage').length, 1);
+    const shipped = await scanDir(
+      fixtureRepo({
+        ...files,
+        'src/profiles/claude.js': [
+          "const sourceFile = path.join(assetsDir, 'AGENTS.md');",
+          "export const fileMap = { 'AGENTS.md': '.taskmaster/CLAUDE.md' };",
+          '',
+        ].join('\n'),
+      }).dir,
+    );
+    for (const path of ['assets/AGENTS.md', '.taskmaster/CLAUDE.md'])
+      assert.deepEqual(signalsOf(shipped, path, 'directory_map_drift'), [], path);
+    assert.deepEqual(signalsOf(shipped, 'assets/AGENTS.md', 'context_coverage'), []);
+  });
 });

@@ -51,4 +51,30 @@ describe('session_notes', () => {
     ])
       assert.equal(sessionNoteKind(line), undefined, line);
   });
+
+  it('a quotation is not the file\'s own note: "I discovered it mid-change" quoted as a hypothetical (jesseduffield/lazygit)', async () => {
+    const repo = fixtureRepo({
+      'AGENTS.md': [
+        '# Agents', // 1
+        '', // 2
+        '## Commits', // 3
+        '', // 4
+        'Split refactors out of behaviour changes. Don\'t let "I discovered it mid-change"', // 5
+        'excuse bundling it in, nor “we just fixed it in passing”.', // 6
+        '', // 7
+        '## Notes', // 8
+        '', // 9
+        'We discovered the "cache" bug in the parser.', // 10
+        '',
+      ].join('\n'),
+    });
+    const artifact = await scanDir(repo.dir);
+    // The file's own first-person line is still a note, quoted words in it notwithstanding.
+    assert.deepEqual(brief(signalsOf(artifact, 'AGENTS.md', 'session_notes')), [
+      {
+        line: 10,
+        data: { kinds: ['first-person'], lines: [10], start_line: 8, end_line: 10 },
+      },
+    ]);
+  });
 });
