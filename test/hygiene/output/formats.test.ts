@@ -68,7 +68,8 @@ describe('findings', () => {
         '',
       ].join('\n'),
     });
-    const result = await runCli(['hygiene', 'scan'], { cwd: repo.dir });
+    // --signals all: a backticked path no history proves was here is a held-back code_reference.
+    const result = await runCli(['hygiene', 'scan', '--signals', 'all'], { cwd: repo.dir });
     assert.equal(result.code, 0, result.stderr);
     const rows = result.stdout
       .split('\n')

@@ -7,7 +7,9 @@ export const appendOnlyGrowth: SignalModule = {
   name: 'append_only_growth',
   scope: 'docs',
   description: `${THRESHOLDS.appendMinCommits}+ commits, ${THRESHOLDS.appendMinRatio * 100}% of them only appending, and ${THRESHOLDS.appendMinLines}+ lines`,
-  shownByDefault: true,
+  // Hidden: 0 of 2 sampled were worth a look (feature guides and reference pages that grow as
+  // features land; issue 31's bench and holdout set). `context_weight` still drives distill.
+  shownByDefault: false,
   needs: ['history'],
   collect({ facts, history }, emit) {
     const incomplete = new Set(history.incomplete.map((h) => h.path));

@@ -56,7 +56,9 @@ export const toolSpecificWording: SignalModule = {
   scope: 'agent-context',
   description:
     "wording for one agent's tools in a file another agent loads at start-up or through an @import",
-  shownByDefault: true,
+  // Hidden: its one sample on issue 31's bench described a format the CLI writes, not an
+  // instruction to an agent (0 of 1).
+  shownByDefault: false,
   needs: [],
   collect({ facts, whoLoads }, emit) {
     for (const doc of facts.docs.values()) {
