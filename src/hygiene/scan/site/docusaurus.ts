@@ -15,7 +15,15 @@
  */
 import { posix } from 'node:path';
 import { baseOf, dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isUnder, literalSetting, pagesByUrl, siteDirOf, unreadableSite } from './read.js';
+import {
+  deepestRoot,
+  inside,
+  isUnder,
+  literalSetting,
+  pagesByUrl,
+  siteDirOf,
+  unreadableSite,
+} from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 const CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
@@ -179,14 +187,6 @@ function docsRoots(
   return roots;
 }
 
-/** The docs folder a file lies in (the deepest). */
-function docsRootOf(roots: readonly DocsRoot[], source: string): DocsRoot | undefined {
-  let best: DocsRoot | undefined;
-  for (const r of roots)
-    if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
-  return best;
-}
-
 /** A page's URL: a React-folder page's path, a blog post's, or a doc's route, folders and id or slug. */
 function docPageUrl(site: Docusaurus): Site['pageUrl'] {
   const { pagesDir, blogDir, trailing } = site;
@@ -198,7 +198,7 @@ function docPageUrl(site: Docusaurus): Site['pageUrl'] {
       return slash(`/${rel.replace(/(^|\/)index$/, '')}`.replace(/\/$/, '') || '/');
     }
     if (isUnder(source, blogDir)) return blogUrl(inside(source, blogDir), files.frontmatter(source) ?? {});
-    const r = docsRootOf(site.roots, source);
+    const r = deepestRoot(site.roots, source);
     if (r === undefined) return undefined;
     const rel = inside(source, r.dir);
     if (rel.split('/').some((s) => s.startsWith('_'))) return undefined;
@@ -257,7 +257,7 @@ function docSourceLink(site: Docusaurus, pageUrl: Site['pageUrl']): NonNullable<
   /** The content folders a Markdown link in `from` is looked up in: its localized folder, then its own. */
   const contentPaths = (from: string): string[] => {
     for (const dir of [pagesDir, blogDir]) if (isUnder(from, dir)) return [dir];
-    const r = docsRootOf(site.roots, from);
+    const r = deepestRoot(site.roots, from);
     if (r === undefined) return [];
     return r.dir.startsWith(`${prefix}i18n/`) ? [r.dir, docsDir] : [r.dir];
   };

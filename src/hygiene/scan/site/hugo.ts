@@ -18,6 +18,7 @@
 import { posix } from 'node:path';
 import { baseOf, dirOf } from '../paths.js';
 import {
+  deepestRoot,
   folderFrom,
   inside,
   isMapping,
@@ -273,14 +274,6 @@ function defaultFolders(
   }
 }
 
-/** The content folder a file lies in (the deepest). */
-function contentRootOf(content: readonly Root[], source: string): Root | undefined {
-  let best: Root | undefined;
-  for (const r of content)
-    if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
-  return best;
-}
-
 /** A page's URL: its path under its content folder, slug or `url:`, language prefix, lowercased. */
 function hugoPageUrl(hugo: Hugo): Site['pageUrl'] {
   const { defaultLang, langs } = hugo;
@@ -290,7 +283,7 @@ function hugoPageUrl(hugo: Hugo): Site['pageUrl'] {
     return m !== null && langs.has(m[1]!) ? m[1]! : defaultLang;
   };
   return (source: string, files: SiteFiles): string | undefined => {
-    const r = contentRootOf(hugo.content, source);
+    const r = deepestRoot(hugo.content, source);
     if (r === undefined || !/\.(?:md|markdown|html?)$/i.test(source)) return undefined;
     const rel = posix.join(r.prefix, inside(source, r.dir));
     const fm = files.frontmatter(source) ?? {};
@@ -324,7 +317,7 @@ function hugoSourceLink(hugo: Hugo, pageUrl: Site['pageUrl']): NonNullable<Site[
     return out;
   });
   return (from: string, path: string, files: SiteFiles): Served => {
-    const r = contentRootOf(hugo.content, from);
+    const r = deepestRoot(hugo.content, from);
     if (!hugo.embedded || r === undefined || r.prefix !== '') return undefined;
     if (pageHook?.special.includes(path) === true)
       return {
