@@ -15,7 +15,15 @@
  */
 import { posix } from 'node:path';
 import { baseOf, dirOf, MARKDOWN_EXT } from '../paths.js';
-import { inside, isUnder, literalSetting, pagesByUrl, siteDirOf, unreadableSite } from './read.js';
+import {
+  deepestRoot,
+  inside,
+  isUnder,
+  literalSetting,
+  pagesByUrl,
+  siteDirOf,
+  unreadableSite,
+} from './read.js';
 import type { ConfigContext, Served, Site, SiteFiles, SiteModel } from './types.js';
 
 const CONFIG = /(^|\/)docusaurus\.config\.(?:js|mjs|cjs|ts|mts|cts)$/;
@@ -32,6 +40,22 @@ const NOT_A_PREFIX = /^(?:\d{2}|\d{4})[-_.]\d{2}|^\d+[-_.]\d+/;
 const unnumbered = (segment: string): string =>
   NOT_A_PREFIX.test(segment) ? segment : segment.replace(NUMBER_PREFIX, '');
 
+/** What a Docusaurus site's routes rest on, read once from its config. */
+interface Docusaurus {
+  siteDir: string;
+  /** `siteDir` with a trailing `/` ('' for the root). */
+  prefix: string;
+  docsDir: string;
+  /** The docs route, starting and ending with `/`. */
+  route: string;
+  roots: DocsRoot[];
+  pagesDir: string;
+  blogDir: string;
+  staticDir: string;
+  trailing: boolean;
+  unsettled: string | undefined;
+}
+
 function read(file: string, text: string, context: ConfigContext): Site | undefined {
   const siteDir = siteDirOf(file);
   const prefix = siteDir === '' ? '' : `${siteDir}/`;
@@ -40,32 +64,102 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
   if (baseUrl === undefined) return cannot('its baseUrl is not a plain literal');
   const routes = [...text.matchAll(/\brouteBasePath\s*:\s*(['"])([^'"\n]*)\1/g)].map((m) => m[2]!);
   const docsRoute = routes.find((r) => !/blog/.test(r)) ?? 'docs';
+  const route = `/${docsRoute.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
+  const versionsText = context.read(`${prefix}versions.json`);
+  const versions = versionsOf(versionsText);
+  if (versions === undefined) return cannot('its versions.json does not parse');
+  const docsDir = docsDirOf(text, siteDir, context);
+  const site: Docusaurus = {
+    siteDir,
+    prefix,
+    docsDir,
+    route,
+    roots: docsRoots(text, prefix, docsDir, route, versions, context),
+    pagesDir: `${prefix}src/pages`,
+    blogDir: `${prefix}blog`,
+    staticDir: `${prefix}static`,
+    trailing: literalSetting(text, 'trailingSlash') === 'true' || /\btrailingSlash\s*:\s*true\b/.test(text),
+    unsettled: unsettledBy(text),
+  };
+  const { unsettled, pagesDir, blogDir } = site;
+  const unbuilt = unlistedVersions(context.files, prefix, versions);
+  const pageUrl = docPageUrl(site);
+  const base = baseUrl === 'unset' ? '/' : baseUrl.replace(/\/*$/, '/');
+  return {
+    generator: 'docusaurus',
+    config: file,
+    contentRoots: [...site.roots.map((r) => r.dir), pagesDir, blogDir],
+    ...(unbuilt.length > 0
+      ? {
+          unbuilt: {
+            dirs: unbuilt,
+            why: `${versionsText === undefined ? `no ${prefix}versions.json lists a version` : `${prefix}versions.json does not list the version`}: Docusaurus builds no page from it`,
+          },
+        }
+      : {}),
+    ...(unsettled !== undefined ? { unsettled } : {}),
+    explicitIds: true,
+    includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
+    fileLinks: true,
+    pageUrl,
+    serves: docServes(site, pageUrl),
+    sourceLink: docSourceLink(site, pageUrl),
+    // A relative link to an asset is bundled from wherever it lies in the repository.
+    fileTarget: (_from, path, files) =>
+      !MARKDOWN_EXT.test(path) && !path.startsWith('..') && files.isFile(path) ? { path } : undefined,
+    rooted: (path) =>
+      base !== '/' && isUnder(path.slice(1), base.slice(1, -1))
+        ? `/${inside(path.slice(1), base.slice(1, -1))}`
+        : path,
+    alias: (path) => (path.startsWith('@site/') ? posix.join(siteDir, path.slice(6)) : undefined),
+  };
+}
+
+/** The versions `versions.json` lists (none without one), or undefined when it does not parse. */
+function versionsOf(versionsText: string | undefined): string[] | undefined {
+  try {
+    const parsed: unknown = versionsText === undefined ? [] : JSON.parse(versionsText);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The docs folder: the first plain `path:` that is not the blog's or the pages' and holds docs, else `docs/`. */
+function docsDirOf(text: string, siteDir: string, context: ConfigContext): string {
   const paths = [...text.matchAll(/\bpath\s*:\s*(['"])([^'"\n]+)\1/g)].map((m) => m[2]!);
   const hasDocs = (dir: string) => context.files.some((f) => isUnder(f, dir) && MARKDOWN_EXT.test(f));
-  const docsDir =
+  return (
     [...paths.filter((p) => !/blog|pages/.test(p)), 'docs']
       .map((p) => posix.normalize(posix.join(siteDir, p)))
-      .find((d) => !d.startsWith('..') && hasDocs(d)) ?? posix.join(siteDir, 'docs');
+      .find((d) => !d.startsWith('..') && hasDocs(d)) ?? posix.join(siteDir, 'docs')
+  );
+}
+
+/** Why the config may serve routes the model does not know (a computed setting, another docs instance, a plugin), or undefined. */
+function unsettledBy(text: string): string | undefined {
   const computed =
     /\b(?:path|routeBasePath|staticDirectories|lastVersion|onlyIncludeVersions)\s*:\s*[^'"\s[]/.test(text);
   const otherDocs = /plugin-content-docs['"]/.test(text) || /\bstaticDirectories\b/.test(text);
-  const unsettled = computed
+  return computed
     ? 'a docs setting is computed'
     : otherDocs
       ? 'another docs instance or static folder is configured'
       : /\bplugins\s*:\s*\[\s*[^\]\s]/.test(text)
         ? 'a plugin may serve routes'
         : undefined;
-  const route = `/${docsRoute.replace(/^\/+|\/+$/g, '')}/`.replace('//', '/');
+}
+
+/** The docs folders and their routes: the current docs, each listed version, each translation. */
+function docsRoots(
+  text: string,
+  prefix: string,
+  docsDir: string,
+  route: string,
+  versions: readonly string[],
+  context: ConfigContext,
+): DocsRoot[] {
   const roots: DocsRoot[] = [];
-  const versionsText = context.read(`${prefix}versions.json`);
-  let versions: string[] = [];
-  try {
-    const parsed: unknown = versionsText === undefined ? [] : JSON.parse(versionsText);
-    if (Array.isArray(parsed)) versions = parsed.filter((v): v is string => typeof v === 'string');
-  } catch {
-    return cannot('its versions.json does not parse');
-  }
   const last = literalSetting(text, 'lastVersion');
   const lastVersion = last === 'unset' || last === undefined ? versions[0] : last;
   roots.push({
@@ -77,7 +171,6 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       dir: `${prefix}versioned_docs/version-${v}`,
       route: v === lastVersion ? route : `${route}${v}/`,
     });
-  const unbuilt = unlistedVersions(context.files, prefix, versions);
   const locales = new Set(
     context.files.flatMap((f) => {
       const m = new RegExp(
@@ -91,18 +184,13 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       dir: `${prefix}i18n/${locale}/docusaurus-plugin-content-docs/current`,
       route: `/${locale}${roots[0]!.route}`,
     });
-  const pagesDir = `${prefix}src/pages`;
-  const blogDir = `${prefix}blog`;
-  const staticDir = `${prefix}static`;
-  const trailing =
-    literalSetting(text, 'trailingSlash') === 'true' || /\btrailingSlash\s*:\s*true\b/.test(text);
-  const rootOf = (source: string) => {
-    let best: DocsRoot | undefined;
-    for (const r of roots)
-      if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
-    return best;
-  };
-  const pageUrl = (source: string, files: SiteFiles): string | undefined => {
+  return roots;
+}
+
+/** A page's URL: a React-folder page's path, a blog post's, or a doc's route, folders and id or slug. */
+function docPageUrl(site: Docusaurus): Site['pageUrl'] {
+  const { pagesDir, blogDir, trailing } = site;
+  return (source: string, files: SiteFiles): string | undefined => {
     if (!MARKDOWN_EXT.test(source)) return undefined;
     const slash = (u: string) => (trailing && !u.endsWith('/') ? `${u}/` : u);
     if (isUnder(source, pagesDir)) {
@@ -110,7 +198,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       return slash(`/${rel.replace(/(^|\/)index$/, '')}`.replace(/\/$/, '') || '/');
     }
     if (isUnder(source, blogDir)) return blogUrl(inside(source, blogDir), files.frontmatter(source) ?? {});
-    const r = rootOf(source);
+    const r = deepestRoot(site.roots, source);
     if (r === undefined) return undefined;
     const rel = inside(source, r.dir);
     if (rel.split('/').some((s) => s.startsWith('_'))) return undefined;
@@ -129,6 +217,11 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
     const url = `${r.route}${path}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/');
     return slash(url === '' ? '/' : url);
   };
+}
+
+/** What the site serves at a URL: a page (Markdown or React), a static file, or a doubt. */
+function docServes(site: Docusaurus, pageUrl: Site['pageUrl']): Site['serves'] {
+  const { pagesDir, staticDir, route, unsettled } = site;
   const bare = (url: string) => url.replace(/\/$/, '') || '/';
   const index = pagesByUrl(pageUrl, bare, (urls, files) => {
     // A route of a React page (`src/pages/x.tsx`).
@@ -142,7 +235,7 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
         if (!urls.has(url)) urls.set(url, f);
       }
   });
-  const serves = (url: string, files: SiteFiles): Served => {
+  return (url: string, files: SiteFiles): Served => {
     const page = index(files).get(url.replace(/\/+$/, '').replace(/\.html$/, '') || '/');
     if (page !== undefined) return { path: page };
     const rel = url.replace(/^\/+/, '');
@@ -153,17 +246,22 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       return { unverifiable: unsettled };
     return undefined;
   };
-  const base = baseUrl === 'unset' ? '/' : baseUrl.replace(/\/*$/, '/');
+}
+
+/**
+ * Docusaurus's resolveMarkdownLinkPathname: `./x.md` and `../x.md` from the doc's folder;
+ * `/x.md` from the content folders, then the site's; `x.md` from both, then the doc's folder.
+ */
+function docSourceLink(site: Docusaurus, pageUrl: Site['pageUrl']): NonNullable<Site['sourceLink']> {
+  const { pagesDir, blogDir, prefix, docsDir, siteDir } = site;
   /** The content folders a Markdown link in `from` is looked up in: its localized folder, then its own. */
   const contentPaths = (from: string): string[] => {
     for (const dir of [pagesDir, blogDir]) if (isUnder(from, dir)) return [dir];
-    const r = rootOf(from);
+    const r = deepestRoot(site.roots, from);
     if (r === undefined) return [];
     return r.dir.startsWith(`${prefix}i18n/`) ? [r.dir, docsDir] : [r.dir];
   };
-  // Docusaurus's resolveMarkdownLinkPathname: `./x.md` and `../x.md` from the doc's folder;
-  // `/x.md` from the content folders, then the site's; `x.md` from both, then the doc's folder.
-  const sourceLink = (from: string, path: string, files: SiteFiles): Served => {
+  return (from: string, path: string, files: SiteFiles): Served => {
     if (!/\.mdx?$/i.test(path)) return undefined;
     const relative = path.startsWith('./') || path.startsWith('../');
     const dirs = [
@@ -176,34 +274,6 @@ function read(file: string, text: string, context: ConfigContext): Site | undefi
       if (pageUrl(file, files) !== undefined) return { path: file };
     }
     return undefined;
-  };
-  return {
-    generator: 'docusaurus',
-    config: file,
-    contentRoots: [...roots.map((r) => r.dir), pagesDir, blogDir],
-    ...(unbuilt.length > 0
-      ? {
-          unbuilt: {
-            dirs: unbuilt,
-            why: `${versionsText === undefined ? `no ${prefix}versions.json lists a version` : `${prefix}versions.json does not list the version`}: Docusaurus builds no page from it`,
-          },
-        }
-      : {}),
-    ...(unsettled !== undefined ? { unsettled } : {}),
-    explicitIds: true,
-    includes: /^\s*import\s|<[A-Z]\w*[\s/>]/,
-    fileLinks: true,
-    pageUrl,
-    serves,
-    sourceLink,
-    // A relative link to an asset is bundled from wherever it lies in the repository.
-    fileTarget: (_from, path, files) =>
-      !MARKDOWN_EXT.test(path) && !path.startsWith('..') && files.isFile(path) ? { path } : undefined,
-    rooted: (path) =>
-      base !== '/' && isUnder(path.slice(1), base.slice(1, -1))
-        ? `/${inside(path.slice(1), base.slice(1, -1))}`
-        : path,
-    alias: (path) => (path.startsWith('@site/') ? posix.join(siteDir, path.slice(6)) : undefined),
   };
 }
 

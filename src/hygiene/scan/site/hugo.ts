@@ -18,6 +18,7 @@
 import { posix } from 'node:path';
 import { baseOf, dirOf } from '../paths.js';
 import {
+  deepestRoot,
   folderFrom,
   inside,
   isMapping,
@@ -105,20 +106,111 @@ function read(file: string, _text: string, context: ConfigContext): Site | undef
   return hugoSite(file, root, config, context);
 }
 
+/** The folders a Hugo site serves from. */
+interface Folders {
+  content: Root[];
+  statics: Root[];
+  /** URL folders served from where the model cannot look: why, by URL prefix. */
+  blind: { prefix: string; why: string }[];
+}
+
+/** A project's link or image render hook, with what its template does. */
+type RenderHook = { file: string } & ReturnType<typeof hookKind>;
+
+/** What a Hugo site's routes rest on, read once from its config. */
+interface Hugo extends Folders {
+  root: string;
+  defaultLang: string;
+  inSubdir: boolean;
+  langs: ReadonlySet<string>;
+  /** URLs are lowercased (no `disablePathToLower`). */
+  lower: boolean;
+  /** Why a theme or module may serve what the model does not find. */
+  themed: string | undefined;
+  /** Why a project render hook may rewrite a link. */
+  hookDoubt: string | undefined;
+  /** A project hook that looks links up as pages, as the embedded one does (gohugoio/hugoDocs). */
+  pageHook: RenderHook | undefined;
+  /** Links are looked up as pages first (the embedded hook, or a project hook like it). */
+  embedded: boolean;
+  /** A link render hook may rewrite links to Markdown sources. */
+  hooks: boolean;
+  taxonomies: readonly unknown[];
+  redirects: Redirect[];
+}
+
 function hugoSite(file: string, root: string, config: Mapping, context: ConfigContext): Site {
-  const unreadable = (why: string) => unreadableSite('hugo', file, [root], why);
   const defaultLang =
     typeof config['defaultContentLanguage'] === 'string' ? config['defaultContentLanguage'] : 'en';
-  const inSubdir = config['defaultContentLanguageInSubdir'] === true;
   const languages = isMapping(config['languages']) ? config['languages'] : {};
   const langs = new Set([defaultLang, ...Object.keys(languages)]);
-  const contentDir = typeof config['contentDir'] === 'string' ? config['contentDir'] : 'content';
-  const content: Root[] = [];
-  const statics: Root[] = [];
-  /** URL folders served from where the model cannot look: why, by URL prefix. */
-  const blind: { prefix: string; why: string }[] = [];
   const module = isMapping(config['module']) ? config['module'] : {};
   const mounts = Array.isArray(module['mounts']) ? module['mounts'].filter(isMapping) : [];
+  const folders = mountedFolders(root, mounts, context);
+  if (typeof folders === 'string') return unreadableSite('hugo', file, [root], folders);
+  defaultFolders(root, config, mounts, defaultLang, folders);
+  const themed =
+    config['theme'] !== undefined || (Array.isArray(module['imports']) && module['imports'].length > 0)
+      ? `the theme or module ${JSON.stringify(config['theme'] ?? (module['imports'] as Mapping[])[0]?.['path'] ?? '')} may serve it`
+      : undefined;
+  const renderHooks = context.files.filter(
+    (f) => isUnder(f, root) && /(^|\/)layouts\/(?:.*\/)?_markup\/render-(?:link|image)/.test(f),
+  );
+  const readHooks = renderHooks.map((f) => ({ file: f, ...hookKind(context.read(f)) }));
+  const linkHook = readHooks.find((h) => h.kind === 'unknown')?.file;
+  const hookDoubt = linkHook === undefined ? undefined : `the render hook ${linkHook} may rewrite the link`;
+  const pageHook = linkHook === undefined ? readHooks.find((h) => h.kind === 'get-page') : undefined;
+  const unsettled =
+    hookDoubt ??
+    themed ??
+    (config['permalinks'] !== undefined || config['uglyURLs'] === true
+      ? 'permalinks or uglyURLs change the routes'
+      : undefined) ??
+    folders.blind[0]?.why;
+  const markup = isMapping(config['markup']) ? config['markup'] : {};
+  const goldmark = isMapping(markup['goldmark']) ? markup['goldmark'] : {};
+  const parser = isMapping(goldmark['parser']) ? goldmark['parser'] : {};
+  const enableDefault = JSON.stringify(markup).includes('"enableDefault":true');
+  const hugo: Hugo = {
+    ...folders,
+    root,
+    defaultLang,
+    inSubdir: config['defaultContentLanguageInSubdir'] === true,
+    langs,
+    lower: config['disablePathToLower'] !== true,
+    themed,
+    hookDoubt,
+    pageHook,
+    // Hugo's embedded link render hook (on for a multilingual site, or `enableDefault`) looks a
+    // link up as a page (`.GetPage`, from the page's folder, then the content root) or a file of
+    // the page's bundle before passing it through as a URL.
+    embedded: pageHook !== undefined || (renderHooks.length === 0 && (langs.size > 1 || enableDefault)),
+    hooks: themed !== undefined || langs.size > 1 || enableDefault,
+    taxonomies: isMapping(config['taxonomies'])
+      ? Object.values(config['taxonomies'])
+      : ['tags', 'categories'],
+    redirects: netlifyRedirects(root, context),
+  };
+  const pageUrl = hugoPageUrl(hugo);
+  return {
+    generator: 'hugo',
+    config: file,
+    contentRoots: folders.content.map((r) => r.dir),
+    ...(unsettled !== undefined ? { unsettled } : {}),
+    explicitIds: true,
+    ...(parser['autoDefinitionTermID'] === true ? { termIds: true } : {}),
+    includes: /\{\{[<%]/,
+    fileLinks: false,
+    pageUrl,
+    serves: hugoServes(hugo, pageUrl),
+    sourceLink: hugoSourceLink(hugo, pageUrl),
+    doubt: (written) => (written.includes('{{') ? 'a Hugo shortcode computes the link' : undefined),
+  };
+}
+
+/** The folders module mounts (`module.mounts`) serve `content/` and `static/` from, or why a mount cannot be read. */
+function mountedFolders(root: string, mounts: Mapping[], context: ConfigContext): Folders | string {
+  const folders: Folders = { content: [], statics: [], blind: [] };
   const hasFiles = (dir: string) => context.files.some((f) => isUnder(f, dir) && f !== dir);
   // A submodule not checked out: `.gitmodules` names it (a mounted file or a missing folder is not one).
   const submodules = [...(context.read('.gitmodules') ?? '').matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)].map(
@@ -128,8 +220,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
   for (const mount of mounts) {
     const source = mount['source'];
     const target = mount['target'];
-    if (typeof source !== 'string' || typeof target !== 'string')
-      return unreadable('a module mount is not plain');
+    if (typeof source !== 'string' || typeof target !== 'string') return 'a module mount is not plain';
     const kind = target.split('/')[0];
     if (kind !== 'content' && kind !== 'static') continue;
     const prefix = target.split('/').slice(1).join('/');
@@ -137,78 +228,69 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     const lang = typeof mount['lang'] === 'string' ? mount['lang'] : undefined;
     const at = { prefix, ...(lang !== undefined ? { lang } : {}) };
     if (dir === undefined)
-      blind.push({ prefix: `${kind}:${prefix}`, why: `mounted from ${source}, outside the repository` });
+      folders.blind.push({
+        prefix: `${kind}:${prefix}`,
+        why: `mounted from ${source}, outside the repository`,
+      });
     else if (!hasFiles(dir) && notCheckedOut(dir))
-      blind.push({
+      folders.blind.push({
         prefix: `${kind}:${prefix}`,
         why: `mounted from ${dir}, which is not checked out (a submodule?)`,
       });
-    else (kind === 'content' ? content : statics).push({ dir, ...at });
+    else (kind === 'content' ? folders.content : folders.statics).push({ dir, ...at });
   }
-  // A mount replaces its target's default folder.
-  if (!mounts.some((m) => typeof m['target'] === 'string' && m['target'].split('/')[0] === 'content')) {
+  return folders;
+}
+
+/** Adds the default `content/` (or each language's `contentDir`) and `static/` where no mount replaces them. */
+function defaultFolders(
+  root: string,
+  config: Mapping,
+  mounts: Mapping[],
+  defaultLang: string,
+  folders: Folders,
+): void {
+  const mounted = (kind: string) =>
+    mounts.some((m) => typeof m['target'] === 'string' && m['target'].split('/')[0] === kind);
+  if (!mounted('content')) {
+    const languages = isMapping(config['languages']) ? config['languages'] : {};
     const perLang = Object.entries(languages).filter(
       ([, v]) => isMapping(v) && typeof v['contentDir'] === 'string',
     );
     for (const [lang, v] of perLang) {
       const dir = folderFrom(root, (v as Mapping)['contentDir'] as string);
-      if (dir !== undefined) content.push({ dir, prefix: '', lang });
+      if (dir !== undefined) folders.content.push({ dir, prefix: '', lang });
     }
+    const contentDir = typeof config['contentDir'] === 'string' ? config['contentDir'] : 'content';
     const dir = folderFrom(root, contentDir);
     if (dir !== undefined && !perLang.some(([lang]) => lang === defaultLang))
-      content.push({ dir, prefix: '' });
+      folders.content.push({ dir, prefix: '' });
   }
-  if (!mounts.some((m) => typeof m['target'] === 'string' && m['target'].split('/')[0] === 'static')) {
+  if (!mounted('static')) {
     for (const s of stringList(config['staticDir']) ?? ['static']) {
       const dir = folderFrom(root, s);
-      if (dir !== undefined) statics.push({ dir, prefix: '' });
+      if (dir !== undefined) folders.statics.push({ dir, prefix: '' });
     }
   }
-  const themed =
-    config['theme'] !== undefined || (Array.isArray(module['imports']) && module['imports'].length > 0)
-      ? `the theme or module ${JSON.stringify(config['theme'] ?? (module['imports'] as Mapping[])[0]?.['path'] ?? '')} may serve it`
-      : undefined;
-  const lower = config['disablePathToLower'] !== true;
-  const renderHooks = context.files.filter(
-    (f) => isUnder(f, root) && /(^|\/)layouts\/(?:.*\/)?_markup\/render-(?:link|image)/.test(f),
-  );
-  const readHooks = renderHooks.map((f) => ({ file: f, ...hookKind(context.read(f)) }));
-  const linkHook = readHooks.find((h) => h.kind === 'unknown')?.file;
-  const hookDoubt = linkHook === undefined ? undefined : `the render hook ${linkHook} may rewrite the link`;
-  /** A project hook that looks links up as pages, as the embedded one does (gohugoio/hugoDocs). */
-  const pageHook = linkHook === undefined ? readHooks.find((h) => h.kind === 'get-page') : undefined;
-  const unsettled =
-    hookDoubt ??
-    themed ??
-    (config['permalinks'] !== undefined || config['uglyURLs'] === true
-      ? 'permalinks or uglyURLs change the routes'
-      : undefined) ??
-    blind[0]?.why;
-  const markup = isMapping(config['markup']) ? config['markup'] : {};
-  const goldmark = isMapping(markup['goldmark']) ? markup['goldmark'] : {};
-  const parser = isMapping(goldmark['parser']) ? goldmark['parser'] : {};
-  const hooks =
-    themed !== undefined || langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true');
+}
+
+/** A page's URL: its path under its content folder, slug or `url:`, language prefix, lowercased. */
+function hugoPageUrl(hugo: Hugo): Site['pageUrl'] {
+  const { defaultLang, langs } = hugo;
   const langOf = (r: Root, rel: string): string => {
     if (r.lang !== undefined) return r.lang;
     const m = /\.([\w-]+)\.(?:md|markdown|html?)$/.exec(rel);
     return m !== null && langs.has(m[1]!) ? m[1]! : defaultLang;
   };
-  const rootOf = (source: string): Root | undefined => {
-    let best: Root | undefined;
-    for (const r of content)
-      if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
-    return best;
-  };
-  const pageUrl = (source: string, files: SiteFiles): string | undefined => {
-    const r = rootOf(source);
+  return (source: string, files: SiteFiles): string | undefined => {
+    const r = deepestRoot(hugo.content, source);
     if (r === undefined || !/\.(?:md|markdown|html?)$/i.test(source)) return undefined;
     const rel = posix.join(r.prefix, inside(source, r.dir));
     const fm = files.frontmatter(source) ?? {};
     if (fm['headless'] === true || (isMapping(fm['build']) && fm['build']['render'] === 'never'))
       return undefined;
     const lang = langOf(r, rel);
-    const langPrefix = lang !== defaultLang || inSubdir ? `/${lang}` : '';
+    const langPrefix = lang !== defaultLang || hugo.inSubdir ? `/${lang}` : '';
     if (typeof fm['url'] === 'string' && fm['url'].startsWith('/')) return withSlash(fm['url']);
     // A language suffix (`about.fr.md`) is one of the site's languages; `issue_3.5_to_3.6.md` keeps its dots.
     const stemmed = baseOf(rel).replace(/\.(?:md|markdown|html?)$/i, '');
@@ -218,28 +300,30 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     const slug = !bundle && typeof fm['slug'] === 'string' ? fm['slug'] : name;
     const path = bundle ? dirOf(rel) : posix.join(dirOf(rel), slug);
     const url = withSlash(`${langPrefix}/${path}`);
-    return lower ? url.toLowerCase() : url;
+    return hugo.lower ? url.toLowerCase() : url;
   };
-  // Hugo's embedded link render hook (on for a multilingual site, or `enableDefault`) looks a
-  // link up as a page (`.GetPage`, from the page's folder, then the content root) or a file of
-  // the page's bundle before passing it through as a URL.
-  const embedded =
-    pageHook !== undefined ||
-    (renderHooks.length === 0 && (langs.size > 1 || JSON.stringify(markup).includes('"enableDefault":true')));
+}
+
+/**
+ * A link as the embedded render hook (or a project hook like it) reads it: an asset, a page
+ * (`.GetPage`, from the page's folder, then the content root) or a file of the page's bundle.
+ */
+function hugoSourceLink(hugo: Hugo, pageUrl: Site['pageUrl']): NonNullable<Site['sourceLink']> {
+  const { pageHook } = hugo;
   // `.GetPage` reads paths regardless of case (`methods/page/date` is `methods/page/Date.md`).
   const byLowerPath = perListing((files) => {
     const out = new Map<string, string>();
-    for (const f of files.files) if (content.some((r) => isUnder(f, r.dir))) out.set(f.toLowerCase(), f);
+    for (const f of files.files) if (hugo.content.some((r) => isUnder(f, r.dir))) out.set(f.toLowerCase(), f);
     return out;
   });
-  const sourceLink = (from: string, path: string, files: SiteFiles): Served => {
-    const r = rootOf(from);
-    if (!embedded || r === undefined || r.prefix !== '') return undefined;
+  return (from: string, path: string, files: SiteFiles): Served => {
+    const r = deepestRoot(hugo.content, from);
+    if (!hugo.embedded || r === undefined || r.prefix !== '') return undefined;
     if (pageHook?.special.includes(path) === true)
       return {
         unverifiable: `the render hook ${pageHook.file} gives the destination "${path}" a meaning of its own`,
       };
-    const asset = posix.join(root, 'assets', path.replace(/^\/+/, ''));
+    const asset = posix.join(hugo.root, 'assets', path.replace(/^\/+/, ''));
     if (!path.startsWith('.') && files.isFile(asset)) return { path: asset };
     const trimmed = path.replace(/\/+$/, '');
     const bare = trimmed.replace(/\.(?:md|markdown)$/i, '');
@@ -261,11 +345,12 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     const resource = posix.normalize(posix.join(dirOf(from), path));
     return (leaf || pageHook?.sections === true) && files.isFile(resource) ? { path: resource } : undefined;
   };
-  const redirects = netlifyRedirects(root, context);
-  const taxonomies = isMapping(config['taxonomies'])
-    ? Object.values(config['taxonomies'])
-    : ['tags', 'categories'];
-  const index = perListing((files) => {
+}
+
+/** The site's pages by URL, with the old URLs their `aliases:` and `redirects:` keep. */
+function hugoIndex(hugo: Hugo, pageUrl: Site['pageUrl']): (files: SiteFiles) => Map<string, string> {
+  const { lower } = hugo;
+  return perListing((files) => {
     const urls = new Map<string, string>();
     for (const f of files.files) {
       const url = pageUrl(f, files);
@@ -281,13 +366,19 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
     }
     return urls;
   });
-  const serves = (url: string, files: SiteFiles): Served => {
+}
+
+/** What the site serves at a URL: a page, a page's file, a static file, or a doubt. */
+function hugoServes(hugo: Hugo, pageUrl: Site['pageUrl']): Site['serves'] {
+  const { defaultLang, langs, content } = hugo;
+  const index = hugoIndex(hugo, pageUrl);
+  return (url: string, files: SiteFiles): Served => {
     const bare = url.replace(/\/index\.html$/, '/');
-    const page = index(files).get(withSlash(lower ? bare.toLowerCase() : bare));
+    const page = index(files).get(withSlash(hugo.lower ? bare.toLowerCase() : bare));
     if (page !== undefined && !/\.[a-z0-9]+$/i.test(bare.replace(/\/$/, ''))) return { path: page };
     const parts = url.split('/').filter((p) => p !== '');
     const lang =
-      parts.length > 0 && langs.has(parts[0]!) && (parts[0] !== defaultLang || inSubdir)
+      parts.length > 0 && langs.has(parts[0]!) && (parts[0] !== defaultLang || hugo.inSubdir)
         ? parts[0]!
         : defaultLang;
     const rest = lang === (parts[0] ?? '') ? parts.slice(1).join('/') : parts.join('/');
@@ -307,7 +398,7 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       const file = posix.join(r.dir, at);
       if (files.isFile(file)) return { path: file };
     }
-    for (const s of statics) {
+    for (const s of hugo.statics) {
       const at =
         s.prefix === ''
           ? parts.join('/')
@@ -317,44 +408,35 @@ function hugoSite(file: string, root: string, config: Mapping, context: ConfigCo
       if (at !== undefined && at !== '' && files.isFile(posix.join(s.dir, at)))
         return { path: posix.join(s.dir, at) };
     }
-    const path = parts.join('/');
-    if (parts.length > 0 && taxonomies.includes(lang === (parts[0] ?? '') ? parts[1] : parts[0]))
-      return { unverifiable: 'a taxonomy page Hugo generates from front matter' };
-    for (const b of blind) {
-      const [kind, prefix] = b.prefix.split(':') as [string, string];
-      if (
-        prefix === '' ||
-        path === prefix ||
-        path.startsWith(`${prefix}/`) ||
-        (kind === 'content' && rest.startsWith(`${prefix}/`))
-      )
-        return { unverifiable: b.why };
-    }
-    const redirect = redirects.find((r) =>
-      r.prefix ? `/${path}/`.startsWith(r.from) : r.from === `/${path}`,
-    );
-    if (redirect !== undefined) return { unverifiable: `a Netlify redirect in ${redirect.file} sends it on` };
-    if (hookDoubt !== undefined) return { unverifiable: hookDoubt };
-    if (/\.(?:md|markdown)$/i.test(path) && hooks)
-      return { unverifiable: 'a link render hook may rewrite links to Markdown sources' };
-    if (themed !== undefined && /\.[a-z0-9]+$/i.test(path) && !/\.html?$/i.test(path))
-      return { unverifiable: themed };
-    return undefined;
+    return unfound(hugo, parts, lang, rest);
   };
-  return {
-    generator: 'hugo',
-    config: file,
-    contentRoots: content.map((r) => r.dir),
-    ...(unsettled !== undefined ? { unsettled } : {}),
-    explicitIds: true,
-    ...(parser['autoDefinitionTermID'] === true ? { termIds: true } : {}),
-    includes: /\{\{[<%]/,
-    fileLinks: false,
-    pageUrl,
-    serves,
-    sourceLink,
-    doubt: (written) => (written.includes('{{') ? 'a Hugo shortcode computes the link' : undefined),
-  };
+}
+
+/** Why a URL the site's files do not serve may still be served (generated, mounted, redirected, rewritten), or undefined. */
+function unfound(hugo: Hugo, parts: readonly string[], lang: string, rest: string): Served {
+  const path = parts.join('/');
+  if (parts.length > 0 && hugo.taxonomies.includes(lang === (parts[0] ?? '') ? parts[1] : parts[0]))
+    return { unverifiable: 'a taxonomy page Hugo generates from front matter' };
+  for (const b of hugo.blind) {
+    const [kind, prefix] = b.prefix.split(':') as [string, string];
+    if (
+      prefix === '' ||
+      path === prefix ||
+      path.startsWith(`${prefix}/`) ||
+      (kind === 'content' && rest.startsWith(`${prefix}/`))
+    )
+      return { unverifiable: b.why };
+  }
+  const redirect = hugo.redirects.find((r) =>
+    r.prefix ? `/${path}/`.startsWith(r.from) : r.from === `/${path}`,
+  );
+  if (redirect !== undefined) return { unverifiable: `a Netlify redirect in ${redirect.file} sends it on` };
+  if (hugo.hookDoubt !== undefined) return { unverifiable: hugo.hookDoubt };
+  if (/\.(?:md|markdown)$/i.test(path) && hugo.hooks)
+    return { unverifiable: 'a link render hook may rewrite links to Markdown sources' };
+  if (hugo.themed !== undefined && /\.[a-z0-9]+$/i.test(path) && !/\.html?$/i.test(path))
+    return { unverifiable: hugo.themed };
+  return undefined;
 }
 
 /**
@@ -390,15 +472,18 @@ export function hookKind(text: string | undefined): {
     : unknown;
 }
 
+interface Redirect {
+  file: string;
+  from: string;
+  prefix: boolean;
+}
+
 /**
  * The paths a Netlify `_redirects` file sends on (`static/_redirects`, or the home page's
  * `index.redirects` output template): `from` with a trailing `/` for a `*` splat.
  */
-function netlifyRedirects(
-  root: string,
-  context: ConfigContext,
-): { file: string; from: string; prefix: boolean }[] {
-  const out: { file: string; from: string; prefix: boolean }[] = [];
+function netlifyRedirects(root: string, context: ConfigContext): Redirect[] {
+  const out: Redirect[] = [];
   for (const name of ['static/_redirects', 'layouts/index.redirects', 'layouts/_default/index.redirects']) {
     const file = posix.join(root, name);
     if (!context.listed.has(file)) continue;

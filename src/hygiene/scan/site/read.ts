@@ -58,6 +58,14 @@ export const isUnder = (path: string, folder: string): boolean =>
   folder === '' || path === folder || path.startsWith(`${folder}/`);
 
 /** `path` inside `folder` ('' for the folder itself). */
+/** The folder among `roots` that `source` lies in, the deepest when they nest. */
+export function deepestRoot<R extends { dir: string }>(roots: readonly R[], source: string): R | undefined {
+  let best: R | undefined;
+  for (const r of roots)
+    if (isUnder(source, r.dir) && (best === undefined || r.dir.length > best.dir.length)) best = r;
+  return best;
+}
+
 export const inside = (path: string, folder: string): string =>
   folder === '' ? path : path === folder ? '' : path.slice(folder.length + 1);
 
