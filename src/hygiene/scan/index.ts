@@ -101,19 +101,130 @@ export interface ScanResult {
 
 /** `scan`, also handing back what it read, so that a caller need not list, read or parse it again. */
 export async function scanWithDocuments(options: ScanOptions): Promise<ScanResult> {
-  const root = resolve(options.root);
-  const realRoot = realpathSync(root);
   const { config } = options;
   const progress = options.onProgress ?? (() => {});
+  const place = await locate(options);
+  const { root, realRoot, repo, inRepo } = place;
 
+  progress('listing files');
+  const { walk, cache, partialClone, history } = await listBesideHistory(options, place);
+
+  progress(`reading ${walk.candidates.length} docs`);
+  await parseDocs(walk, history, options.parseWorkers);
+  const agentContext = expandAgentContext(walk);
+  const facts = collectFacts(walk, agentContext);
+
+  const read = await readHistory({ options, place, partialClone, history, facts, progress });
+  const { unavailable, growth } = read;
+  const depth = inRepo && repo?.isShallow ? await shallowDepth(root, options.deadline) : undefined;
+
+  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
+  const files = walk.tree.files;
+  const agents = files.some((file) => isAgentContextFile(file))
+    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
+    : [];
+
+  if (cache) {
+    const { hits, misses } = cache.parse.counts;
+    progress(
+      `cache: ${hits} docs reused, ${misses} parsed; history ${cache.history?.served ?? 'not cached'}`,
+    );
+  }
+  progress('computing signals');
+  const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
+  const {
+    signals,
+    withheld,
+    history: historyFacts,
+  } = await shownSignals(options, {
+    facts,
+    history: read.history,
+    growth,
+    config,
+    agents,
+    root,
+    inScope,
+  });
+
+  const shortlist = [...facts.docs.keys()].sort(cmp);
+  progress(`scanned ${shortlist.length} docs`);
+  // Lifecycle rules walk every file, not only docs (docs/lifecycle.md).
+  const lifecycle = await scanLifecycle({
+    root,
+    rules: config.lifecycle.rules,
+    inRepo,
+    walkedFiles: walk.tree.files,
+    nowMs: options.nowMs ?? Date.now(),
+    ...(options.deadline ? { deadline: options.deadline } : {}),
+  });
+  const artifact: ScanArtifact = {
+    project_root: root,
+    scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,
+    excluded_dirs: config.scan.excluded_dirs,
+    files_scanned: shortlist.length,
+    shortlist,
+    signals: sortSignals(signals),
+    ...aliasesOf(shortlist, facts),
+    excluded: withUnsafeNames(walk.exclusions.list(), lifecycle.unsafe),
+    agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
+    ...(depth !== undefined ? { history: { shallow: true as const, depth } } : {}),
+    unavailable,
+    ...(config.lifecycle.rules.length > 0
+      ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
+      : {}),
+    ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
+    ...unbuiltOfScan(facts, inScope),
+    agents,
+    withheld,
+  };
+  return {
+    artifact,
+    // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
+    documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs, ...cacheHooks(cache).parsing },
+    ...cacheHooks(cache).saving,
+  };
+}
+
+/** Where a scan runs: its root (and real path), the repository holding it, if any. */
+interface ScanPlace {
+  root: string;
+  realRoot: string;
+  repo: Awaited<ReturnType<typeof discoverRepo>>;
+  /** The repository's toplevel, real path. */
+  toplevel: string | undefined;
+  /** The root is the toplevel or inside it. */
+  inRepo: boolean;
+  /** The root's toplevel-relative path with a trailing `/` ('' at the toplevel): git log's paths are toplevel-relative. */
+  prefix: string;
+}
+
+async function locate(options: ScanOptions): Promise<ScanPlace> {
+  const root = resolve(options.root);
+  const realRoot = realpathSync(root);
   const repo = await discoverRepo(root, options.deadline);
   const toplevel = repo?.toplevel ? realpathSync(repo.toplevel) : undefined;
   const inRepo =
     toplevel !== undefined && (realRoot === toplevel || realRoot.startsWith(`${toplevel}${sep}`));
   // Paths git log prints are toplevel-relative; the artifact's are root-relative.
   const prefix = inRepo && toplevel !== realRoot ? `${toPosix(relative(toplevel!, realRoot))}/` : '';
+  return { root, realRoot, repo, toplevel, inRepo, prefix };
+}
 
-  progress('listing files');
+/**
+ * Lists the project (opening the cache first) while the history pass starts beside it: the
+ * walk, the cache, and the history reader (none outside a repository or in a partial clone).
+ */
+async function listBesideHistory(
+  options: ScanOptions,
+  place: ScanPlace,
+): Promise<{
+  walk: ProjectWalk;
+  cache: ScanCache | undefined;
+  partialClone: boolean;
+  history: HistoryReader | undefined;
+}> {
+  const { root, realRoot, repo, toplevel, inRepo, prefix } = place;
+  const { config } = options;
   // The history pass starts as soon as it is known to be safe (no partial clone), beside the
   // listing: it is the longest thing a scan waits for besides parsing. Blob ids are read for
   // docs only: a doc matches the globs, or is Markdown reached otherwise.
@@ -161,12 +272,19 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     }),
     startHistory(),
   ]);
+  return { walk, cache, partialClone, history };
+}
 
-  progress(`reading ${walk.candidates.length} docs`);
+/** Reads and parses every candidate doc, yielding now and then to the history stream. */
+async function parseDocs(
+  walk: ProjectWalk,
+  history: HistoryReader | undefined,
+  parseWorkers: number | undefined,
+): Promise<void> {
   // Parsing is most of a scan: spare cores parse too, while this thread reads the history stream.
   // Threads the caller or STW_PARSE_WORKERS asks for start at once; by default they start
   // only once enough text is waiting to be parsed (none when the cache serves it).
-  const asked = options.parseWorkers ?? parseWorkersFromEnv();
+  const asked = parseWorkers ?? parseWorkersFromEnv();
   await walk.readAhead(
     asked ?? defaultParseWorkers(walk.candidates.length),
     asked === undefined ? THREADS_START_AFTER : 0,
@@ -176,9 +294,26 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     // Yield now and then so that the history stream is read while the docs are parsed.
     if (history && i % 64 === 63) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  const agentContext = expandAgentContext(walk);
-  const facts = collectFacts(walk, agentContext);
+}
 
+/**
+ * Finishes the history pass over the docs: the history facts but growth, growth still being
+ * read, and why the history signals are unavailable (none when history was read whole).
+ */
+async function readHistory(inputs: {
+  options: ScanOptions;
+  place: ScanPlace;
+  partialClone: boolean;
+  history: HistoryReader | undefined;
+  facts: ScanFacts;
+  progress: (message: string) => void;
+}): Promise<{
+  history: HistoryFacts;
+  growth: Promise<Pick<HistoryFacts, 'growth' | 'incomplete'>>;
+  unavailable: NonNullable<ScanArtifact['unavailable']>;
+}> {
+  const { options, place, partialClone, history, facts, progress } = inputs;
+  const { root, repo, inRepo, prefix } = place;
   const unavailable: NonNullable<ScanArtifact['unavailable']> = [];
   const markUnavailable = (reason: string) => {
     for (const signal of HISTORY_SIGNALS) unavailable.push({ signal, reason });
@@ -218,31 +353,23 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
       );
     } else if (repo?.isShallow) markUnavailable(EXPECTED_UNAVAILABLE.shallow);
   }
-  const depth = inRepo && repo?.isShallow ? await shallowDepth(root, options.deadline) : undefined;
+  return { history: historyFacts, growth, unavailable };
+}
 
-  // What each agent loads (context/agents.ts); the tokenizer loads only when some agent has a file.
-  const files = walk.tree.files;
-  const agents = files.some((file) => isAgentContextFile(file))
-    ? (await import('./context/index.js')).readAgentContexts(root, realRoot, files)
-    : [];
-
-  if (cache) {
-    const { hits, misses } = cache.parse.counts;
-    progress(
-      `cache: ${hits} docs reused, ${misses} parsed; history ${cache.history?.served ?? 'not cached'}`,
-    );
-  }
-  progress('computing signals');
-  const inScope = walk.scopes.length > 0 ? picomatch(walk.scopes, { dot: true }) : () => true;
-  const computed = await computeSignals({
-    facts,
-    history: historyFacts,
-    growth,
-    config,
-    agents,
-    root,
-    inScope,
-  });
+/**
+ * The signals shown (`computeSignals`, then what scan/suppress withholds), the count of those
+ * withheld, and the history facts with their growth.
+ */
+async function shownSignals(
+  options: ScanOptions,
+  inputs: Parameters<typeof computeSignals>[0],
+): Promise<{
+  signals: Map<string, Signal[]>;
+  withheld: ReturnType<typeof withhold>['withheld'];
+  history: HistoryFacts;
+}> {
+  const { config, facts } = inputs;
+  const computed = await computeSignals(inputs);
   // Hidden classes and suppressed findings are counted, never shown (scan/suppress).
   const { shown: signals, withheld } = withhold({
     signals: computed.signals,
@@ -253,45 +380,7 @@ export async function scanWithDocuments(options: ScanOptions): Promise<ScanResul
     ...(options.showSignals !== undefined ? { show: options.showSignals } : {}),
     reportUnused: options.reportUnusedSuppressions === true,
   });
-  historyFacts = computed.history;
-
-  const shortlist = [...facts.docs.keys()].sort(cmp);
-  progress(`scanned ${shortlist.length} docs`);
-  // Lifecycle rules walk every file, not only docs (docs/lifecycle.md).
-  const lifecycle = await scanLifecycle({
-    root,
-    rules: config.lifecycle.rules,
-    inRepo,
-    walkedFiles: walk.tree.files,
-    nowMs: options.nowMs ?? Date.now(),
-    ...(options.deadline ? { deadline: options.deadline } : {}),
-  });
-  const artifact: ScanArtifact = {
-    project_root: root,
-    scope_globs: walk.scopes.length > 0 ? walk.scopes : walk.globs,
-    excluded_dirs: config.scan.excluded_dirs,
-    files_scanned: shortlist.length,
-    shortlist,
-    signals: sortSignals(signals),
-    ...aliasesOf(shortlist, facts),
-    excluded: withUnsafeNames(walk.exclusions.list(), lifecycle.unsafe),
-    agent_context: [...agentContext].filter((p) => facts.docs.has(p)).sort(cmp),
-    ...(depth !== undefined ? { history: { shallow: true as const, depth } } : {}),
-    unavailable,
-    ...(config.lifecycle.rules.length > 0
-      ? { lifecycle: lifecycle.units.filter((unit) => inScope(unit.path)) }
-      : {}),
-    ...(historyFacts.incomplete.length > 0 ? { history_incomplete: [...historyFacts.incomplete] } : {}),
-    ...unbuiltOfScan(facts, inScope),
-    agents,
-    withheld,
-  };
-  return {
-    artifact,
-    // In a repository the listing is git's (`git ls-files`), the one a doc world would make.
-    documents: { ...(inRepo ? { gitListing: files } : {}), docs: walk.docs, ...cacheHooks(cache).parsing },
-    ...cacheHooks(cache).saving,
-  };
+  return { signals, withheld, history: computed.history };
 }
 
 /**
