@@ -307,11 +307,14 @@ function checkUsage(options: CheckOptions): void {
     throw new UsageError('--proposals cannot be combined with --classifier or --model');
 }
 
+type Config = Awaited<ReturnType<typeof loadConfig>>;
+type ModelSettings = ReturnType<typeof resolveModelSettings>;
+
 interface ClassifyInputs {
   artifact: ScanArtifact;
-  config: Awaited<ReturnType<typeof loadConfig>>;
+  config: Config;
   supplied: Proposal[] | undefined;
-  settings: ReturnType<typeof resolveModelSettings> | undefined;
+  settings: ModelSettings | undefined;
   readText: (path: string) => string | undefined;
   exists: (path: string) => boolean;
   onDeclined: (path: string, signal: Signal, reason: string) => void;
@@ -373,143 +376,36 @@ function withLifecycleDeletions(classified: Proposal[], artifact: ScanArtifact):
 
 /** Runs a whole check and writes the report pair; returns the report and where it went. */
 export async function runCheck(options: CheckOptions): Promise<CheckResult> {
-  const category = options.category ?? null;
-  checkUsage(options);
-  // A bad proposals file is rejected before any scan.
-  const supplied =
-    options.proposalsFile === undefined ? undefined : await readProposalsFile(options.proposalsFile);
-
-  const root = await resolveProjectRoot(options.cwd);
-  // An unsafe .dochygiene (e.g. a symlink out of the project) is refused before the scan.
-  await new StateStore(root).assertSafe();
-  const env = options.env ?? process.env;
-  const config = await loadConfig(root, env, options.configFile);
-  // A missing key is refused here, before the scan: nothing is sent, the report is kept.
-  const settings =
-    supplied === undefined
-      ? resolveModelSettings(
-          config.classifier,
-          {
-            ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
-            ...(options.model !== undefined ? { model: options.model } : {}),
-          },
-          env,
-        )
-      : undefined;
-
-  // `documents` (every doc's text and parse) is let go once link fixes are proved, before
-  // the report is built (and the tokenizer loaded): the two need not be held at once.
-  const scanned: {
-    artifact: ScanArtifact;
-    documents: ScannedDocuments | undefined;
-    saveCache: () => void;
-    saveTokenCounts: () => void;
-  } = await scanWithDocuments({
-    root,
-    config,
-    nowMs: options.clock.now().getTime(),
-    env,
-    ...(options.cache === false ? { cache: false } : {}),
-    ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
-    ...(options.showSignals !== undefined ? { showSignals: options.showSignals } : {}),
-    ...(options.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
-    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
-    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
-    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
-    ...(options.signal !== undefined ? { signal: options.signal } : {}),
-  });
+  const { supplied, root, env, config, settings } = await prepareCheck(options);
+  const scanned = await scanForCheck(options, root, config, env);
   const { artifact } = scanned;
-  // A mistyped --scope must not replace a good report with an empty one.
-  if (options.scopes !== undefined && options.scopes.length > 0 && artifact.shortlist.length === 0) {
-    throw new UsageError(
-      `--scope ${options.scopes.map((scope) => quote(scope)).join(', ')} matched no scannable doc; the previous report is kept`,
-      'give a folder, file or glob inside the project (relative to the current directory)',
-    );
-  }
-
-  const readText = (path: string) =>
-    isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
-  // A move destination is taken when something is there, or when a folder on the way is
-  // not a plain folder of this repository (a file, a symlink, a submodule).
-  const gitlinks =
-    artifact.project_root === root
-      ? await readGitlinks(root, Deadline.none()).catch(() => new Set<string>())
-      : new Set<string>();
-  const exists = (path: string) => {
-    if (!isSafeRelativePath(path)) return false;
-    noteProbe(path, artifact.project_root);
-    return (
-      existsSync(join(artifact.project_root, path)) ||
-      placementProblem(artifact.project_root, path, gitlinks) !== undefined
-    );
-  };
-  const declined: Record<string, { signal: Signal; reason: string }[]> = {};
-  const onDeclined = (path: string, signal: Signal, reason: string) => {
-    const list = declined[path] ?? [];
-    list.push({ signal, reason });
-    declined[path] = list;
-  };
-  const { classified, model } = await classifyCandidates(options, {
-    artifact,
+  const { proposals, declined, model } = await proposeAndProve(options, {
+    root,
     config,
     supplied,
     settings,
-    readText,
-    exists,
-    onDeclined,
-    documents: scanned.documents,
+    scanned,
   });
-  const withDeletions = withLifecycleDeletions(classified, artifact);
-  // Every link fix, whoever proposed it (rules, a proposals file, a model), is proved —
-  // applied in memory and re-resolved — before it can be an auto entry — against the docs
-  // the scan read, as it read them.
-  const proposals = proveLinkFixes(
-    await readDocWorld(root, config, options.deadline, scanned.documents),
-    withDeletions,
-    (proposal, why) => {
-      for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
-    },
-  );
-  scanned.documents = undefined;
-  scanned.saveCache();
-  // The documents, and the world the fixes were proved in, are garbage now: collect them
-  // before the tokenizer loads, so that its tables take their place instead of adding to them.
-  collectGarbageNow();
 
   const report = await finalizeReport({
     artifact,
     proposals,
     generatedAt: formatInstant(options.clock.now()),
-    categoryFilter: category,
+    categoryFilter: options.category ?? null,
     clock: options.clock,
     budgetTokens: config.context.budget_tokens,
     archiveDir: config.archive.dir,
   });
   options.faults?.corruptReport?.(report);
 
-  const { json, parsed } = await serializeReport(report);
-  assertValidReport(parsed, artifact.project_root);
-  // Every signal no proposal carries is listed (also on files that got a fix for another);
-  // files whose proposals the category filter dropped are named apart.
-  const kept = new Set(report.entries.map((entry) => entry.path));
-  const unfixed = signalsWithoutEntry(artifact.signals, proposals);
-  if (artifact.history !== undefined) markShallowDeclines(unfixed, declined, artifact.history.depth);
-  const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
-  const renderMd = () =>
-    renderReportMarkdown(report, {
-      unfixed,
-      declined,
-      filteredOut: [...new Set(proposals.map((p) => p.path))].filter((path) => !kept.has(path)),
-    }) +
-    droppedSection(model?.dropped_proposals ?? []) +
-    historySection(artifact.history) +
-    (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
-  const md = renderMd();
-  // Lifecycle ages are the one part of a report that moves with the clock besides its stamps.
-  const templates =
-    options.templates === true && config.lifecycle.rules.length === 0
-      ? reportTemplates(report, () => ({ json: `${JSON.stringify(report, null, 2)}\n`, md: renderMd() }))
-      : undefined;
+  const { json, md, unfixed, templates } = await renderPair(options, {
+    report,
+    artifact,
+    proposals,
+    declined,
+    model,
+    lifecycleRules: config.lifecycle.rules.length,
+  });
   scanned.saveTokenCounts();
   // An interrupted scan is incomplete evidence: keep the previous pair rather than replace it.
   if (options.signal?.aborted === true) {
@@ -542,6 +438,202 @@ export async function runCheck(options: CheckOptions): Promise<CheckResult> {
       : {}),
     ...(templates !== undefined ? { templates } : {}),
   };
+}
+
+/**
+ * Everything refused before the scan: bad usage, a malformed proposals file, an unsafe
+ * `.dochygiene`, a bad config, a missing model key. Returns the project root, its config and
+ * the proposals given or the model settings (undefined: the rules classifier).
+ */
+async function prepareCheck(options: CheckOptions): Promise<{
+  supplied: Proposal[] | undefined;
+  root: string;
+  env: NodeJS.ProcessEnv;
+  config: Config;
+  settings: ModelSettings | undefined;
+}> {
+  checkUsage(options);
+  // A bad proposals file is rejected before any scan.
+  const supplied =
+    options.proposalsFile === undefined ? undefined : await readProposalsFile(options.proposalsFile);
+
+  const root = await resolveProjectRoot(options.cwd);
+  // An unsafe .dochygiene (e.g. a symlink out of the project) is refused before the scan.
+  await new StateStore(root).assertSafe();
+  const env = options.env ?? process.env;
+  const config = await loadConfig(root, env, options.configFile);
+  // A missing key is refused here, before the scan: nothing is sent, the report is kept.
+  const settings =
+    supplied === undefined
+      ? resolveModelSettings(
+          config.classifier,
+          {
+            ...(options.classifier !== undefined ? { classifier: options.classifier } : {}),
+            ...(options.model !== undefined ? { model: options.model } : {}),
+          },
+          env,
+        )
+      : undefined;
+  return { supplied, root, env, config, settings };
+}
+
+/** What `check` holds of a scan: `documents` is let go once link fixes are proved. */
+interface CheckScan {
+  artifact: ScanArtifact;
+  documents: ScannedDocuments | undefined;
+  saveCache: () => void;
+  saveTokenCounts: () => void;
+}
+
+/** Scans for `check`; a --scope that matched no doc is refused (the previous report is kept). */
+async function scanForCheck(
+  options: CheckOptions,
+  root: string,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+): Promise<CheckScan> {
+  // `documents` (every doc's text and parse) is let go once link fixes are proved, before
+  // the report is built (and the tokenizer loaded): the two need not be held at once.
+  const scanned: CheckScan = await scanWithDocuments({
+    root,
+    config,
+    nowMs: options.clock.now().getTime(),
+    env,
+    ...(options.cache === false ? { cache: false } : {}),
+    ...(options.showAllSignals === true ? { showAllSignals: true } : {}),
+    ...(options.showSignals !== undefined ? { showSignals: options.showSignals } : {}),
+    ...(options.reportUnusedSuppressions === true ? { reportUnusedSuppressions: true } : {}),
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
+  // A mistyped --scope must not replace a good report with an empty one.
+  if (options.scopes !== undefined && options.scopes.length > 0 && scanned.artifact.shortlist.length === 0) {
+    throw new UsageError(
+      `--scope ${options.scopes.map((scope) => quote(scope)).join(', ')} matched no scannable doc; the previous report is kept`,
+      'give a folder, file or glob inside the project (relative to the current directory)',
+    );
+  }
+  return scanned;
+}
+
+/** Signals that got no link fix or no entry, with why, by path (report.md lists them). */
+type Declined = Record<string, { signal: Signal; reason: string }[]>;
+
+/**
+ * Classifies the scan, adds its lifecycle deletions and proves every link fix against the docs
+ * it read; then lets those docs go (and saves the cache). Returns the proposals, the signals
+ * declined on the way, and a model's usage.
+ */
+async function proposeAndProve(
+  options: CheckOptions,
+  inputs: {
+    root: string;
+    config: Config;
+    supplied: Proposal[] | undefined;
+    settings: ModelSettings | undefined;
+    scanned: CheckScan;
+  },
+): Promise<{ proposals: Proposal[]; declined: Declined; model: CheckResult['model'] }> {
+  const { root, config, supplied, settings, scanned } = inputs;
+  const { artifact } = scanned;
+  const readText = (path: string) =>
+    isSafeRelativePath(path) ? readFileSync(join(artifact.project_root, path), 'utf8') : undefined;
+  // A move destination is taken when something is there, or when a folder on the way is
+  // not a plain folder of this repository (a file, a symlink, a submodule).
+  const gitlinks =
+    artifact.project_root === root
+      ? await readGitlinks(root, Deadline.none()).catch(() => new Set<string>())
+      : new Set<string>();
+  const exists = (path: string) => {
+    if (!isSafeRelativePath(path)) return false;
+    noteProbe(path, artifact.project_root);
+    return (
+      existsSync(join(artifact.project_root, path)) ||
+      placementProblem(artifact.project_root, path, gitlinks) !== undefined
+    );
+  };
+  const declined: Declined = {};
+  const onDeclined = (path: string, signal: Signal, reason: string) => {
+    const list = declined[path] ?? [];
+    list.push({ signal, reason });
+    declined[path] = list;
+  };
+  const { classified, model } = await classifyCandidates(options, {
+    artifact,
+    config,
+    supplied,
+    settings,
+    readText,
+    exists,
+    onDeclined,
+    documents: scanned.documents,
+  });
+  const withDeletions = withLifecycleDeletions(classified, artifact);
+  // Every link fix, whoever proposed it (rules, a proposals file, a model), is proved —
+  // applied in memory and re-resolved — before it can be an auto entry — against the docs
+  // the scan read, as it read them.
+  const proposals = proveLinkFixes(
+    await readDocWorld(root, config, options.deadline, scanned.documents),
+    withDeletions,
+    (proposal, why) => {
+      for (const signal of proposal.signals) onDeclined(proposal.path, signal, `no link fix: ${why}`);
+    },
+  );
+  scanned.documents = undefined;
+  scanned.saveCache();
+  // The documents, and the world the fixes were proved in, are garbage now: collect them
+  // before the tokenizer loads, so that its tables take their place instead of adding to them.
+  collectGarbageNow();
+  return { proposals, declined, model };
+}
+
+/**
+ * The report pair's texts, the report validated as its JSON parses back: report.json,
+ * report.md (with the signals no entry carries, `unfixed`) and, when asked, their templates.
+ */
+async function renderPair(
+  options: CheckOptions,
+  inputs: {
+    report: Report;
+    artifact: ScanArtifact;
+    proposals: Proposal[];
+    declined: Declined;
+    model: CheckResult['model'];
+    lifecycleRules: number;
+  },
+): Promise<{
+  json: Text;
+  md: string;
+  unfixed: ScanArtifact['signals'];
+  templates: ReportTemplates | undefined;
+}> {
+  const { report, artifact, proposals, declined, model } = inputs;
+  const { json, parsed } = await serializeReport(report);
+  assertValidReport(parsed, artifact.project_root);
+  // Every signal no proposal carries is listed (also on files that got a fix for another);
+  // files whose proposals the category filter dropped are named apart.
+  const kept = new Set(report.entries.map((entry) => entry.path));
+  const unfixed = signalsWithoutEntry(artifact.signals, proposals);
+  if (artifact.history !== undefined) markShallowDeclines(unfixed, declined, artifact.history.depth);
+  const lifecycleMd = renderLifecycleSection(artifact.lifecycle);
+  const renderMd = () =>
+    renderReportMarkdown(report, {
+      unfixed,
+      declined,
+      filteredOut: [...new Set(proposals.map((p) => p.path))].filter((path) => !kept.has(path)),
+    }) +
+    droppedSection(model?.dropped_proposals ?? []) +
+    historySection(artifact.history) +
+    (lifecycleMd === '' ? '' : `\n${lifecycleMd}`);
+  const md = renderMd();
+  // Lifecycle ages are the one part of a report that moves with the clock besides its stamps.
+  const templates =
+    options.templates === true && inputs.lifecycleRules === 0
+      ? reportTemplates(report, () => ({ json: `${JSON.stringify(report, null, 2)}\n`, md: renderMd() }))
+      : undefined;
+  return { json, md, unfixed, templates };
 }
 
 /**
