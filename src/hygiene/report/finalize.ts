@@ -204,118 +204,30 @@ const PROOF_SIGNALS: ReadonlySet<string> = new Set([...REFERENCE_SIGNALS, 'front
 export async function finalizeReport(input: FinalizeInput): Promise<Report> {
   const { artifact, generatedAt, clock } = input;
   const filterText = input.categoryFilter ?? null;
-  const filter = filterText === null ? undefined : parseCategoryFilter(filterText);
-  if (filterText !== null && filter === undefined) {
-    throw new UsageError(
-      `unknown category ${JSON.stringify(filterText)}`,
-      `use one of: ${CATEGORY_FILTER_VALUES.join(', ')}`,
-    );
-  }
-  // A proposal's signals stand for the scanner's: each one the scan holds for that file is
-  // replaced by the scanner's own object, so the evidence a tier rests on is code-computed.
-  // A signal a tier can rest on (entryEvidence) that the scan does not hold for the file is
-  // refused: its data (a `suggested_by`, a `marker`) would be read as proof, and an auto
-  // entry rest on what a proposal wrote. Others may come from a sibling file (a duplicate).
-  const uncited: string[] = [];
-  const proposals = parseProposals(input.proposals).map((proposal, i) => ({
-    ...proposal,
-    signals: proposal.signals.map((signal, j) => {
-      const scanned = citedSignal(signal, artifact.signals[proposal.path] ?? []);
-      const withheld = scanned === undefined ? withheldCitation(signal, proposal.path, artifact) : undefined;
-      if (withheld !== undefined) {
-        uncited.push(`proposals[${i}].signals[${j}]: ${withheld}`);
-        return signal;
-      }
-      if (scanned !== undefined || !PROOF_SIGNALS.has(signal.name)) return scanned ?? signal;
-      const line = typeof signal.line === 'number' ? ` on line ${signal.line}` : '';
-      uncited.push(
-        `proposals[${i}].signals[${j}]: the scanner reported no ${JSON.stringify(signal.name)} signal${line} for this file`,
-      );
-      return signal;
-    }),
-  }));
+  const filter = categoryFilterOf(filterText);
+  const { proposals, uncited } = withScannerSignals(input.proposals, artifact);
 
   const shortlisted = new Set(artifact.shortlist);
   const units = new Map((artifact.lifecycle ?? []).map((unit) => [unit.path, unit]));
-  const violations: string[] = [];
-  const aliasOf = realFileOfAlias(artifact);
-  proposals.forEach((p, i) => {
-    const real = aliasOf.get(p.path);
-    if (real !== undefined) violations.push(`proposals[${i}].path: ${aliasMessage(p.path, real)}`);
-    else if (isLifecycleDeletion(p)) {
-      const unit = units.get(p.path);
-      if (unit === undefined || !isDeletableUnit(unit) || !isSafeRelativePath(p.path))
-        violations.push(
-          `proposals[${i}].path: ${JSON.stringify(p.path)} is not a unit a lifecycle rule lets go (${unit?.decision ?? 'no rule matches it'})`,
-        );
-    } else if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
-      violations.push(`proposals[${i}].path: ${JSON.stringify(p.path)} is not in the scan's shortlist`);
-    }
-    violations.push(...moveViolations(p, `proposals[${i}]`, input.archiveDir ?? null));
-  });
-  rejectIfAny(violations);
-  // The disk may have changed since the scan: a path whose real file is another path is refused.
-  for (const path of [...new Set(proposals.map((p) => p.path))].sort()) {
-    const real = await realFileOf(artifact.project_root, path);
-    const index = proposals.findIndex((p) => p.path === path);
-    if (real === null)
-      violations.push(
-        `proposals[${index}].path: ${JSON.stringify(path)} leads out of the project through a symlink`,
-      );
-    else if (real !== undefined && real !== path)
-      violations.push(`proposals[${index}].path: ${aliasMessage(path, real)}`);
-  }
-  violations.push(...uncited);
-  rejectIfAny(violations);
-
-  // Read each file once; its bytes are what the hash, the anchors and the tokens refer to.
-  const files = new Map<string, FileBytes>();
-  const docProposals = proposals.filter((p) => !isLifecycleDeletion(p));
-  for (const path of [...new Set(docProposals.map((p) => p.path))].sort()) {
-    try {
-      const bytes = await readFile(join(artifact.project_root, path));
-      files.set(path, { bytes, lines: splitLines(bytes.toString('utf8')) });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      const index = proposals.findIndex((p) => p.path === path);
-      violations.push(`proposals[${index}].path: cannot read ${JSON.stringify(path)} (${code})`);
-    }
-  }
-  rejectIfAny(violations);
-  proposals.forEach((p, i) => {
-    if (!isLifecycleDeletion(p)) violations.push(...fileViolations(p, files.get(p.path)!, `proposals[${i}]`));
-  });
-  rejectIfAny(violations);
-  proposals.forEach((p, i) => {
-    const out = outOfProjectViolation(artifact.project_root, p, files.get(p.path));
-    if (out !== undefined) violations.push(`proposals[${i}].exact_edit: ${out}`);
-  });
-  rejectIfAny(violations);
-
-  // Always loaded = some agent loads it at start-up (the per-agent model); an artifact made
-  // before that model existed falls back to its agent_context list.
-  const agentContext =
-    artifact.agents !== undefined ? startupPaths(artifact.agents) : new Set(artifact.agent_context ?? []);
-  const kept = proposals.filter((p) => matchesCategoryFilter(p.category, filter));
-  // Hash (and stamp) each file once, in path order, at the instant its bytes are hashed.
-  const hashed = new Map<string, { sha256: string; at: string }>();
-  for (const path of [...new Set(kept.filter((p) => !isLifecycleDeletion(p)).map((p) => p.path))].sort()) {
-    const sha256 = createHash('sha256').update(files.get(path)!.bytes).digest('hex');
-    hashed.set(path, { sha256, at: formatInstant(clock.now()) });
-  }
-  const entries = kept.map((proposal) =>
-    isLifecycleDeletion(proposal)
-      ? buildLifecycleEntry(proposal, units.get(proposal.path)!, formatInstant(clock.now()))
-      : buildEntry(
-          proposal,
-          files.get(proposal.path)!,
-          hashed.get(proposal.path)!,
-          agentContext.has(proposal.path),
-        ),
+  rejectIfAny(
+    pathViolations(proposals, { artifact, shortlisted, units, archiveDir: input.archiveDir ?? null }),
   );
-  entries.sort(compareEntries);
-  assignEntryIds(entries);
+  rejectIfAny([...(await realPathViolations(proposals, artifact.project_root)), ...uncited]);
+  const files = await readProposedFiles(proposals, artifact.project_root);
+  rejectIfAny(
+    proposals.flatMap((p, i) =>
+      isLifecycleDeletion(p) ? [] : fileViolations(p, files.get(p.path)!, `proposals[${i}]`),
+    ),
+  );
+  rejectIfAny(
+    proposals.flatMap((p, i) => {
+      const out = outOfProjectViolation(artifact.project_root, p, files.get(p.path));
+      return out !== undefined ? [`proposals[${i}].exact_edit: ${out}`] : [];
+    }),
+  );
 
+  const kept = proposals.filter((p) => matchesCategoryFilter(p.category, filter));
+  const entries = buildEntries(kept, { artifact, files, units, clock });
   const budget = input.budgetTokens ?? DEFAULT_CONFIG.context.budget_tokens;
   const counts = signalCounts(artifact);
   const proposed = new Set(proposals.map((p) => p.path));
@@ -356,6 +268,159 @@ export async function finalizeReport(input: FinalizeInput): Promise<Report> {
       : {}),
     ...(counts !== undefined ? { signal_counts: counts } : {}),
   };
+}
+
+/** The `--category` filter (undefined: none); an unknown one is a usage error. */
+function categoryFilterOf(filterText: string | null): ReturnType<typeof parseCategoryFilter> {
+  const filter = filterText === null ? undefined : parseCategoryFilter(filterText);
+  if (filterText !== null && filter === undefined) {
+    throw new UsageError(
+      `unknown category ${JSON.stringify(filterText)}`,
+      `use one of: ${CATEGORY_FILTER_VALUES.join(', ')}`,
+    );
+  }
+  return filter;
+}
+
+/**
+ * The proposals parsed, each signal the scan holds for its file replaced by the scanner's own
+ * object; `uncited` says which cited signals the scan did not show or does not hold.
+ */
+function withScannerSignals(
+  given: Proposal[],
+  artifact: ScanArtifact,
+): { proposals: Proposal[]; uncited: string[] } {
+  // A proposal's signals stand for the scanner's: each one the scan holds for that file is
+  // replaced by the scanner's own object, so the evidence a tier rests on is code-computed.
+  // A signal a tier can rest on (entryEvidence) that the scan does not hold for the file is
+  // refused: its data (a `suggested_by`, a `marker`) would be read as proof, and an auto
+  // entry rest on what a proposal wrote. Others may come from a sibling file (a duplicate).
+  const uncited: string[] = [];
+  const proposals = parseProposals(given).map((proposal, i) => ({
+    ...proposal,
+    signals: proposal.signals.map((signal, j) => {
+      const scanned = citedSignal(signal, artifact.signals[proposal.path] ?? []);
+      const withheld = scanned === undefined ? withheldCitation(signal, proposal.path, artifact) : undefined;
+      if (withheld !== undefined) {
+        uncited.push(`proposals[${i}].signals[${j}]: ${withheld}`);
+        return signal;
+      }
+      if (scanned !== undefined || !PROOF_SIGNALS.has(signal.name)) return scanned ?? signal;
+      const line = typeof signal.line === 'number' ? ` on line ${signal.line}` : '';
+      uncited.push(
+        `proposals[${i}].signals[${j}]: the scanner reported no ${JSON.stringify(signal.name)} signal${line} for this file`,
+      );
+      return signal;
+    }),
+  }));
+  return { proposals, uncited };
+}
+
+/**
+ * What is wrong with each proposal's path as the scan saw it (an alias, not a deletable
+ * lifecycle unit, not in the shortlist) and with its move.
+ */
+function pathViolations(
+  proposals: Proposal[],
+  scan: {
+    artifact: ScanArtifact;
+    shortlisted: ReadonlySet<string>;
+    units: ReadonlyMap<string, LifecycleUnit>;
+    archiveDir: string | null;
+  },
+): string[] {
+  const { artifact, shortlisted, units, archiveDir } = scan;
+  const violations: string[] = [];
+  const aliasOf = realFileOfAlias(artifact);
+  proposals.forEach((p, i) => {
+    const real = aliasOf.get(p.path);
+    if (real !== undefined) violations.push(`proposals[${i}].path: ${aliasMessage(p.path, real)}`);
+    else if (isLifecycleDeletion(p)) {
+      const unit = units.get(p.path);
+      if (unit === undefined || !isDeletableUnit(unit) || !isSafeRelativePath(p.path))
+        violations.push(
+          `proposals[${i}].path: ${JSON.stringify(p.path)} is not a unit a lifecycle rule lets go (${unit?.decision ?? 'no rule matches it'})`,
+        );
+    } else if (!shortlisted.has(p.path) || !isSafeRelativePath(p.path)) {
+      violations.push(`proposals[${i}].path: ${JSON.stringify(p.path)} is not in the scan's shortlist`);
+    }
+    violations.push(...moveViolations(p, `proposals[${i}]`, archiveDir));
+  });
+  return violations;
+}
+
+/** The disk may have changed since the scan: a path whose real file is another path is refused. */
+async function realPathViolations(proposals: Proposal[], root: string): Promise<string[]> {
+  const violations: string[] = [];
+  for (const path of [...new Set(proposals.map((p) => p.path))].sort()) {
+    const real = await realFileOf(root, path);
+    const index = proposals.findIndex((p) => p.path === path);
+    if (real === null)
+      violations.push(
+        `proposals[${index}].path: ${JSON.stringify(path)} leads out of the project through a symlink`,
+      );
+    else if (real !== undefined && real !== path)
+      violations.push(`proposals[${index}].path: ${aliasMessage(path, real)}`);
+  }
+  return violations;
+}
+
+/** Reads each proposed doc once (not lifecycle deletions); one that cannot be read is refused. */
+async function readProposedFiles(proposals: Proposal[], root: string): Promise<Map<string, FileBytes>> {
+  // Its bytes are what the hash, the anchors and the tokens refer to.
+  const files = new Map<string, FileBytes>();
+  const violations: string[] = [];
+  const docProposals = proposals.filter((p) => !isLifecycleDeletion(p));
+  for (const path of [...new Set(docProposals.map((p) => p.path))].sort()) {
+    try {
+      const bytes = await readFile(join(root, path));
+      files.set(path, { bytes, lines: splitLines(bytes.toString('utf8')) });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      const index = proposals.findIndex((p) => p.path === path);
+      violations.push(`proposals[${index}].path: cannot read ${JSON.stringify(path)} (${code})`);
+    }
+  }
+  rejectIfAny(violations);
+  return files;
+}
+
+/**
+ * The entries of the kept proposals, sorted, with their ids: each file hashed (and stamped)
+ * once, in path order, at the instant its bytes are hashed.
+ */
+function buildEntries(
+  kept: Proposal[],
+  from: {
+    artifact: ScanArtifact;
+    files: ReadonlyMap<string, FileBytes>;
+    units: ReadonlyMap<string, LifecycleUnit>;
+    clock: Clock;
+  },
+): Entry[] {
+  const { artifact, files, units, clock } = from;
+  // Always loaded = some agent loads it at start-up (the per-agent model); an artifact made
+  // before that model existed falls back to its agent_context list.
+  const agentContext =
+    artifact.agents !== undefined ? startupPaths(artifact.agents) : new Set(artifact.agent_context ?? []);
+  const hashed = new Map<string, { sha256: string; at: string }>();
+  for (const path of [...new Set(kept.filter((p) => !isLifecycleDeletion(p)).map((p) => p.path))].sort()) {
+    const sha256 = createHash('sha256').update(files.get(path)!.bytes).digest('hex');
+    hashed.set(path, { sha256, at: formatInstant(clock.now()) });
+  }
+  const entries = kept.map((proposal) =>
+    isLifecycleDeletion(proposal)
+      ? buildLifecycleEntry(proposal, units.get(proposal.path)!, formatInstant(clock.now()))
+      : buildEntry(
+          proposal,
+          files.get(proposal.path)!,
+          hashed.get(proposal.path)!,
+          agentContext.has(proposal.path),
+        ),
+  );
+  entries.sort(compareEntries);
+  assignEntryIds(entries);
+  return entries;
 }
 
 function buildEntry(
