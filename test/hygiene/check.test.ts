@@ -109,9 +109,12 @@ describe('runCheck', () => {
     // Nothing suppressed; the hidden classes listed (docs/scanner-and-classifiers.md, "Which signals are shown").
     assert.equal(counts?.suppressed, 0);
     assert.deepEqual(counts?.hidden_classes.sort(), [
+      'append_only_growth',
+      'context_growth',
       'duplicate_content',
       'edit_recency_vs_churn',
       'near_duplicate',
+      'tool_specific_wording',
       'version_skew',
     ]);
     assert.equal(counts?.shown, Object.values(first.signals).flat().length);

@@ -182,21 +182,27 @@ describe('withhold', () => {
 
   it('--signals all shows every class, signals: on/off switch one; an off that changes nothing is unused', () => {
     assert.deepEqual([...hiddenClasses({ signals: {} }, false)].sort(), [
+      'append_only_growth',
+      'context_growth',
       'duplicate_content',
       'edit_recency_vs_churn',
       'near_duplicate',
       'stale_name_location',
+      'tool_specific_wording',
       'version_skew',
     ]);
     assert.deepEqual([...hiddenClasses({ signals: {} }, true)], []);
     assert.deepEqual(
       [...hiddenClasses({ signals: { version_skew: 'on', broken_reference: 'off' } }, false)].sort(),
       [
+        'append_only_growth',
         'broken_reference',
+        'context_growth',
         'duplicate_content',
         'edit_recency_vs_churn',
         'near_duplicate',
         'stale_name_location',
+        'tool_specific_wording',
       ],
     );
     // A class named by --fail-on is never hidden.
