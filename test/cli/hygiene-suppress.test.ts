@@ -91,10 +91,13 @@ describe('signals shown by default, and --signals all', () => {
     assert.equal(code, 0, stderr);
     const counts = json.summary.signal_counts;
     assert.deepEqual(counts.hidden_classes.sort(), [
+      'append_only_growth',
+      'context_growth',
       'duplicate_content',
       'edit_recency_vs_churn',
       'near_duplicate',
       'stale_name_location',
+      'tool_specific_wording',
       'version_skew',
     ]);
     assert.equal(counts.show_hidden_with, '--signals all');
@@ -204,10 +207,13 @@ describe('config: signals:, links.ignore, --config, .dochygiene.yaml', () => {
     assert.ok(hasDuplicate(json), found.join('\n'));
     assert.ok(!found.some((f) => f.endsWith('broken_reference')));
     assert.deepEqual(json.summary.signal_counts.hidden_classes.sort(), [
+      'append_only_growth',
       'broken_reference',
+      'context_growth',
       'edit_recency_vs_churn',
       'near_duplicate',
       'stale_name_location',
+      'tool_specific_wording',
       'version_skew',
     ]);
     assert.ok((json.summary.signal_counts.by_signal['broken_reference']?.hidden ?? 0) >= 4);
