@@ -177,6 +177,13 @@ describe('stw hygiene check: the result cache', () => {
       (s) => appendFileSync(s.repo.path('.git', 'info', 'exclude'), 'docs/plans/\n'),
     ],
     [
+      "the user's git attributes mark a doc generated",
+      (s) => {
+        mkdirSync(join(s.configHome, 'git'), { recursive: true });
+        writeFileSync(join(s.configHome, 'git', 'attributes'), 'README.md linguist-generated\n');
+      },
+    ],
+    [
       'the state folder stops ignoring itself',
       (s) => writeFileSync(s.repo.path('.dochygiene', '.gitignore'), '# mine\n'),
     ],

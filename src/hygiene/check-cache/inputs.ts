@@ -157,6 +157,24 @@ export function gitDirInputs(repo: RepoState): string[] {
   ];
 }
 
+/**
+ * The attributes files git reads besides the repository's own (`linguist-generated` holds a
+ * generated doc's findings back; `git grep -I` takes `binary` from them): the user's, at
+ * git's default place (observation calls read no global config, so `core.attributesFile` is
+ * never asked), and the system's at its usual place.
+ */
+export function userAttributesFiles(env: NodeJS.ProcessEnv): string[] {
+  const xdg = env['XDG_CONFIG_HOME'];
+  const home = env['HOME'];
+  const user =
+    xdg !== undefined && xdg !== ''
+      ? join(xdg, 'git', 'attributes')
+      : home !== undefined && home !== ''
+        ? join(home, '.config', 'git', 'attributes')
+        : undefined;
+  return [...(user !== undefined ? [user] : []), '/etc/gitattributes'];
+}
+
 /** git's listing of the work tree: its digest and the listed paths. */
 export async function readListing(
   root: string,
