@@ -26,8 +26,8 @@ import {
   type RunInputs,
   readHead,
   readRepoState,
+  SYSTEM_ATTRIBUTES_FILE,
   sameInputs,
-  userAttributesFiles,
 } from './inputs.js';
 
 /** Bumped when an entry's shape or meaning changes. */
@@ -206,7 +206,7 @@ function extraInputs(invocation: CheckInvocation, repo: RepoState): string[] {
     userConfigPath(invocation.env),
     join(repo.root, '.dochygiene', '.gitignore'),
     ...gitDirInputs(repo),
-    ...userAttributesFiles(invocation.env),
+    SYSTEM_ATTRIBUTES_FILE,
   ];
 }
 
