@@ -177,6 +177,13 @@ describe('stw hygiene check: the result cache', () => {
       (s) => appendFileSync(s.repo.path('.git', 'info', 'exclude'), 'docs/plans/\n'),
     ],
     [
+      "the user's git attributes mark a doc generated",
+      (s) => {
+        mkdirSync(join(s.configHome, 'git'), { recursive: true });
+        writeFileSync(join(s.configHome, 'git', 'attributes'), 'README.md linguist-generated\n');
+      },
+    ],
+    [
       'the state folder stops ignoring itself',
       (s) => writeFileSync(s.repo.path('.dochygiene', '.gitignore'), '# mine\n'),
     ],
@@ -190,6 +197,26 @@ describe('stw hygiene check: the result cache', () => {
       assert.equal(run.replayed, false);
       await assertAsFullRun(s, run);
     });
+
+  it('misses when a config file the repository includes names another attributes file, and agrees with a full run', async () => {
+    const s = setup();
+    const included = join(s.configHome, 'included.cfg');
+    writeFileSync(included, '');
+    s.repo.git(['config', 'include.path', included]);
+    await storeThenReplay(s);
+    const attributes = join(s.configHome, 'attributes');
+    writeFileSync(attributes, 'README.md linguist-generated\n');
+    writeFileSync(included, `[core]\n\tattributesFile = ${attributes}\n`);
+    const run = await check(s);
+    assert.equal(run.replayed, false);
+    await assertAsFullRun(s, run);
+    // The file it names is an input too.
+    await storeThenReplay(s);
+    writeFileSync(attributes, '');
+    const again = await check(s);
+    assert.equal(again.replayed, false);
+    await assertAsFullRun(s, again);
+  });
 
   it('misses for other flags, scopes or environment, and for another tool build', async () => {
     const s = setup();

@@ -26,6 +26,7 @@ import {
   type RunInputs,
   readHead,
   readRepoState,
+  SYSTEM_ATTRIBUTES_FILE,
   sameInputs,
 } from './inputs.js';
 
@@ -196,7 +197,7 @@ function entryName(invocation: CheckInvocation, repo: RepoState): string {
   return createHash('sha256').update(subject).digest('hex');
 }
 
-/** The files a check reads beside git's listing: its configs, its state folder's ignore file and git's settings. */
+/** The files a check reads beside git's listing: its configs, its state folder's ignore file, git's settings and attributes. */
 function extraInputs(invocation: CheckInvocation, repo: RepoState): string[] {
   return [
     join(repo.root, '.dochygiene.yml'),
@@ -205,6 +206,7 @@ function extraInputs(invocation: CheckInvocation, repo: RepoState): string[] {
     userConfigPath(invocation.env),
     join(repo.root, '.dochygiene', '.gitignore'),
     ...gitDirInputs(repo),
+    SYSTEM_ATTRIBUTES_FILE,
   ];
 }
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { excludesFileArgs, git, REPO_LAYOUT_ARGS, splitNul, userExcludesFile } from '../../core/git.js';
 
 /** A file changed this close to the run's start may change again unseen (same timestamps): not kept. */
@@ -25,6 +25,8 @@ export interface RepoState {
   head: string;
   /** The user's global excludes file (`core.excludesFile`, else git's default), as the scan's listing uses it. */
   excludesFile: string | undefined;
+  /** The user's attributes file as `git check-attr` reads it (`attributesFileOf`). */
+  attributesFile: string | undefined;
 }
 
 /** The inputs of one run, as stored beside its result. */
@@ -47,6 +49,7 @@ export interface RunInputs {
 export async function readRepoState(cwd: string): Promise<RepoState | undefined> {
   // Asked beside rev-parse: the answer holds for the root too unless cwd is elsewhere.
   const excludes = userExcludesFile(cwd);
+  const attributes = attributesFileOf(cwd);
   const result = await git([...REPO_LAYOUT_ARGS, '--verify', '--quiet', 'HEAD^{commit}'], { cwd });
   if (result.kind !== 'exited' || result.code !== 0) return undefined;
   const [bare, shallow, gitDir, commonDir, , toplevel, head] = result.stdout.toString('utf8').split('\n');
@@ -61,7 +64,21 @@ export async function readRepoState(cwd: string): Promise<RepoState | undefined>
   }
   // A relative `core.excludesFile` is resolved against the folder asked from; the scan asks from the root.
   const excludesFile = realpathSync(cwd) === root ? await excludes : await userExcludesFile(root);
-  return { root, gitDir, commonDir, head, excludesFile };
+  // git gives no answer: what check-attr reads is unknown, so nothing is kept or replayed.
+  const attributesFile = await attributes;
+  if (attributesFile === null) return undefined;
+  return {
+    root,
+    gitDir,
+    commonDir,
+    head,
+    excludesFile,
+    // A relative one is read from where check-attr runs: the root.
+    attributesFile:
+      attributesFile === undefined || isAbsolute(attributesFile)
+        ? attributesFile
+        : resolvePath(root, attributesFile),
+  };
 }
 
 /** The HEAD commit now (undefined when it cannot be read). */
@@ -157,10 +174,33 @@ export function gitDirInputs(repo: RepoState): string[] {
   ];
 }
 
+/**
+ * The system's attributes file at its usual place: git reads it for every observation call
+ * (only `GIT_ATTR_NOSYSTEM` would stop it); `linguist-generated` there holds a doc's findings back.
+ */
+export const SYSTEM_ATTRIBUTES_FILE = '/etc/gitattributes';
+
+/**
+ * The user's attributes file as an observation call reads it: `core.attributesFile` from the
+ * repository's config (observation reads no global config; an `include.path` may set it),
+ * else git's default under `$XDG_CONFIG_HOME` or `~/.config`; null when git gives no answer.
+ */
+async function attributesFileOf(cwd: string): Promise<string | null | undefined> {
+  const result = await git(['config', '--path', '--get', 'core.attributesFile'], { cwd });
+  if (result.kind !== 'exited' || (result.code !== 0 && result.code !== 1)) return null;
+  const path = result.code === 0 ? result.stdout.toString('utf8').replace(/\n$/, '') : '';
+  if (path !== '') return path;
+  const xdg = process.env['XDG_CONFIG_HOME'];
+  if (xdg !== undefined && xdg !== '') return join(xdg, 'git', 'attributes');
+  const home = process.env['HOME'];
+  return home !== undefined && home !== '' ? join(home, '.config', 'git', 'attributes') : undefined;
+}
+
 /** git's listing of the work tree: its digest and the listed paths. */
 export async function readListing(
   root: string,
   excludesFile: string | undefined,
+  attributesFile: string | undefined,
 ): Promise<{ digest: string; files: string[] } | undefined> {
   const result = await git(
     [...excludesFileArgs(excludesFile), 'ls-files', '-z', '-v', '-s', '-o', '--exclude-standard'],
@@ -175,6 +215,8 @@ export async function readListing(
   const digest = createHash('sha256')
     .update(excludesFile ?? '')
     .update('\0')
+    .update(attributesFile ?? '')
+    .update('\0')
     .update(result.stdout)
     .digest('hex');
   return { digest, files };
@@ -186,11 +228,12 @@ export async function observeInputs(
   extra: readonly string[],
   observer: Observer,
 ): Promise<RunInputs | undefined> {
-  const listing = await readListing(repo.root, repo.excludesFile);
+  const listing = await readListing(repo.root, repo.excludesFile, repo.attributesFile);
   if (listing === undefined) return undefined;
   const stats: number[] = [];
   // The user's global excludes file decides the listing, and whether the report pair is ignored.
-  const beside = [...extra, ...(repo.excludesFile !== undefined ? [repo.excludesFile] : [])];
+  // The user's attributes file decides which docs are generated (their findings held back).
+  const beside = [...extra, ...[repo.excludesFile, repo.attributesFile].filter((f) => f !== undefined)];
   for (const file of listing.files) {
     const path = join(repo.root, file);
     if (observer.push(path, stats)) beside.push(path);
@@ -213,7 +256,7 @@ export async function inputsHold(stored: RunInputs, repo: RepoState, observer: O
   for (const [path, sig] of Object.entries(stored.extra)) if (observer.sig(path) !== sig) return false;
   for (let i = 0; i < stored.files.length; i++)
     if (!observer.same(join(repo.root, stored.files[i]!), stored.stats, i * STAT_FIELDS)) return false;
-  return (await readListing(repo.root, repo.excludesFile))?.digest === stored.listing;
+  return (await readListing(repo.root, repo.excludesFile, repo.attributesFile))?.digest === stored.listing;
 }
 
 /** True when `inputs` has the right shape (a stored value is checked before use). */
