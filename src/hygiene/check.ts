@@ -46,6 +46,7 @@ import { renderReportMarkdown, signalsWithoutEntry, splitUnverifiable } from './
 import { validateReport } from './report/validate.js';
 import { isPartialScan, scanWithDocuments } from './scan/index.js';
 import { noteProbe } from './scan/probes.js';
+import { withheldByDefault } from './scan/suppress/index.js';
 import { GITIGNORE_LINE, StateStore, saveReport, type Text } from './state/store.js';
 import type {
   Proposal,
@@ -321,6 +322,33 @@ interface ClassifyInputs {
   documents: ScannedDocuments | undefined;
 }
 
+const REVEALED =
+  'shown only by --signals all or --fail-on (its class is hidden or held back by default): looked at, not proposed for';
+
+/**
+ * The artifact the classifiers propose from: without the findings only `--signals all` or
+ * `--fail-on NAME` showed (a switch to look, not an opt-in; `signals: {NAME: on}` is one).
+ */
+function proposable(
+  artifact: ScanArtifact,
+  options: Pick<CheckOptions, 'showAllSignals' | 'showSignals'>,
+  config: Config,
+  onDeclined: (path: string, signal: Signal, reason: string) => void,
+): ScanArtifact {
+  if (options.showAllSignals !== true && (options.showSignals ?? []).length === 0) return artifact;
+  const withheld = withheldByDefault(config);
+  // A generated doc's finding is declined by the classifier itself, with that reason.
+  const isWithheld = (path: string, signal: Signal) =>
+    signal.data?.['generated'] !== true && withheld(path, signal);
+  const signals: ScanArtifact['signals'] = {};
+  for (const [path, list] of Object.entries(artifact.signals)) {
+    const kept = list.filter((signal) => !isWithheld(path, signal));
+    for (const signal of list) if (isWithheld(path, signal)) onDeclined(path, signal, REVEALED);
+    if (kept.length > 0) signals[path] = kept;
+  }
+  return { ...artifact, signals };
+}
+
 /** The proposals: a --proposals file as given, else the rules classifier, else a model. */
 async function classifyCandidates(
   options: CheckOptions,
@@ -561,7 +589,7 @@ async function proposeAndProve(
     declined[path] = list;
   };
   const { classified, model } = await classifyCandidates(options, {
-    artifact,
+    artifact: proposable(artifact, options, config, onDeclined),
     config,
     supplied,
     settings,

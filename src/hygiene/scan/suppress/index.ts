@@ -58,7 +58,9 @@ export function hiddenClasses(
 }
 
 /** Per shown class, the module's `heldBack` (none with `--signals all`, `signals: {NAME: on}` or `--fail-on NAME`). */
-function heldBackBy(input: WithholdInput): Map<SignalName, NonNullable<SignalModule['heldBack']>> {
+function heldBackBy(
+  input: Pick<WithholdInput, 'showAll' | 'show'> & { config: Pick<HygieneConfig, 'signals'> },
+): Map<SignalName, NonNullable<SignalModule['heldBack']>> {
   const out = new Map<SignalName, NonNullable<SignalModule['heldBack']>>();
   if (input.showAll) return out;
   for (const module of SIGNAL_MODULES)
@@ -69,6 +71,19 @@ function heldBackBy(input: WithholdInput): Map<SignalName, NonNullable<SignalMod
     )
       out.set(module.name, module.heldBack);
   return out;
+}
+
+/**
+ * Whether a finding is withheld at default visibility under this config (its class hidden, or
+ * its module holding it back): true of one shown only because of `--signals all` or
+ * `--fail-on NAME`. Those switches show and count; they never make a finding proposed for.
+ */
+export function withheldByDefault(
+  config: Pick<HygieneConfig, 'signals'>,
+): (path: string, signal: Signal) => boolean {
+  const hidden = hiddenClasses(config, false);
+  const held = heldBackBy({ config, showAll: false });
+  return (path, signal) => hidden.has(signal.name) || held.get(signal.name)?.(path, signal) === true;
 }
 
 const bump = (counts: Partial<Record<SignalName, number>>, name: SignalName) => {

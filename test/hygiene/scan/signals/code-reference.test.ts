@@ -91,6 +91,16 @@ describe('code_reference (a backticked path, apart from links)', () => {
     assert.equal(code, 0, stderr);
     const fixed = json.findings.filter((f) => f.entry !== undefined).map((f) => `${f.rule} ${f.path}`);
     assert.deepEqual(fixed, ['code_reference CONTRIBUTING.md']);
+    // --fail-on and --signals all show the held-back finding and count it; neither makes it
+    // proposed for (clean would otherwise rewrite a record doc nobody asked to change).
+    for (const flags of [['--fail-on', 'code_reference'], ['--signals', 'all']]) {
+      const shown = await runCliJson<{
+        findings: { rule: string; path: string; entry?: { safety_tier: string } }[];
+      }>(['hygiene', 'check', '--no-write', ...flags], { cwd: repo.dir, env });
+      const rows = shown.json.findings.map((f) => `${f.rule} ${f.path} ${f.entry !== undefined}`);
+      assert.ok(rows.includes('code_reference design/release-flow.md false'), rows.join('\n'));
+      assert.ok(rows.includes('code_reference CONTRIBUTING.md true'), rows.join('\n'));
+    }
   });
 });
 
