@@ -93,7 +93,10 @@ describe('code_reference (a backticked path, apart from links)', () => {
     assert.deepEqual(fixed, ['code_reference CONTRIBUTING.md']);
     // --fail-on and --signals all show the held-back finding and count it; neither makes it
     // proposed for (clean would otherwise rewrite a record doc nobody asked to change).
-    for (const flags of [['--fail-on', 'code_reference'], ['--signals', 'all']]) {
+    for (const flags of [
+      ['--fail-on', 'code_reference'],
+      ['--signals', 'all'],
+    ]) {
       const shown = await runCliJson<{
         findings: { rule: string; path: string; entry?: { safety_tier: string } }[];
       }>(['hygiene', 'check', '--no-write', ...flags], { cwd: repo.dir, env });
