@@ -60,12 +60,10 @@ describe('near_duplicate', () => {
     // AGENTS.md is the copy more agents read: nothing is reported on it.
     assert.deepEqual(signalsOf(artifact, 'AGENTS.md', 'near_duplicate'), []);
 
-    const { report } = await runCheck({
-      cwd: repo.dir,
-      clock: fixedClock('2026-03-01T12:00:00Z'),
-      // near_duplicate is hidden by default: these tests are about what the rules make of it.
-      showAllSignals: true,
-    });
+    // near_duplicate is hidden by default: these tests are about what the rules make of it once
+    // a user opts in (--signals all only shows it; it proposes nothing).
+    repo.write({ '.dochygiene.yml': 'signals:\n  near_duplicate: on\n' });
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock('2026-03-01T12:00:00Z') });
     const entry = report.entries.find((e) => e.path === 'CLAUDE.md' && e.category.subtype === 'redundant');
     assert.ok(entry, JSON.stringify(report.entries.map((e) => [e.path, e.category.subtype])));
     assert.equal(entry.safety_tier, 'confirm');
@@ -84,12 +82,10 @@ describe('near_duplicate', () => {
       'AGENTS.md': lines(['# Agents', ''], TESTING),
       'CLAUDE.md': lines(['# Claude', '', '@AGENTS.md', ''], TESTING_REWORDED),
     });
-    const { report } = await runCheck({
-      cwd: repo.dir,
-      clock: fixedClock('2026-03-01T12:00:00Z'),
-      // near_duplicate is hidden by default: these tests are about what the rules make of it.
-      showAllSignals: true,
-    });
+    // near_duplicate is hidden by default: these tests are about what the rules make of it once
+    // a user opts in (--signals all only shows it; it proposes nothing).
+    repo.write({ '.dochygiene.yml': 'signals:\n  near_duplicate: on\n' });
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock('2026-03-01T12:00:00Z') });
     const entry = report.entries.find((e) => e.path === 'CLAUDE.md' && e.category.subtype === 'redundant');
     assert.deepEqual(
       [
@@ -138,12 +134,10 @@ describe('near_duplicate', () => {
       { line: 3, relation: 'restated-doc', other_ref: 'CONTRIBUTING.md#L3-L8', exact: false },
       { line: 16, relation: 'within-file', other_ref: 'AGENTS.md#L10-L14', exact: true },
     ]);
-    const { report } = await runCheck({
-      cwd: repo.dir,
-      clock: fixedClock('2026-03-01T12:00:00Z'),
-      // near_duplicate is hidden by default: these tests are about what the rules make of it.
-      showAllSignals: true,
-    });
+    // near_duplicate is hidden by default: these tests are about what the rules make of it once
+    // a user opts in (--signals all only shows it; it proposes nothing).
+    repo.write({ '.dochygiene.yml': 'signals:\n  near_duplicate: on\n' });
+    const { report } = await runCheck({ cwd: repo.dir, clock: fixedClock('2026-03-01T12:00:00Z') });
     const redundant = report.entries.filter((e) => e.category.subtype === 'redundant');
     // The word-for-word repeat is deleted (confirm); the restated guide waits: a generative
     // entry cannot share its file with an exact edit, and the next check proposes it.
